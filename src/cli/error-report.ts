@@ -1,0 +1,26 @@
+import { SharedCtxError } from "../errors.js";
+import type { CliDeps } from "./cli-deps.js";
+import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
+import { FatalError } from "./fatal-error.js";
+
+/** Errors that mean "the input was wrong" rather than "something failed". */
+const usageErrorNames = new Set(["UsageError", "ScenarioValidationError", "UnknownRunError"]);
+
+/** Prints one clear line (and its causes) for an error and returns the exit code for it. */
+export function reportError(error: unknown, deps: CliDeps): ExitCodeValue {
+  const debug = Boolean(deps.env.SHARED_CTX_DEBUG);
+  if (SharedCtxError.isInstance(error)) {
+    deps.stderr.write(`shared-ctx: ${error.message}\n`);
+    if (debug && error.stack) deps.stderr.write(`${error.stack}\n`);
+    if (error instanceof FatalError) return error.exitCode;
+    return usageErrorNames.has(error.name) ? ExitCode.usage : ExitCode.failure;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  deps.stderr.write(`shared-ctx: unexpected error: ${message}\n`);
+  if (error instanceof Error && error.stack) {
+    deps.stderr.write(
+      debug ? `${error.stack}\n` : "(set SHARED_CTX_DEBUG=1 for the stack trace)\n",
+    );
+  }
+  return ExitCode.failure;
+}

@@ -1,0 +1,10 @@
+/** Exit codes of the `shared-ctx` command. A collision found by a run is a finding, not a failure. */
+export const ExitCode = {
+  ok: 0,
+  /** Something failed at run time: a store that cannot be opened, a server that is down, a model error. */
+  failure: 1,
+  /** The command line or an input file is wrong: unknown flag, invalid scenario, unknown run id. */
+  usage: 2,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

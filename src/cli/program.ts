@@ -1,0 +1,54 @@
+import { Command } from "commander";
+import type { CliDeps } from "./cli-deps.js";
+import { makeBenchCommand } from "./commands/bench.js";
+import { makeDemoCommand } from "./commands/demo.js";
+import { makeMcpCommand } from "./commands/mcp.js";
+import { makeRunCommand } from "./commands/run.js";
+import { makeRunsCommand } from "./commands/runs.js";
+import { makeServeCommand } from "./commands/serve.js";
+import { makeTimelineCommand } from "./commands/timeline.js";
+import { packageVersion } from "./version.js";
+
+/**
+ * Builds the `shared-ctx` program. Every subcommand is one module exporting `makeXCommand(deps)`;
+ * tests call this with fake streams and `exitOverride()`.
+ */
+export function createProgram(deps: CliDeps): Command {
+  const program = new Command("shared-ctx")
+    .description(
+      "One shared, authoritative context for parallel AI agents: read before acting, publish what you decide.",
+    )
+    .version(packageVersion(), "-v, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => deps.stdout.write(text),
+      writeErr: (text) => deps.stderr.write(text),
+    })
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Start here:",
+        "  $ shared-ctx demo                          naive vs shared context, side by side",
+        "  $ shared-ctx run --mode statewave          one pipeline, with a summary",
+        "  $ shared-ctx timeline <run-id>             who knew what, when",
+        "",
+        "Configuration: STATEWAVE_URL (use a Statewave server), SHARED_CTX_DB (embedded store file),",
+        "LLM_MODEL / LLM_API_KEY / LLM_BASE_URL (think with a real model). See .env.example.",
+      ].join("\n"),
+    );
+
+  for (const make of [
+    makeDemoCommand,
+    makeRunCommand,
+    makeRunsCommand,
+    makeTimelineCommand,
+    makeServeCommand,
+    makeMcpCommand,
+    makeBenchCommand,
+  ]) {
+    program.addCommand(make(deps));
+  }
+  return program;
+}

@@ -1,0 +1,258 @@
+/**
+ * The store every agent reads before it acts and publishes to after it decides.
+ *
+ * The surface and the camelCase shapes are those of the official Statewave TypeScript SDK
+ * (`@statewavedev/sdk`, see `../shared/statewave-contract.md` §4, §5, §10), so that code written
+ * against a `ContextStore` can swap to the SDK with one import. Two implementations:
+ * `EmbeddedStore` (better-sqlite3, no set-up) and `StatewaveClient` (HTTP, a real Statewave server
+ * or `shared-ctx serve`).
+ */
+
+/** Any JSON value. `payload`, `metadata` and `provenance` are opaque JSON objects. */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+/** A JSON object, as `payload`, `metadata` and `provenance` are on the wire. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Something an agent observed or decided, appended to a subject. Immutable once created. */
+export interface Episode {
+  id: string;
+  subjectId: string;
+  /** Who wrote it: for shared-ctx, the agent id. */
+  source: string;
+  /** What it is: `architectural_decision`, `implementation_note`, `state_update`, `message`, … */
+  type: string;
+  payload: JsonObject;
+  metadata: JsonObject;
+  provenance: JsonObject;
+  sessionId?: string | null;
+  /** ISO-8601 UTC. */
+  createdAt: string;
+}
+
+/** What `createEpisode` takes. */
+export interface CreateEpisodeInput {
+  subjectId: string;
+  source: string;
+  type: string;
+  payload: JsonObject;
+  /** @default {} */
+  metadata?: JsonObject;
+  /** @default {} */
+  provenance?: JsonObject;
+  sessionId?: string | null;
+}
+
+/** Statewave's memory kinds plus shared-ctx's typed agent kinds; any string is allowed. */
+export type MemoryKind =
+  | "profile_fact"
+  | "episode_summary"
+  | "procedure"
+  | "artifact_ref"
+  | "architectural_decision"
+  | "implementation_note"
+  | "review_finding"
+  | (string & {});
+
+export type MemoryStatus = "active" | "superseded" | "deleted";
+
+/** A typed, confidence-scored statement compiled from one or more episodes. */
+export interface Memory {
+  id: string;
+  subjectId: string;
+  kind: MemoryKind;
+  content: string;
+  summary: string;
+  /** 0..1 */
+  confidence: number;
+  validFrom: string;
+  /** Set when a newer memory superseded this one. */
+  validTo: string | null;
+  sourceEpisodeIds: string[];
+  metadata: JsonObject;
+  status: MemoryStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CompileResult {
+  subjectId: string;
+  memoriesCreated: number;
+  memories: Memory[];
+}
+
+export type CompileJobStatus = "pending" | "running" | "completed" | "failed";
+
+export interface CompileJob {
+  jobId: string;
+  status: CompileJobStatus;
+  subjectId: string;
+  memoriesCreated?: number;
+  memories?: Memory[];
+  error?: string;
+}
+
+export interface CompileWaitOptions {
+  /** @default 500 */
+  pollIntervalMs?: number;
+  /** @default 60000 */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface SearchMemoriesOptions {
+  kind?: string;
+  /** Case-insensitive substring filter on the content. */
+  q?: string;
+  semantic?: boolean;
+  /** 0..100. @default 20 */
+  limit?: number;
+}
+
+export interface GetContextOptions {
+  /** Token budget for the assembled context. @default 4000 */
+  maxTokens?: number;
+  sessionId?: string;
+}
+
+/** The context ranked for one task. `provenance` keeps snake_case inner keys, as the SDK does. */
+export interface ContextBundle {
+  subjectId: string;
+  task: string;
+  /** Included memories that are not procedures (decisions, notes, findings, summaries), in score order. */
+  facts: Memory[];
+  episodes: Episode[];
+  procedures: Memory[];
+  provenance: {
+    fact_ids: string[];
+    summary_ids: string[];
+    procedure_ids: string[];
+    episode_ids: string[];
+  };
+  assembledContext: string;
+  tokenEstimate: number;
+  sessions: Array<{ sessionId: string; episodeCount: number; firstAt: string; lastAt: string }>;
+}
+
+export interface TimelineOptions {
+  /**
+   * At most this many episodes and this many memories, oldest first. Statewave caps both at 100;
+   * the embedded store and `shared-ctx serve` accept more. @default 100
+   */
+  limit?: number;
+  /** Skip this many of the oldest episodes (and memories). @default 0 */
+  offset?: number;
+}
+
+export interface Timeline {
+  subjectId: string;
+  /** Oldest first, in one total order. */
+  episodes: Episode[];
+  /** Oldest first, every status (superseded ones too). */
+  memories: Memory[];
+}
+
+export interface ListSubjectsOptions {
+  /** 1..200. @default 50 */
+  limit?: number;
+  /** @default 0 */
+  offset?: number;
+}
+
+export interface SubjectSummary {
+  subjectId: string;
+  episodeCount: number;
+  memoryCount: number;
+}
+
+export interface ListSubjectsResult {
+  subjects: SubjectSummary[];
+  /** The number of subjects overall (Statewave v0.7.1 reports the page length). */
+  total: number;
+}
+
+export interface DeleteSubjectResult {
+  subjectId: string;
+  episodesDeleted: number;
+  memoriesDeleted: number;
+}
+
+/** One change delivered by `watch`: an episode appended, or a memory created or changed (e.g. superseded). */
+export type StoreChange =
+  | { type: "episode"; episode: Episode }
+  | { type: "memory"; memory: Memory };
+
+export interface WatchOptions {
+  /**
+   * Deliver the subject's existing episodes and memories first, then the new ones.
+   * @default false
+   */
+  replay?: boolean;
+  /** Called when the feed fails (e.g. the server went away); the feed keeps retrying. */
+  onError?: (error: unknown) => void;
+}
+
+/** Stops a `watch` feed. Idempotent. */
+export interface Subscription {
+  close(): void;
+}
+
+/** The shared store's contract, implemented by `EmbeddedStore` and `StatewaveClient`. */
+export interface ContextStore {
+  /** Appends one episode. Once this resolves, the episode is durable. */
+  createEpisode(input: CreateEpisodeInput, options?: { signal?: AbortSignal }): Promise<Episode>;
+  /**
+   * Appends 1..100 episodes atomically, returned in request order.
+   * @throws when the batch is empty or has more than 100 items; nothing is written then.
+   */
+  createEpisodesBatch(
+    inputs: CreateEpisodeInput[],
+    options?: { signal?: AbortSignal },
+  ): Promise<{ episodesCreated: number; episodes: Episode[] }>;
+  /** Compiles the subject's uncompiled episodes into memories. Idempotent. */
+  compileMemories(subjectId: string, options?: { signal?: AbortSignal }): Promise<CompileResult>;
+  /** Starts a compile job and returns at once. */
+  compileMemoriesAsync(subjectId: string, options?: { signal?: AbortSignal }): Promise<CompileJob>;
+  getCompileStatus(jobId: string, options?: { signal?: AbortSignal }): Promise<CompileJob>;
+  /** Starts a compile job and polls it until it completes or fails. */
+  compileMemoriesWait(subjectId: string, options?: CompileWaitOptions): Promise<CompileJob>;
+  /** Active memories of the subject, newest first. */
+  searchMemories(
+    subjectId: string,
+    options?: SearchMemoriesOptions & { signal?: AbortSignal },
+  ): Promise<Memory[]>;
+  /** The subject's active memories ranked for `task`, within a token budget. Deterministic. */
+  getContext(
+    subjectId: string,
+    task: string,
+    options?: GetContextOptions & { signal?: AbortSignal },
+  ): Promise<ContextBundle>;
+  getTimeline(
+    subjectId: string,
+    options?: TimelineOptions & { signal?: AbortSignal },
+  ): Promise<Timeline>;
+  listSubjects(
+    options?: ListSubjectsOptions & { signal?: AbortSignal },
+  ): Promise<ListSubjectsResult>;
+  deleteSubject(
+    subjectId: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<DeleteSubjectResult>;
+  /**
+   * A change feed: new episodes and memories of the subject, in order, to `listener`.
+   * In-process writes are delivered at once; writes by other processes sharing the store are
+   * delivered by polling (within 100 ms on the embedded store).
+   */
+  watch(
+    subjectId: string,
+    listener: (change: StoreChange) => void,
+    options?: WatchOptions,
+  ): Subscription;
+  /** Releases the store (database handle, timers). Idempotent. */
+  close(): Promise<void>;
+}
