@@ -1,10 +1,151 @@
-import { Command } from "commander";
-import type { CliDeps } from "../cli-deps.js";
-import { FatalError } from "../fatal-error.js";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { createBrainFromEnv } from "../../agents/create-brain.js";
+import type { Brain } from "../../agents/brain.js";
+import type { ContextStore } from "../../context/context-store.js";
+import { LlmConfigError } from "../../llm/errors/llm-config-error.js";
+import { defaultScenarioName, listScenarios, loadScenario } from "../../scenario/load-scenario.js";
+import { startRun } from "../../scenario/scenario-runner.js";
+import { openStore } from "../../ui/data/open-store.js";
+import { readFullTimeline } from "../../ui/data/read-run.js";
+import { buildRunTimeline } from "../../ui/format/run-timeline.js";
+import { printDemoPlain } from "../../ui/plain-demo.js";
+import type { DemoRuns } from "../../ui/run-source.js";
+import { isColorDisabled } from "../../ui/theme/tokens.js";
+import type { CliDeps, OutputStream } from "../cli-deps.js";
+import { UsageError } from "../fatal-error.js";
+import { defaultRunSpeed } from "./run.js";
 
-/** `shared-ctx demo` (being built). */
-export function makeDemoCommand(_deps: CliDeps): Command {
-  return new Command("demo").description("(being built)").action(() => {
-    throw new FatalError("`demo` is not built yet");
-  });
+interface DemoCommandOptions {
+  scenario: string;
+  speed: number;
+  seed?: number;
+  color: boolean;
+  db?: string;
+  store?: "embedded" | "statewave";
+}
+
+function parsePositiveNumber(raw: string): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new InvalidArgumentError("expected a number > 0");
+  return value;
+}
+
+function parseSeed(raw: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value)) throw new InvalidArgumentError("expected a whole number");
+  return value;
+}
+
+/** True for a real terminal stream (what Ink needs), not a pipe or a test buffer. */
+function isTerminal(stream: OutputStream): stream is OutputStream & NodeJS.WriteStream {
+  return stream.isTTY === true && "on" in stream;
+}
+
+function brainFromEnv(deps: CliDeps): Brain {
+  try {
+    return createBrainFromEnv(deps.env);
+  } catch (error) {
+    if (error instanceof LlmConfigError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * Starts rounds of both pipelines on one store and remembers them, so quitting can stop whatever
+ * still runs before the store closes.
+ */
+function createRoundStarter(
+  deps: CliDeps,
+  store: ContextStore,
+  brain: Brain,
+  options: DemoCommandOptions,
+) {
+  const active = new Set<DemoRuns>();
+  const start = async (scenarioName: string): Promise<DemoRuns> => {
+    const scenario = await loadScenario(scenarioName, { cwd: deps.cwd });
+    const controller = new AbortController();
+    const signal = AbortSignal.any([deps.signal, controller.signal]);
+    // The same seed on both sides: only the coordination differs.
+    const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+    const common = { scenario, store, brain, speed: options.speed, seed, signal };
+    const naive = startRun({ ...common, mode: "naive" });
+    const statewave = startRun({ ...common, mode: "statewave" });
+    const settled = Promise.allSettled([naive.done, statewave.done]);
+    const runs: DemoRuns = {
+      naive,
+      statewave,
+      stop: async () => {
+        controller.abort();
+        await settled;
+        active.delete(runs);
+      },
+    };
+    active.add(runs);
+    void settled.then(() => active.delete(runs));
+    return runs;
+  };
+  const stopAll = async () => {
+    await Promise.all([...active].map((runs) => runs.stop()));
+  };
+  return { start, stopAll };
+}
+
+/** `shared-ctx demo`: naive vs shared context, side by side, live. */
+export function makeDemoCommand(deps: CliDeps): Command {
+  return new Command("demo")
+    .description("the same agents on the same task: naive message passing vs one shared context, live")
+    .option("--scenario <name|path>", "a shipped scenario or a .yaml/.json file", defaultScenarioName)
+    .option("--speed <n>", "time scale: 1 = scenario timings as written", parsePositiveNumber, defaultRunSpeed)
+    .option("--seed <n>", "fix the timing jitter (both pipelines use the same seed)", parseSeed)
+    .option("--no-color", "draw without colour (NO_COLOR is honoured too)")
+    .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
+    .addOption(new Option("--store <kind>", "where the runs are kept").choices(["embedded", "statewave"]))
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Keys: t timeline of the shared-context run · r run again · s pick another scenario · q quit",
+        "Without a terminal (a pipe, CI) it prints both runs, the verdicts and the comparison.",
+        "",
+        "Examples:",
+        "  $ shared-ctx demo",
+        "  $ shared-ctx demo --scenario late-decision --speed 5",
+        "  $ shared-ctx demo | tee demo.txt",
+      ].join("\n"),
+    )
+    .action(async (options: DemoCommandOptions) => {
+      // Refuse a bad scenario before anything is drawn or stored.
+      await loadScenario(options.scenario, { cwd: deps.cwd });
+      const brain = brainFromEnv(deps);
+      const store = openStore({
+        store: options.store,
+        db: options.db,
+        env: deps.env,
+        cwd: deps.cwd,
+      });
+      const rounds = createRoundStarter(deps, store, brain, options);
+      try {
+        if (isTerminal(deps.stdout)) {
+          const { renderDemo } = await import("../../ui/render-demo.js");
+          await renderDemo({
+            stdout: deps.stdout,
+            ...(deps.stdin ? { stdin: deps.stdin } : {}),
+            noColor: isColorDisabled(deps.env, !options.color),
+            initialScenario: options.scenario,
+            scenarios: await listScenarios(),
+            start: rounds.start,
+            loadTimeline: async (runId) => buildRunTimeline(runId, await readFullTimeline(store, runId)),
+            speed: options.speed,
+            signal: deps.signal,
+          });
+        } else {
+          await printDemoPlain(await rounds.start(options.scenario), deps.stdout, {
+            width: deps.stdout.columns ?? 80,
+          });
+        }
+      } finally {
+        await rounds.stopAll();
+        await store.close();
+      }
+    });
 }

@@ -1,10 +1,101 @@
-import { Command } from "commander";
-import type { CliDeps } from "../cli-deps.js";
+import { Writable } from "node:stream";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { Command, Option } from "commander";
+import { createContextStore } from "../../context/create-context-store.js";
+import { openSharedContextMcpServer } from "../../integrations/mcp-server.js";
+import type { CliDeps, OutputStream } from "../cli-deps.js";
 import { FatalError } from "../fatal-error.js";
+import { packageVersion } from "../version.js";
 
-/** `shared-ctx mcp` (being built). */
-export function makeMcpCommand(_deps: CliDeps): Command {
-  return new Command("mcp").description("(being built)").action(() => {
-    throw new FatalError("`mcp` is not built yet");
+interface McpCommandOptions {
+  subject: string;
+  agent: string;
+  db?: string;
+  store?: "embedded" | "statewave";
+  url?: string;
+}
+
+/**
+ * `shared-ctx mcp --subject ID [--agent NAME] [--db PATH | --store statewave]`: an MCP server over
+ * stdio for one agent. Stdout carries the protocol and nothing else; messages go to stderr.
+ */
+export function makeMcpCommand(deps: CliDeps): Command {
+  return new Command("mcp")
+    .description("serve shared context to one coding agent (Claude Code, Cursor, ...) over MCP stdio")
+    .requiredOption("--subject <id>", "the shared subject (one per project or task)")
+    .option(
+      "--agent <name>",
+      "who this agent is: decisions and state writes are attributed to it",
+      deps.env.SHARED_CTX_AGENT ?? "agent",
+    )
+    .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or ./.shared-ctx/store.db)")
+    .addOption(
+      new Option("--store <kind>", "where the shared context lives").choices([
+        "embedded",
+        "statewave",
+      ]),
+    )
+    .option("--url <url>", "Statewave server URL (default: $STATEWAVE_URL or http://localhost:8100)")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Tools: check_shared_decisions, publish_decision, get_timeline, put_state, get_state,",
+        "resolve_escalation. Give each agent its own --agent and the same --subject and --db.",
+        "",
+        "Example (Claude Code):",
+        "  $ claude mcp add shared-ctx -- npx shared-ctx mcp --subject my-repo --agent claude",
+      ].join("\n"),
+    )
+    .action((options: McpCommandOptions) => serveMcp(options, deps));
+}
+
+async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void> {
+  const stdin = deps.stdin;
+  if (!stdin) throw new FatalError("`shared-ctx mcp` needs standard input (it speaks MCP over stdio)");
+  const store = createContextStore({
+    ...(options.store ? { store: options.store } : {}),
+    ...(options.db ? { db: options.db } : {}),
+    ...(options.url ? { url: options.url } : {}),
+    env: deps.env,
+    cwd: deps.cwd,
+  });
+  try {
+    const session = await openSharedContextMcpServer({
+      store,
+      subjectId: options.subject,
+      agentId: options.agent,
+      version: packageVersion(),
+    });
+    try {
+      const closed = new Promise<void>((resolve) => {
+        // The client closing our stdin is the normal end of a session (StdioClientTransport.close).
+        stdin.once("end", resolve);
+        stdin.once("close", resolve);
+        session.server.server.onclose = resolve;
+        if (deps.signal.aborted) resolve();
+        deps.signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+      await session.server.connect(new StdioServerTransport(stdin, asWritable(deps.stdout)));
+      deps.stderr.write(
+        `shared-ctx mcp: subject "${options.subject}", agent "${options.agent}", listening on stdio\n`,
+      );
+      await closed;
+    } finally {
+      await session.close();
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/** The transport needs a Node stream (for backpressure); tests may hand us a plain writer. */
+function asWritable(stdout: OutputStream): Writable {
+  if (stdout instanceof Writable) return stdout;
+  return new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      stdout.write(chunk.toString());
+      callback();
+    },
   });
 }

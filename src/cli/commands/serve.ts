@@ -1,10 +1,91 @@
-import { Command } from "commander";
+import { resolve } from "node:path";
+import { Command, InvalidArgumentError } from "commander";
+import { defaultDbPath } from "../../context/create-context-store.js";
+import { EmbeddedStore } from "../../context/embedded-store.js";
+import { startServer } from "../../server/listen.js";
+import { PortInUseError } from "../../server/port-in-use-error.js";
 import type { CliDeps } from "../cli-deps.js";
 import { FatalError } from "../fatal-error.js";
 
-/** `shared-ctx serve` (being built). */
-export function makeServeCommand(_deps: CliDeps): Command {
-  return new Command("serve").description("(being built)").action(() => {
-    throw new FatalError("`serve` is not built yet");
-  });
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) {
+    throw new InvalidArgumentError("expected a port number 0..65535 (0 = any free port)");
+  }
+  return port;
+}
+
+const loopbackHosts = new Set(["127.0.0.1", "localhost", "::1"]);
+
+/** `shared-ctx serve`: the embedded store over Statewave's `/v1` HTTP API. */
+export function makeServeCommand(deps: CliDeps): Command {
+  return new Command("serve")
+    .description(
+      "serve the embedded store over Statewave's /v1 HTTP API, so Statewave clients (and other machines' agents) can share it",
+    )
+    .option("--port <port>", "port to listen on; 0 picks a free one", parsePort, 8100)
+    .option("--host <host>", "interface to bind; 0.0.0.0 exposes it to the network", "127.0.0.1")
+    .option("--db <path>", "database file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Environment:",
+        "  SHARED_CTX_API_KEY   require this key in X-API-Key (or ?api_key=) on every /v1 request",
+        "  SHARED_CTX_DB        database file, when --db is not given",
+        "",
+        "Clients: STATEWAVE_URL=http://127.0.0.1:8100 makes shared-ctx (and Statewave's SDKs) use it.",
+        "X-Tenant-ID isolates tenants. Ctrl-C finishes in-flight requests, then closes the database.",
+        "",
+        "Examples:",
+        "  $ shared-ctx serve",
+        "  $ SHARED_CTX_API_KEY=s3cret shared-ctx serve --port 9000 --db /tmp/team.db",
+        "  $ curl -s http://127.0.0.1:8100/healthz",
+      ].join("\n"),
+    )
+    .action(async (options: { port: number; host: string; db?: string }) => {
+      const dbOption = options.db ?? (deps.env.SHARED_CTX_DB || undefined);
+      const path =
+        dbOption === undefined
+          ? defaultDbPath(deps.cwd)
+          : dbOption === ":memory:"
+            ? dbOption
+            : resolve(deps.cwd, dbOption);
+      const apiKey = deps.env.SHARED_CTX_API_KEY || undefined;
+      const store = new EmbeddedStore({ path });
+      let server: Awaited<ReturnType<typeof startServer>>;
+      try {
+        server = await startServer({
+          store,
+          port: options.port,
+          host: options.host,
+          ...(apiKey ? { apiKey } : {}),
+          signal: deps.signal,
+          onUnexpectedError: (error) => {
+            const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+            deps.stderr.write(`shared-ctx serve: internal error: ${message}\n`);
+          },
+        });
+      } catch (error) {
+        await store.close();
+        if (error instanceof PortInUseError) throw new FatalError(error.message, { cause: error });
+        throw error;
+      }
+      deps.stdout.write(
+        [
+          `shared-ctx serve: listening on ${server.url}`,
+          `  database: ${path}`,
+          `  API key:  ${apiKey ? "required (X-API-Key, from SHARED_CTX_API_KEY)" : "not required (set SHARED_CTX_API_KEY to require one)"}`,
+          `  clients:  STATEWAVE_URL=${server.url}`,
+          "",
+        ].join("\n"),
+      );
+      if (!loopbackHosts.has(options.host) && !apiKey) {
+        deps.stderr.write(
+          `shared-ctx serve: warning: ${options.host} is reachable from the network and no API key is set (SHARED_CTX_API_KEY).\n`,
+        );
+      }
+      await server.closed;
+      deps.stdout.write("shared-ctx serve: stopped; database closed\n");
+    });
 }

@@ -1,0 +1,98 @@
+import type { PlannedDecision } from "../scenario/scenario-schema.js";
+
+/**
+ * What an agent thinks with. The agent loops (planner, coder, reviewer) are the same in both
+ * pipelines and with every brain; a brain only answers the questions an agent asks at each step.
+ * Two brains ship: the offline deterministic one (default) and an LLM one (`LLM_MODEL`).
+ */
+
+/** A decision as an agent knows it (from a memory, a message or the shared state). */
+export interface KnownDecision {
+  target: string;
+  /** "deprecate" | "keep" (other values are passed through from models). */
+  value: string;
+  /** The agent that decided it. */
+  by: string;
+  content: string;
+}
+
+/** A field two agents set to different values, escalated and not resolved yet. */
+export interface KnownDispute {
+  /** The module (or key) in dispute. */
+  target: string;
+  contenders: Array<{ agentId: string; value: string }>;
+}
+
+/** What a Planner knows when it decides. */
+export interface PlannerInput {
+  agentId: string;
+  /** The Planner's slice of the task. */
+  slice: string;
+  inventory: readonly string[];
+  /** Decisions the scenario says this Planner intends; a brain may refine them. */
+  intended?: readonly PlannedDecision[];
+  /** Decisions already known (from the context it read). */
+  known: readonly KnownDecision[];
+}
+
+/** What a Coder knows when it plans its modules. */
+export interface ModulePlanInput {
+  agentId: string;
+  slice: string;
+  inventory: readonly string[];
+  /** Modules the scenario says this Coder plans; a brain may refine them. */
+  intended?: readonly string[];
+}
+
+/** What a Coder knows right before one unit of work. */
+export interface ModuleStepInput {
+  agentId: string;
+  module: string;
+  decisions: readonly KnownDecision[];
+  disputes: readonly KnownDispute[];
+  /** Who else already claimed the module, if the Coder can know. */
+  claimedBy?: string;
+}
+
+/** Build the module, or skip it (and say why and because of whom). */
+export type ModuleStepChoice =
+  | { action: "build" }
+  | { action: "skip"; reason: string; causedBy: string | null };
+
+/** One module as built by one agent. */
+export interface BuildResult {
+  module: string;
+  agentId: string;
+  tokens: number;
+  ms: number;
+}
+
+/** What the Reviewer sees at the end. */
+export interface ReviewInput {
+  agentId: string;
+  decisions: readonly KnownDecision[];
+  results: readonly BuildResult[];
+}
+
+/** Work that contradicts a decision or duplicates other work. */
+export interface ReviewFinding {
+  module: string;
+  /** The agents involved (decider first, then builders). */
+  agents: string[];
+  description: string;
+  /** The builds that were in vain. */
+  wasted: BuildResult[];
+}
+
+/** The questions agents ask their brain. */
+export interface Brain {
+  /** Shown in the output: "offline (deterministic)" or "openai/gpt-4o-mini". */
+  readonly name: string;
+  decide(input: PlannerInput, options?: { signal?: AbortSignal }): Promise<PlannedDecision[]>;
+  planModules(input: ModulePlanInput, options?: { signal?: AbortSignal }): Promise<string[]>;
+  chooseModuleStep(
+    input: ModuleStepInput,
+    options?: { signal?: AbortSignal },
+  ): Promise<ModuleStepChoice>;
+  review(input: ReviewInput, options?: { signal?: AbortSignal }): Promise<ReviewFinding[]>;
+}

@@ -1,0 +1,126 @@
+import type { LanguageModel } from "ai";
+import { z } from "zod";
+import { generateStructured } from "../llm/generate-structured.js";
+import { decisionValueSchema, moduleNameSchema } from "../scenario/scenario-schema.js";
+import type { Brain, ReviewFinding } from "./brain.js";
+
+/** Options of {@link createLlmBrain}. */
+export interface LlmBrainOptions {
+  model: LanguageModel;
+  /** Shown in the output, e.g. "openai/gpt-4o-mini". */
+  name: string;
+  timeoutMs: number;
+  maxRetries: number;
+  baseURL?: string;
+}
+
+const decisionsSchema = z.object({
+  decisions: z.array(
+    z.object({ target: moduleNameSchema, value: decisionValueSchema, content: z.string().min(1) }),
+  ),
+});
+const modulesSchema = z.object({ modules: z.array(moduleNameSchema).min(1) });
+const stepSchema = z.object({
+  action: z.enum(["build", "skip"]),
+  reason: z.string(),
+  /** The agent whose decision made the Coder skip, or "" when none. */
+  causedBy: z.string(),
+});
+const reviewSchema = z.object({
+  findings: z.array(z.object({ module: moduleNameSchema, agents: z.array(z.string()), description: z.string() })),
+});
+
+const system =
+  "You are one agent in a team of software agents (planners, coders, reviewers) working on one " +
+  "codebase. Answer only with JSON matching the requested schema. Module names are kebab-case.";
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+/**
+ * A brain that asks a language model at every step (zod-typed structured output through the
+ * AI SDK). It sees exactly what the offline brain sees; the coordination layer decides what that is.
+ */
+export function createLlmBrain(options: LlmBrainOptions): Brain {
+  const ask = <T>(schema: z.ZodType<T>, schemaName: string, prompt: string, signal?: AbortSignal) =>
+    generateStructured({
+      model: options.model,
+      schema,
+      schemaName,
+      system,
+      prompt,
+      timeoutMs: options.timeoutMs,
+      maxRetries: options.maxRetries,
+      ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+      ...(signal ? { signal } : {}),
+    });
+  return {
+    name: options.name,
+    decide: async (input, call) => {
+      const answer = await ask(
+        decisionsSchema,
+        "planner decisions",
+        [
+          `You are the Planner "${input.agentId}". Your part of the task: ${input.slice}`,
+          `Existing modules: ${input.inventory.join(", ") || "(none)"}`,
+          `Decisions already made: ${json(input.known)}`,
+          input.intended ? `The architecture you have settled on: ${json(input.intended)}` : "",
+          'Return {"decisions":[{"target":"<module>","value":"deprecate"|"keep","content":"<one sentence>"}]}.',
+        ].join("\n"),
+        call?.signal,
+      );
+      return answer.decisions;
+    },
+    planModules: async (input, call) => {
+      const answer = await ask(
+        modulesSchema,
+        "module plan",
+        [
+          `You are the Coder "${input.agentId}". Your part of the task: ${input.slice}`,
+          `Existing modules: ${input.inventory.join(", ") || "(none)"}`,
+          input.intended ? `Your team lead expects these modules: ${input.intended.join(", ")}` : "",
+          'List the modules you will build or update, in order: {"modules":["<module>"]}.',
+        ].join("\n"),
+        call?.signal,
+      );
+      return answer.modules;
+    },
+    chooseModuleStep: async (input, call) => {
+      const answer = await ask(
+        stepSchema,
+        "module step",
+        [
+          `You are the Coder "${input.agentId}", about to build module "${input.module}".`,
+          `Decisions you know of: ${json(input.decisions)}`,
+          `Open disputes: ${json(input.disputes)}`,
+          input.claimedBy ? `Already claimed by: ${input.claimedBy}` : "Nobody else has claimed it.",
+          "Skip it if it is deprecated, disputed or claimed by someone else; otherwise build it.",
+          'Return {"action":"build"|"skip","reason":"…","causedBy":"<agent id or empty>"}.',
+        ].join("\n"),
+        call?.signal,
+      );
+      if (answer.action === "build") return { action: "build" };
+      return { action: "skip", reason: answer.reason, causedBy: answer.causedBy === "" ? null : answer.causedBy };
+    },
+    review: async (input, call) => {
+      const answer = await ask(
+        reviewSchema,
+        "review",
+        [
+          `You are the Reviewer "${input.agentId}". Decisions: ${json(input.decisions)}`,
+          `Builds: ${json(input.results)}`,
+          "Report each module that was built although it was deprecated, or built more than once.",
+          'Return {"findings":[{"module":"…","agents":["…"],"description":"…"}]} (empty when all is well).',
+        ].join("\n"),
+        call?.signal,
+      );
+      return answer.findings.map((finding): ReviewFinding => {
+        const builds = input.results.filter((result) => result.module === finding.module);
+        const deprecated = input.decisions.some(
+          (decision) => decision.target === finding.module && decision.value === "deprecate",
+        );
+        // Waste is accounted from the builds themselves, not from what the model says it was.
+        return { ...finding, wasted: deprecated ? builds : builds.slice(1) };
+      });
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import type { Episode, JsonObject, JsonValue, MemoryKind } from "./context-store.js";
+
+/**
+ * The deterministic, local compile rules: which memory (if any) one episode becomes.
+ * No LLM, no clock, no ids: the store adds those. Same episode in, same draft out.
+ */
+
+/** Episode types that carry machinery (CRDT updates, run events), never knowledge. */
+export const nonMemoryEpisodeTypes: ReadonlySet<string> = new Set([
+  "state_update",
+  "state_snapshot",
+  "run_event",
+]);
+
+/** Episode types that become a memory of the same kind. */
+const passThroughKinds: ReadonlySet<string> = new Set([
+  "architectural_decision",
+  "implementation_note",
+  "review_finding",
+  "profile_fact",
+  "procedure",
+  "artifact_ref",
+  "episode_summary",
+]);
+
+/** Short spellings agents tend to use for the typed kinds. */
+const kindAliases: Readonly<Record<string, MemoryKind>> = {
+  decision: "architectural_decision",
+  note: "implementation_note",
+  finding: "review_finding",
+  review: "review_finding",
+};
+
+/**
+ * Confidence when the payload gives none. Decisions are deliberate statements, so they rank
+ * as most certain; free text (`episode_summary`) keeps Statewave's heuristic 0.8.
+ */
+export const defaultConfidenceByKind: Readonly<Record<string, number>> = {
+  architectural_decision: 0.9,
+  review_finding: 0.8,
+  implementation_note: 0.7,
+  procedure: 0.8,
+  artifact_ref: 0.7,
+  profile_fact: 0.6,
+  episode_summary: 0.8,
+};
+
+/** What one episode compiles to, before the store gives it an id and timestamps. */
+export interface MemoryDraft {
+  kind: MemoryKind;
+  content: string;
+  /** The first 200 code points of `content`. */
+  summary: string;
+  confidence: number;
+  /** Supersede key: a newer memory with the same kind and target replaces the older one. */
+  target: string | null;
+  metadata: JsonObject;
+}
+
+/** The memory kind for an episode type: typed kinds pass through, anything else is a summary. */
+export function memoryKindFor(episodeType: string): MemoryKind {
+  if (passThroughKinds.has(episodeType)) return episodeType;
+  return kindAliases[episodeType] ?? "episode_summary";
+}
+
+/** Text of a JSON value: strings as they are, other values as JSON. */
+function textOf(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value);
+}
+
+/** `payload.content | payload.text | payload.summary`, else chat `messages` as `role: content` lines. */
+export function episodeText(payload: JsonObject): string {
+  for (const key of ["content", "text", "summary"] as const) {
+    const text = textOf(payload[key]).trim();
+    if (text) return text;
+  }
+  const messages = payload.messages;
+  if (Array.isArray(messages)) {
+    return messages
+      .map((message) => {
+        if (typeof message !== "object" || message === null || Array.isArray(message)) {
+          return textOf(message);
+        }
+        return `${textOf(message.role)}: ${textOf(message.content)}`;
+      })
+      .join("\n")
+      .trim();
+  }
+  return "";
+}
+
+function targetOf(payload: JsonObject): string | null {
+  for (const key of ["target", "key"] as const) {
+    const value = payload[key];
+    if (typeof value === "string" && value.trim()) return value.trim();
+    if (typeof value === "number") return String(value);
+  }
+  return null;
+}
+
+function confidenceOf(payload: JsonObject, kind: MemoryKind): number {
+  const value = payload.confidence;
+  if (typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= 1) {
+    return value;
+  }
+  return defaultConfidenceByKind[kind] ?? 0.5;
+}
+
+/** The first `count` code points (not UTF-16 units), so emoji are never cut in half. */
+export function firstCodePoints(text: string, count: number): string {
+  let result = "";
+  let taken = 0;
+  for (const character of text) {
+    if (taken === count) break;
+    result += character;
+    taken += 1;
+  }
+  return result;
+}
+
+/**
+ * The memory one episode becomes, or `null` when it carries no knowledge (a machinery type,
+ * or no text). Never throws on odd payloads: compile must not be poisoned by one bad episode.
+ */
+export function compileEpisode(
+  episode: Pick<Episode, "type" | "source" | "payload">,
+): MemoryDraft | null {
+  if (nonMemoryEpisodeTypes.has(episode.type)) return null;
+  const content = episodeText(episode.payload);
+  if (!content) return null;
+  const kind = memoryKindFor(episode.type);
+  const target = targetOf(episode.payload);
+  const metadata: JsonObject = { source: episode.source, episodeType: episode.type };
+  if (target !== null) metadata.target = target;
+  return {
+    kind,
+    content,
+    summary: firstCodePoints(content, 200),
+    confidence: confidenceOf(episode.payload, kind),
+    target,
+    metadata,
+  };
+}

@@ -1,0 +1,108 @@
+import type Database from "better-sqlite3";
+import { StoreSchemaError } from "../errors/store-schema-error.js";
+
+/**
+ * Versioned schema of the embedded store. `PRAGMA user_version` holds the number of migrations
+ * applied; each migration runs once, in order, in its own transaction. Add new migrations at the
+ * end, never edit a shipped one.
+ */
+export const migrations: readonly string[] = [
+  // 1: episodes, memories (+ FTS over active memory content), compile jobs, counters.
+  `
+  CREATE TABLE episodes (
+    -- AUTOINCREMENT: the sequence is never reused, even after deleteSubject, so it is a total
+    -- order every reader and watcher can rely on.
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    -- NULL = the default tenant; compared with IS so NULL matches NULL.
+    tenant_id TEXT,
+    subject_id TEXT NOT NULL,
+    source TEXT NOT NULL,
+    type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    provenance TEXT NOT NULL,
+    session_id TEXT,
+    created_at TEXT NOT NULL,
+    compiled INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX episodes_by_subject ON episodes (tenant_id, subject_id, seq);
+  CREATE INDEX episodes_uncompiled ON episodes (tenant_id, subject_id, seq) WHERE compiled = 0;
+
+  CREATE TABLE memories (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT,
+    subject_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    target TEXT,
+    content TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    confidence REAL NOT NULL,
+    valid_from TEXT NOT NULL,
+    valid_to TEXT,
+    source_episode_ids TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    -- Bumped from counters.memory_change on insert and on every update (supersede), so
+    -- watchers in other processes can ask "what changed after N".
+    change_seq INTEGER NOT NULL
+  );
+  CREATE INDEX memories_by_subject ON memories (tenant_id, subject_id, seq);
+  CREATE INDEX memories_by_status ON memories (tenant_id, subject_id, status, seq);
+  CREATE INDEX memories_by_kind ON memories (tenant_id, subject_id, status, kind, seq);
+  CREATE INDEX memories_by_change ON memories (tenant_id, subject_id, change_seq);
+  CREATE INDEX memories_active_target ON memories (tenant_id, subject_id, kind, target)
+    WHERE status = 'active' AND target IS NOT NULL;
+
+  -- Only active memories are indexed (superseded ones leave it), rowid = memories.seq.
+  -- scope holds one token per (tenant, subject) so a MATCH never ranks other subjects' rows.
+  CREATE VIRTUAL TABLE memory_fts USING fts5 (
+    content, scope, tokenize = 'unicode61 remove_diacritics 2'
+  );
+  -- "ORDER BY rank" = bm25 over content only; the scope token must not weigh in.
+  INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)');
+
+  CREATE TABLE compile_jobs (
+    job_id TEXT PRIMARY KEY,
+    tenant_id TEXT,
+    subject_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    memories_created INTEGER,
+    memory_ids TEXT,
+    error TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+
+  CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+  INSERT INTO counters (name, value) VALUES ('memory_change', 0);
+  `,
+];
+
+/** The schema version this code writes. */
+export const schemaVersion = migrations.length;
+
+/**
+ * Brings the database up to `schemaVersion`. Safe when several processes open the same file at
+ * once: the version is re-read inside an IMMEDIATE transaction, so only one of them migrates.
+ * @throws StoreSchemaError when the file was written by a newer shared-ctx.
+ */
+export function migrate(db: Database.Database, path: string): void {
+  const readVersion = () => Number(db.pragma("user_version", { simple: true }));
+  const found = readVersion();
+  if (found > schemaVersion) {
+    throw new StoreSchemaError(path, found, schemaVersion);
+  }
+  if (found === schemaVersion) return;
+  db.transaction(() => {
+    for (let version = readVersion(); version < schemaVersion; version += 1) {
+      const step = migrations[version];
+      if (step === undefined) break;
+      db.exec(step);
+      db.pragma(`user_version = ${version + 1}`);
+    }
+  }).immediate();
+}

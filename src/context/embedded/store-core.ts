@@ -1,0 +1,650 @@
+import { createHash, randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { compileEpisode } from "../compile-memories.js";
+import type {
+  CompileJob,
+  CompileResult,
+  CompileWaitOptions,
+  ContextBundle,
+  CreateEpisodeInput,
+  DeleteSubjectResult,
+  Episode,
+  GetContextOptions,
+  ListSubjectsOptions,
+  ListSubjectsResult,
+  Memory,
+  SearchMemoriesOptions,
+  StoreChange,
+  Subscription,
+  Timeline,
+  TimelineOptions,
+  WatchOptions,
+} from "../context-store.js";
+import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.js";
+import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
+import { StoreClosedError } from "../errors/store-closed-error.js";
+import { type MemoryCandidate, rankContext, searchTerms } from "../rank-context.js";
+import {
+  inputLimits,
+  requireInteger,
+  requireOffset,
+  requireText,
+  type ValidEpisodeInput,
+  validateEpisodeBatch,
+  validateEpisodeInput,
+} from "../validate-input.js";
+import {
+  type CompileJobRow,
+  type EpisodeRow,
+  episodeFromRow,
+  type MemoryRow,
+  memoryFromRow,
+} from "./rows.js";
+import { migrate } from "./schema.js";
+import { WatchHub } from "./watch-hub.js";
+
+/** Options of the embedded store; see `EmbeddedStoreOptions` in `embedded-store.ts`. */
+export interface StoreCoreOptions {
+  path: string;
+  now?: () => Date;
+  generateId?: () => string;
+  pollIntervalMs?: number;
+}
+
+/** How many candidates of each kind `getContext` considers; bounded so it stays fast at 100k. */
+const contextCandidates = { relevant: 50, newest: 50, decisions: 30, episodes: 10 } as const;
+
+/** Machinery episode types never shown as "Recent activity". */
+const hiddenEpisodeTypes = "('state_update', 'state_snapshot', 'run_event')";
+
+/** One FTS token per (tenant, subject): a MATCH ANDed with it only ranks that subject's rows. */
+function scopeToken(tenantId: string | null, subjectId: string): string {
+  const key = `${tenantId === null ? "0" : `1${tenantId}`}\u0000${subjectId}`;
+  return `s${createHash("sha256").update(key).digest("hex").slice(0, 20)}`;
+}
+
+function quoteTerm(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The embedded store's engine: one better-sqlite3 handle shared by every tenant view. Every
+ * method takes the tenant explicitly and every query filters on it (`tenant_id IS ?`, so the
+ * default tenant `null` only ever matches its own rows).
+ */
+export class EmbeddedStoreCore {
+  readonly path: string;
+  readonly #db: Database.Database;
+  readonly #now: () => Date;
+  readonly #generateId: () => string;
+  readonly #hub: WatchHub;
+  readonly #statements = new Map<string, Database.Statement>();
+  readonly #jobs = new Map<string, Promise<void>>();
+  #closed = false;
+
+  constructor(options: StoreCoreOptions) {
+    this.path = options.path;
+    this.#now = options.now ?? (() => new Date());
+    this.#generateId = options.generateId ?? randomUUID;
+    const inMemory = options.path === ":memory:" || options.path === "";
+    if (!inMemory) mkdirSync(dirname(options.path), { recursive: true });
+    this.#db = new Database(options.path);
+    try {
+      // WAL: readers never block the writer, and several processes can share the file.
+      this.#db.pragma("journal_mode = WAL");
+      // Several processes write one file: wait for the lock instead of failing with SQLITE_BUSY.
+      this.#db.pragma("busy_timeout = 10000");
+      // NORMAL is durable against a crash of the *process* (SIGKILL, an exception): a committed
+      // transaction is in the WAL file, which the OS keeps. Only an OS crash or power loss can
+      // lose the last commits (they are fsynced at checkpoint, not per commit). That is the
+      // promise of the issue ("survives a crash of the process") at a fraction of FULL's cost.
+      this.#db.pragma("synchronous = NORMAL");
+      this.#db.pragma("foreign_keys = ON");
+      migrate(this.#db, options.path);
+    } catch (error) {
+      this.#db.close();
+      throw error;
+    }
+    this.#hub = new WatchHub(
+      {
+        cursors: () => this.#cursors(),
+        changesAfter: (tenantId, subjectId, after) =>
+          this.#changesAfter(tenantId, subjectId, after),
+        dataVersion: () => Number(this.#db.pragma("data_version", { simple: true })),
+      },
+      { pollIntervalMs: options.pollIntervalMs ?? 25, crossProcess: !inMemory },
+    );
+  }
+
+  /** Prepared once, reused for the life of the handle. */
+  #statement<Row = unknown>(sql: string): Database.Statement<unknown[], Row> {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement as Database.Statement<unknown[], Row>;
+  }
+
+  #open(signal?: AbortSignal): void {
+    if (this.#closed) throw new StoreClosedError(this.path);
+    signal?.throwIfAborted();
+  }
+
+  #timestamp(): string {
+    return this.#now().toISOString();
+  }
+
+  // ---- episodes -------------------------------------------------------------------------------
+
+  #insertEpisode(tenantId: string | null, input: ValidEpisodeInput, createdAt: string): Episode {
+    const id = this.#generateId();
+    this.#statement(
+      `INSERT INTO episodes (id, tenant_id, subject_id, source, type, payload, metadata, provenance, session_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      id,
+      tenantId,
+      input.subjectId,
+      input.source,
+      input.type,
+      JSON.stringify(input.payload),
+      JSON.stringify(input.metadata),
+      JSON.stringify(input.provenance),
+      input.sessionId,
+      createdAt,
+    );
+    return {
+      id,
+      subjectId: input.subjectId,
+      source: input.source,
+      type: input.type,
+      // Copies, so later changes to the caller's objects never alter what was returned.
+      payload: structuredClone(input.payload),
+      metadata: structuredClone(input.metadata),
+      provenance: structuredClone(input.provenance),
+      sessionId: input.sessionId,
+      createdAt,
+    };
+  }
+
+  createEpisode(tenantId: string | null, input: CreateEpisodeInput, signal?: AbortSignal): Episode {
+    this.#open(signal);
+    const valid = validateEpisodeInput(input);
+    // Autocommit: the insert is its own transaction, committed when run() returns.
+    const episode = this.#insertEpisode(tenantId, valid, this.#timestamp());
+    this.#hub.notify(tenantId, episode.subjectId);
+    return episode;
+  }
+
+  createEpisodesBatch(
+    tenantId: string | null,
+    inputs: CreateEpisodeInput[],
+    signal?: AbortSignal,
+  ): { episodesCreated: number; episodes: Episode[] } {
+    this.#open(signal);
+    const valid = validateEpisodeBatch(inputs);
+    const createdAt = this.#timestamp();
+    const episodes = this.#db.transaction(() =>
+      valid.map((input) => this.#insertEpisode(tenantId, input, createdAt)),
+    )();
+    for (const subjectId of new Set(episodes.map((episode) => episode.subjectId))) {
+      this.#hub.notify(tenantId, subjectId);
+    }
+    return { episodesCreated: episodes.length, episodes };
+  }
+
+  // ---- compile --------------------------------------------------------------------------------
+
+  compileMemories(tenantId: string | null, subjectId: string, signal?: AbortSignal): CompileResult {
+    this.#open(signal);
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    // IMMEDIATE takes the write lock before reading the uncompiled episodes, so two processes
+    // compiling the same subject at once never both turn one episode into a memory.
+    const memories = this.#db
+      .transaction(() => this.#compileLocked(tenantId, subjectId))
+      .immediate();
+    if (memories.length > 0) this.#hub.notify(tenantId, subjectId);
+    return { subjectId, memoriesCreated: memories.length, memories };
+  }
+
+  #compileLocked(tenantId: string | null, subjectId: string): Memory[] {
+    const episodes = this.#statement<EpisodeRow>(
+      `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND compiled = 0 ORDER BY seq`,
+    ).all(tenantId, subjectId);
+    const last = episodes.at(-1);
+    if (!last) return [];
+    const now = this.#timestamp();
+    const counter = this.#statement<{ value: number }>(
+      `SELECT value FROM counters WHERE name = 'memory_change'`,
+    ).get();
+    let changeSeq = counter?.value ?? 0;
+    const scope = scopeToken(tenantId, subjectId);
+    const created = new Map<string, Memory>();
+
+    const findSuperseded = this.#statement<MemoryRow>(
+      `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? AND kind = ? AND target = ? AND status = 'active'`,
+    );
+    const supersede = this.#statement(
+      `UPDATE memories SET status = 'superseded', valid_to = ?, updated_at = ?, change_seq = ? WHERE seq = ?`,
+    );
+    const unindex = this.#statement(`DELETE FROM memory_fts WHERE rowid = ?`);
+    const insertMemory = this.#statement(
+      `INSERT INTO memories (id, tenant_id, subject_id, kind, target, content, summary, confidence, valid_from,
+         valid_to, source_episode_ids, metadata, status, created_at, updated_at, change_seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, 'active', ?, ?, ?)`,
+    );
+    const index = this.#statement(
+      `INSERT INTO memory_fts (rowid, content, scope) VALUES (?, ?, ?)`,
+    );
+
+    for (const row of episodes) {
+      const draft = compileEpisode({
+        type: row.type,
+        source: row.source,
+        payload: JSON.parse(row.payload),
+      });
+      if (!draft) continue;
+      const validFrom = row.created_at;
+      if (draft.target !== null) {
+        for (const old of findSuperseded.all(tenantId, subjectId, draft.kind, draft.target)) {
+          changeSeq += 1;
+          supersede.run(validFrom, now, changeSeq, old.seq);
+          unindex.run(old.seq);
+          const sameCall = created.get(old.id);
+          if (sameCall) {
+            sameCall.status = "superseded";
+            sameCall.validTo = validFrom;
+            sameCall.updatedAt = now;
+          }
+        }
+      }
+      changeSeq += 1;
+      const memory: Memory = {
+        id: this.#generateId(),
+        subjectId,
+        kind: draft.kind,
+        content: draft.content,
+        summary: draft.summary,
+        confidence: draft.confidence,
+        validFrom,
+        validTo: null,
+        sourceEpisodeIds: [row.id],
+        metadata: draft.metadata,
+        status: "active",
+        createdAt: now,
+        updatedAt: now,
+      };
+      const result = insertMemory.run(
+        memory.id,
+        tenantId,
+        subjectId,
+        memory.kind,
+        draft.target,
+        memory.content,
+        memory.summary,
+        memory.confidence,
+        validFrom,
+        JSON.stringify(memory.sourceEpisodeIds),
+        JSON.stringify(memory.metadata),
+        now,
+        now,
+        changeSeq,
+      );
+      index.run(result.lastInsertRowid, memory.content, scope);
+      created.set(memory.id, memory);
+    }
+    this.#statement(
+      `UPDATE episodes SET compiled = 1 WHERE tenant_id IS ? AND subject_id = ? AND compiled = 0 AND seq <= ?`,
+    ).run(tenantId, subjectId, last.seq);
+    this.#statement(`UPDATE counters SET value = ? WHERE name = 'memory_change'`).run(changeSeq);
+    return [...created.values()];
+  }
+
+  compileMemoriesAsync(
+    tenantId: string | null,
+    subjectId: string,
+    signal?: AbortSignal,
+  ): CompileJob {
+    this.#open(signal);
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    const jobId = this.#generateId();
+    const now = this.#timestamp();
+    this.#statement(
+      `INSERT INTO compile_jobs (job_id, tenant_id, subject_id, status, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?)`,
+    ).run(jobId, tenantId, subjectId, now, now);
+    // The job runs on the next macrotask, like Statewave's background task: the caller gets
+    // "pending" at once and polls.
+    const done = new Promise<void>((resolve) => {
+      setImmediate(() => {
+        this.#runJob(jobId, tenantId, subjectId);
+        this.#jobs.delete(jobId);
+        resolve();
+      });
+    });
+    this.#jobs.set(jobId, done);
+    return { jobId, status: "pending", subjectId };
+  }
+
+  #runJob(jobId: string, tenantId: string | null, subjectId: string): void {
+    if (this.#closed) return;
+    const setStatus = this.#statement(
+      `UPDATE compile_jobs SET status = ?, memories_created = ?, memory_ids = ?, error = ?, updated_at = ? WHERE job_id = ?`,
+    );
+    setStatus.run("running", null, null, null, this.#timestamp(), jobId);
+    try {
+      const result = this.compileMemories(tenantId, subjectId);
+      const ids = JSON.stringify(result.memories.map((memory) => memory.id));
+      setStatus.run("completed", result.memoriesCreated, ids, null, this.#timestamp(), jobId);
+    } catch (error) {
+      if (this.#closed) return;
+      const message = error instanceof Error ? error.message : String(error);
+      setStatus.run("failed", null, null, message, this.#timestamp(), jobId);
+    }
+  }
+
+  getCompileStatus(tenantId: string | null, jobId: string, signal?: AbortSignal): CompileJob {
+    this.#open(signal);
+    const row =
+      typeof jobId === "string"
+        ? this.#statement<CompileJobRow>(
+            `SELECT * FROM compile_jobs WHERE job_id = ? AND tenant_id IS ?`,
+          ).get(jobId, tenantId)
+        : undefined;
+    if (!row) throw new CompileJobNotFoundError(String(jobId));
+    const job: CompileJob = {
+      jobId: row.job_id,
+      status: row.status as CompileJob["status"],
+      subjectId: row.subject_id,
+    };
+    if (row.status === "completed") {
+      job.memoriesCreated = row.memories_created ?? 0;
+      job.memories = this.#statement<MemoryRow>(
+        `SELECT m.* FROM json_each(?) AS j JOIN memories m ON m.id = j.value ORDER BY m.seq`,
+      )
+        .all(row.memory_ids ?? "[]")
+        .map(memoryFromRow);
+    }
+    if (row.status === "failed") job.error = row.error ?? "compile failed";
+    return job;
+  }
+
+  async compileMemoriesWait(
+    tenantId: string | null,
+    subjectId: string,
+    options: CompileWaitOptions = {},
+  ): Promise<CompileJob> {
+    const started = this.compileMemoriesAsync(tenantId, subjectId, options.signal);
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const pollIntervalMs = options.pollIntervalMs ?? 500;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const job = this.getCompileStatus(tenantId, started.jobId, options.signal);
+      if (job.status === "completed" || job.status === "failed") return job;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new CompileTimeoutError(started.jobId, timeoutMs);
+      // In this process the job's own promise says when it is done; poll only as a fallback.
+      const running = this.#jobs.get(started.jobId);
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          resolve,
+          running ? remaining : Math.min(pollIntervalMs, remaining),
+        );
+        const onAbort = () => {
+          clearTimeout(timer);
+          reject(options.signal?.reason);
+        };
+        options.signal?.addEventListener("abort", onAbort, { once: true });
+        running?.then(() => {
+          clearTimeout(timer);
+          options.signal?.removeEventListener("abort", onAbort);
+          resolve();
+        });
+      });
+    }
+  }
+
+  // ---- reads ----------------------------------------------------------------------------------
+
+  searchMemories(
+    tenantId: string | null,
+    subjectId: string,
+    options: SearchMemoriesOptions & { signal?: AbortSignal } = {},
+  ): Memory[] {
+    this.#open(options.signal);
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    const limit = requireInteger("limit", options.limit, 0, inputLimits.searchLimit, 20);
+    if (options.kind !== undefined && typeof options.kind !== "string") {
+      requireText("kind", options.kind, 128);
+    }
+    if (options.q !== undefined && typeof options.q !== "string") requireText("q", options.q, 4000);
+    if (limit === 0) return [];
+    const filters = ["tenant_id IS ?", "subject_id = ?", "status = 'active'"];
+    const parameters: unknown[] = [tenantId, subjectId];
+    if (options.kind) {
+      filters.push("kind = ?");
+      parameters.push(options.kind);
+    }
+    if (options.q) {
+      // instr, not LIKE: '%' and '_' in q are literal text here. lower() folds ASCII only.
+      filters.push("instr(lower(content), lower(?)) > 0");
+      parameters.push(options.q);
+    }
+    return this.#statement<MemoryRow>(
+      `SELECT * FROM memories WHERE ${filters.join(" AND ")} ORDER BY seq DESC LIMIT ?`,
+    )
+      .all(...parameters, limit)
+      .map(memoryFromRow);
+  }
+
+  getContext(
+    tenantId: string | null,
+    subjectId: string,
+    task: string,
+    options: GetContextOptions & { signal?: AbortSignal } = {},
+  ): ContextBundle {
+    this.#open(options.signal);
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireText("task", task, inputLimits.task);
+    const maxTokens = requireInteger(
+      "maxTokens",
+      options.maxTokens,
+      1,
+      inputLimits.maxTokens,
+      4000,
+    );
+    const read = this.#db.transaction(() => {
+      const memories: MemoryCandidate[] = [];
+      const terms = searchTerms(task);
+      if (terms.length > 0) {
+        const match = `scope : ${quoteTerm(scopeToken(tenantId, subjectId))} AND content : (${terms.map(quoteTerm).join(" OR ")})`;
+        const rows = this.#statement<MemoryRow & { rank: number }>(
+          `SELECT m.*, f.rank AS rank FROM (
+             SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?
+           ) AS f JOIN memories m ON m.seq = f.rowid
+           WHERE m.tenant_id IS ? AND m.subject_id = ? AND m.status = 'active'`,
+        ).all(match, contextCandidates.relevant, tenantId, subjectId);
+        for (const row of rows) {
+          memories.push({ memory: memoryFromRow(row), sequence: row.seq, bm25: row.rank });
+        }
+      }
+      const seen = new Set(memories.map((candidate) => candidate.memory.id));
+      const addRows = (rows: MemoryRow[]) => {
+        for (const row of rows) {
+          if (seen.has(row.id)) continue;
+          seen.add(row.id);
+          memories.push({ memory: memoryFromRow(row), sequence: row.seq, bm25: null });
+        }
+      };
+      addRows(
+        this.#statement<MemoryRow>(
+          `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? AND status = 'active' ORDER BY seq DESC LIMIT ?`,
+        ).all(tenantId, subjectId, contextCandidates.newest),
+      );
+      addRows(
+        this.#statement<MemoryRow>(
+          `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? AND status = 'active'
+             AND kind = 'architectural_decision' ORDER BY seq DESC LIMIT ?`,
+        ).all(tenantId, subjectId, contextCandidates.decisions),
+      );
+      const episodes = this.#statement<EpisodeRow>(
+        `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND compiled = 0
+           AND type NOT IN ${hiddenEpisodeTypes}
+           ORDER BY seq DESC LIMIT ?`,
+      )
+        .all(tenantId, subjectId, contextCandidates.episodes)
+        .map((row) => ({ episode: episodeFromRow(row), sequence: row.seq }));
+      return { memories, episodes };
+    })();
+    return rankContext({ subjectId, task, maxTokens, ...read });
+  }
+
+  getTimeline(
+    tenantId: string | null,
+    subjectId: string,
+    options: TimelineOptions & { signal?: AbortSignal } = {},
+  ): Timeline {
+    this.#open(options.signal);
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    const limit = requireInteger("limit", options.limit, 0, inputLimits.timelineLimit, 100);
+    const offset = requireOffset("offset", options.offset);
+    // One read transaction: episodes and memories from the same snapshot.
+    return this.#db.transaction(() => ({
+      subjectId,
+      episodes: this.#statement<EpisodeRow>(
+        `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
+      )
+        .all(tenantId, subjectId, limit, offset)
+        .map(episodeFromRow),
+      memories: this.#statement<MemoryRow>(
+        `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
+      )
+        .all(tenantId, subjectId, limit, offset)
+        .map(memoryFromRow),
+    }))();
+  }
+
+  listSubjects(
+    tenantId: string | null,
+    options: ListSubjectsOptions & { signal?: AbortSignal } = {},
+  ): ListSubjectsResult {
+    this.#open(options.signal);
+    const limit = requireInteger("limit", options.limit, 1, inputLimits.subjectsLimit, 50);
+    const offset = requireOffset("offset", options.offset);
+    const subjectsSql = `SELECT DISTINCT subject_id FROM episodes WHERE tenant_id IS @tenant
+      UNION SELECT DISTINCT subject_id FROM memories WHERE tenant_id IS @tenant`;
+    return this.#db.transaction(() => {
+      const total =
+        this.#statement<{ total: number }>(`SELECT count(*) AS total FROM (${subjectsSql})`).get({
+          tenant: tenantId,
+        })?.total ?? 0;
+      const rows = this.#statement<{
+        subject_id: string;
+        episode_count: number;
+        memory_count: number;
+      }>(
+        `SELECT s.subject_id,
+           (SELECT count(*) FROM episodes e WHERE e.tenant_id IS @tenant AND e.subject_id = s.subject_id) AS episode_count,
+           (SELECT count(*) FROM memories m WHERE m.tenant_id IS @tenant AND m.subject_id = s.subject_id) AS memory_count
+         FROM (${subjectsSql}) AS s ORDER BY s.subject_id LIMIT @limit OFFSET @offset`,
+      ).all({ tenant: tenantId, limit, offset });
+      return {
+        subjects: rows.map((row) => ({
+          subjectId: row.subject_id,
+          episodeCount: row.episode_count,
+          memoryCount: row.memory_count,
+        })),
+        total,
+      };
+    })();
+  }
+
+  deleteSubject(
+    tenantId: string | null,
+    subjectId: string,
+    signal?: AbortSignal,
+  ): DeleteSubjectResult {
+    this.#open(signal);
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    const result = this.#db
+      .transaction(() => {
+        this.#statement(
+          `DELETE FROM memory_fts WHERE rowid IN (SELECT seq FROM memories WHERE tenant_id IS ? AND subject_id = ?)`,
+        ).run(tenantId, subjectId);
+        const memories = this.#statement(
+          `DELETE FROM memories WHERE tenant_id IS ? AND subject_id = ?`,
+        ).run(tenantId, subjectId).changes;
+        const episodes = this.#statement(
+          `DELETE FROM episodes WHERE tenant_id IS ? AND subject_id = ?`,
+        ).run(tenantId, subjectId).changes;
+        return { subjectId, episodesDeleted: episodes, memoriesDeleted: memories };
+      })
+      .immediate();
+    this.#hub.reset(tenantId, subjectId);
+    return result;
+  }
+
+  // ---- watch ----------------------------------------------------------------------------------
+
+  watch(
+    tenantId: string | null,
+    subjectId: string,
+    listener: (change: StoreChange) => void,
+    options: WatchOptions = {},
+  ): Subscription {
+    this.#open();
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    return this.#hub.watch(tenantId, subjectId, listener, options);
+  }
+
+  #cursors(): { episode: number; memory: number } {
+    return this.#db.transaction(() => ({
+      episode:
+        this.#statement<{ seq: number }>(
+          `SELECT seq FROM sqlite_sequence WHERE name = 'episodes'`,
+        ).get()?.seq ?? 0,
+      memory:
+        this.#statement<{ value: number }>(
+          `SELECT value FROM counters WHERE name = 'memory_change'`,
+        ).get()?.value ?? 0,
+    }))();
+  }
+
+  #changesAfter(
+    tenantId: string | null,
+    subjectId: string,
+    after: { episode: number; memory: number },
+  ): Array<{ change: StoreChange; episode?: number; memory?: number }> {
+    if (this.#closed) return [];
+    return this.#db.transaction(() => {
+      const changes: Array<{ change: StoreChange; episode?: number; memory?: number }> = [];
+      for (const row of this.#statement<EpisodeRow>(
+        `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND seq > ? ORDER BY seq`,
+      ).all(tenantId, subjectId, after.episode)) {
+        changes.push({
+          change: { type: "episode", episode: episodeFromRow(row) },
+          episode: row.seq,
+        });
+      }
+      for (const row of this.#statement<MemoryRow>(
+        `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? AND change_seq > ? ORDER BY change_seq`,
+      ).all(tenantId, subjectId, after.memory)) {
+        changes.push({
+          change: { type: "memory", memory: memoryFromRow(row) },
+          memory: row.change_seq,
+        });
+      }
+      return changes;
+    })();
+  }
+
+  /** Closes the handle and stops every watcher; pending compile jobs are dropped. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#hub.close();
+    this.#db.close();
+  }
+}

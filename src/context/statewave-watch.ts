@@ -1,0 +1,142 @@
+import type { Episode, Memory, StoreChange, Timeline, WatchOptions } from "./context-store.js";
+
+/** A timeline page, as `GET /v1/timeline?subject_id&limit&offset` returns it. */
+export type FetchTimelinePage = (
+  offset: number,
+  limit: number,
+  signal: AbortSignal,
+) => Promise<Timeline>;
+
+/** Page size of the watch's timeline reads. */
+const pageSize = 1000;
+
+function memorySignature(memory: Memory): string {
+  return `${memory.status}|${memory.validTo ?? ""}|${memory.updatedAt}`;
+}
+
+/**
+ * `StatewaveClient.watch`: follows one subject by polling `GET /v1/timeline`. New episodes are
+ * read from an offset (the episode sequence is append-only); memories are re-read in full each
+ * round, because compile changes old ones (status `superseded`, `valid_to`). Everything is also
+ * de-duplicated by id, so a server that ignores `offset` still delivers each episode once.
+ *
+ * A real Statewave v0.7.1 ignores `limit`/`offset` and returns only the OLDEST 100 episodes and
+ * memories (contract §5.7), so against it a watch sees nothing past the 100th episode.
+ */
+export class TimelineWatch {
+  readonly subjectId: string;
+  readonly #fetchPage: FetchTimelinePage;
+  readonly #listener: (change: StoreChange) => void;
+  readonly #onError: ((error: unknown) => void) | undefined;
+  readonly #pollIntervalMs: number;
+  readonly #abort = new AbortController();
+  readonly #seenEpisodes = new Set<string>();
+  readonly #memories = new Map<string, string>();
+  #episodeOffset = 0;
+  #chain: Promise<void>;
+  readonly #baseline: Promise<void>;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+
+  constructor(options: {
+    subjectId: string;
+    fetchPage: FetchTimelinePage;
+    listener: (change: StoreChange) => void;
+    watchOptions: WatchOptions;
+    pollIntervalMs: number;
+  }) {
+    this.subjectId = options.subjectId;
+    this.#fetchPage = options.fetchPage;
+    this.#listener = options.listener;
+    this.#onError = options.watchOptions.onError;
+    this.#pollIntervalMs = options.pollIntervalMs;
+    // The first round only records what exists, unless the caller asked for a replay.
+    const replay = options.watchOptions.replay ?? false;
+    this.#baseline = this.#round(replay).finally(() => this.#schedule());
+    this.#chain = this.#baseline;
+  }
+
+  /** Settles when the first round (the baseline, or the replay) is done. Never rejects. */
+  get ready(): Promise<void> {
+    return this.#baseline;
+  }
+
+  /** Polls now (after any round in progress) and settles when that round is done. Never rejects. */
+  pollNow(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#chain = this.#chain.then(() => this.#round(true));
+    return this.#chain;
+  }
+
+  /**
+   * The subject was deleted through this client: read episodes from the start again (ids already
+   * delivered are still skipped). A deletion by another process is not noticed.
+   */
+  reset(): void {
+    this.#episodeOffset = 0;
+  }
+
+  /** Stops polling and cancels the request in flight. Idempotent. */
+  close(): void {
+    this.#closed = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#abort.abort();
+  }
+
+  #schedule(): void {
+    if (this.#closed) return;
+    this.#timer = setTimeout(() => {
+      this.pollNow().finally(() => this.#schedule());
+    }, this.#pollIntervalMs);
+    // A forgotten watch must not keep a finished process alive (the embedded store does the same).
+    this.#timer.unref?.();
+  }
+
+  async #round(emit: boolean): Promise<void> {
+    if (this.#closed) return;
+    try {
+      const changes: StoreChange[] = [];
+      for (const episode of await this.#newEpisodes()) changes.push({ type: "episode", episode });
+      for (const memory of await this.#changedMemories()) changes.push({ type: "memory", memory });
+      if (!emit) return;
+      for (const change of changes) {
+        if (this.#closed) return;
+        try {
+          this.#listener(change);
+        } catch (error) {
+          this.#onError?.(error);
+        }
+      }
+    } catch (error) {
+      if (!this.#closed) this.#onError?.(error);
+    }
+  }
+
+  async #newEpisodes(): Promise<Episode[]> {
+    const fresh: Episode[] = [];
+    for (;;) {
+      const page = await this.#fetchPage(this.#episodeOffset, pageSize, this.#abort.signal);
+      for (const episode of page.episodes) {
+        if (this.#seenEpisodes.has(episode.id)) continue;
+        this.#seenEpisodes.add(episode.id);
+        fresh.push(episode);
+      }
+      this.#episodeOffset += page.episodes.length;
+      if (page.episodes.length < pageSize) return fresh;
+    }
+  }
+
+  async #changedMemories(): Promise<Memory[]> {
+    const changed: Memory[] = [];
+    for (let offset = 0; ; offset += pageSize) {
+      const page = await this.#fetchPage(offset, pageSize, this.#abort.signal);
+      for (const memory of page.memories) {
+        const signature = memorySignature(memory);
+        if (this.#memories.get(memory.id) === signature) continue;
+        this.#memories.set(memory.id, signature);
+        changed.push(memory);
+      }
+      if (page.memories.length < pageSize) return changed;
+    }
+  }
+}

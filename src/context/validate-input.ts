@@ -1,0 +1,111 @@
+import type { CreateEpisodeInput, JsonObject } from "./context-store.js";
+import { StoreValidationError } from "./errors/store-validation-error.js";
+
+/**
+ * Input rules of the store, the same bounds as Statewave's `/v1` request schemas
+ * (`statewave-contract.md` §5), checked before anything is written. Each check throws a
+ * `StoreValidationError` naming the field and what it must be.
+ */
+export const inputLimits = {
+  subjectId: 256,
+  source: 256,
+  type: 128,
+  sessionId: 256,
+  task: 4000,
+  maxTokens: 128_000,
+  batch: 100,
+  searchLimit: 100,
+  /** Statewave caps the timeline at 100; we allow paging through big runs. */
+  timelineLimit: 10_000,
+  subjectsLimit: 200,
+} as const;
+
+/** Throws unless `value` is a string of 1..`max` characters. */
+export function requireText(field: string, value: unknown, max: number): string {
+  if (typeof value !== "string" || value.length < 1 || value.length > max) {
+    throw new StoreValidationError(field, `a string of 1..${max} characters`);
+  }
+  return value;
+}
+
+/** Throws unless `value` is an integer in `min..max`; `undefined` gives `fallback`. */
+export function requireInteger(
+  field: string,
+  value: unknown,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new StoreValidationError(field, `an integer in ${min}..${max}`);
+  }
+  return value;
+}
+
+/** Throws unless `value` is a non-negative integer; `undefined` gives 0. */
+export function requireOffset(field: string, value: unknown): number {
+  return requireInteger(field, value, 0, Number.MAX_SAFE_INTEGER, 0);
+}
+
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Throws unless `value` is a JSON object (`undefined` allowed when `optional`). */
+function requireObject(field: string, value: unknown, optional: boolean): JsonObject {
+  if (value === undefined && optional) return {};
+  if (!isJsonObject(value)) throw new StoreValidationError(field, "a JSON object");
+  return value;
+}
+
+/** An episode input with every default filled in, checked and ready to store. */
+export interface ValidEpisodeInput {
+  subjectId: string;
+  source: string;
+  type: string;
+  payload: JsonObject;
+  metadata: JsonObject;
+  provenance: JsonObject;
+  sessionId: string | null;
+}
+
+/**
+ * Checks one `createEpisode` input. `prefix` names the item in a batch (`episodes[3].`).
+ * @throws StoreValidationError
+ */
+export function validateEpisodeInput(input: unknown, prefix = ""): ValidEpisodeInput {
+  if (!isJsonObject(input)) throw new StoreValidationError(prefix || "input", "an object");
+  const candidate = input as Partial<CreateEpisodeInput>;
+  const sessionId = candidate.sessionId;
+  if (
+    sessionId !== undefined &&
+    sessionId !== null &&
+    (typeof sessionId !== "string" || sessionId.length > inputLimits.sessionId)
+  ) {
+    throw new StoreValidationError(
+      `${prefix}sessionId`,
+      `null or a string of at most ${inputLimits.sessionId} characters`,
+    );
+  }
+  return {
+    subjectId: requireText(`${prefix}subjectId`, candidate.subjectId, inputLimits.subjectId),
+    source: requireText(`${prefix}source`, candidate.source, inputLimits.source),
+    type: requireText(`${prefix}type`, candidate.type, inputLimits.type),
+    payload: requireObject(`${prefix}payload`, candidate.payload, false),
+    metadata: requireObject(`${prefix}metadata`, candidate.metadata, true),
+    provenance: requireObject(`${prefix}provenance`, candidate.provenance, true),
+    sessionId: sessionId ?? null,
+  };
+}
+
+/**
+ * Checks a whole batch before anything is written: 1..100 items, each valid.
+ * @throws StoreValidationError
+ */
+export function validateEpisodeBatch(inputs: unknown): ValidEpisodeInput[] {
+  if (!Array.isArray(inputs) || inputs.length < 1 || inputs.length > inputLimits.batch) {
+    throw new StoreValidationError("episodes", `an array of 1..${inputLimits.batch} episodes`);
+  }
+  return inputs.map((input, index) => validateEpisodeInput(input, `episodes[${index}].`));
+}

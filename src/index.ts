@@ -1,0 +1,109 @@
+/**
+ * shared-ctx: one shared, authoritative context for parallel AI agents. Read before acting, publish
+ * what you decide, merge concurrent writes, escalate genuine conflicts.
+ *
+ * Explicit named exports only. The LangGraph.js store lives at `shared-ctx/langgraph`, so this entry
+ * never loads `@langchain/*` (an optional peer dependency).
+ *
+ * @example
+ * ```ts
+ * import { EmbeddedStore, SharedContext, SharedState } from "shared-ctx";
+ *
+ * const store = new EmbeddedStore({ path: ".shared-ctx/store.db" });
+ * const state = await SharedState.open({ store, subjectId: "repo", agentId: "coder" });
+ * const shared = new SharedContext({ store, subjectId: "repo", state });
+ * const read = await shared.beforeActing("coder", "build the login endpoint");
+ * await shared.decide("coder", "Login issues RS256 JWTs", { kind: "implementation_note", target: "login" });
+ * ```
+ */
+
+// The two-call primitive and the merging shared state.
+export {
+  type ContextRead,
+  SharedContext,
+} from "./context/shared-context.js";
+export {
+  type Contender,
+  Disputed,
+  type Escalation,
+  type FieldKind,
+  type NamespaceSchema,
+  type OpenSharedStateOptions,
+  SharedState,
+} from "./crdt/shared-state.js";
+
+// Stores: the ContextStore contract, the embedded store, the Statewave client, and the factory.
+export type {
+  CompileJob,
+  CompileJobStatus,
+  CompileResult,
+  CompileWaitOptions,
+  ContextBundle,
+  ContextStore,
+  CreateEpisodeInput,
+  DeleteSubjectResult,
+  Episode,
+  GetContextOptions,
+  JsonObject,
+  JsonValue,
+  ListSubjectsOptions,
+  ListSubjectsResult,
+  Memory,
+  MemoryKind,
+  MemoryStatus,
+  SearchMemoriesOptions,
+  StoreChange,
+  SubjectSummary,
+  Subscription,
+  Timeline,
+  TimelineOptions,
+  WatchOptions,
+} from "./context/context-store.js";
+export { createContextStore } from "./context/create-context-store.js";
+export { EmbeddedStore, type EmbeddedStoreOptions } from "./context/embedded-store.js";
+export { StatewaveClient, type StatewaveClientOptions } from "./context/statewave-client.js";
+
+// Errors.
+export { CompileJobNotFoundError } from "./context/errors/compile-job-not-found-error.js";
+export { CompileTimeoutError } from "./context/errors/compile-timeout-error.js";
+export { StatewaveAPIError } from "./context/errors/statewave-api-error.js";
+export { StatewaveConnectionError } from "./context/errors/statewave-connection-error.js";
+export { StatewaveTimeoutError } from "./context/errors/statewave-timeout-error.js";
+export { StoreClosedError } from "./context/errors/store-closed-error.js";
+export { StoreSchemaError } from "./context/errors/store-schema-error.js";
+export { StoreValidationError } from "./context/errors/store-validation-error.js";
+export { SharedCtxError } from "./errors.js";
+export { UnsupportedStoreOperationError } from "./integrations/unsupported-store-operation-error.js";
+
+// Integrations: Vercel AI SDK tools and an MCP server.
+export {
+  type SharedContextTools,
+  type SharedContextToolsOptions,
+  sharedContextTools,
+} from "./integrations/ai-sdk-tools.js";
+export {
+  createSharedContextMcpServer,
+  type OpenSharedContextMcpServerOptions,
+  openSharedContextMcpServer,
+  type SharedContextMcpServerOptions,
+  type SharedContextMcpSession,
+} from "./integrations/mcp-server.js";
+export type {
+  CheckSharedDecisionsResult,
+  DecisionView,
+  EpisodeView,
+  EscalationView,
+  PublishDecisionResult,
+  TimelineResult,
+} from "./integrations/tool-results.js";
+
+// Scenarios: the runner behind `shared-ctx run` and `demo`.
+export {
+  defaultScenarioName,
+  listScenarios,
+  loadScenario,
+  ScenarioValidationError,
+  scenarioFromTask,
+} from "./scenario/load-scenario.js";
+export type { Scenario } from "./scenario/scenario-schema.js";
+export { type RunHandle, type StartRunOptions, startRun } from "./scenario/scenario-runner.js";

@@ -1,0 +1,77 @@
+import { type Tool, tool } from "ai";
+import type { SharedContext } from "../context/shared-context.js";
+import {
+  type CheckSharedDecisionsInput,
+  checkSharedDecisionsInput,
+  type PublishDecisionInput,
+  publishDecisionInput,
+  toolDescriptions,
+} from "./tool-schemas.js";
+import {
+  type CheckSharedDecisionsResult,
+  checkSharedDecisionsResult,
+  type PublishDecisionResult,
+  publishDecisionResult,
+} from "./tool-results.js";
+
+/** Options of {@link sharedContextTools}. */
+export interface SharedContextToolsOptions {
+  /** The agent calling the tools: reads are recorded and decisions attributed under this id. */
+  callerId: string;
+  /** Token budget of the context `check_shared_decisions` returns. @default 4000 (the store's default) */
+  maxTokens?: number;
+  /** Kind of a published decision when the model names none. @default "architectural_decision" */
+  defaultKind?: string;
+}
+
+/**
+ * The two tools, keyed by the names the model sees. A type alias (not an interface) so that it is
+ * assignable to the AI SDK's `ToolSet` index signature.
+ */
+export type SharedContextTools = {
+  check_shared_decisions: Tool<CheckSharedDecisionsInput, CheckSharedDecisionsResult>;
+  publish_decision: Tool<PublishDecisionInput, PublishDecisionResult>;
+};
+
+/**
+ * The two calls of shared context as Vercel AI SDK tools, for `generateText({ tools })` or
+ * `streamText({ tools })`: `check_shared_decisions` before acting and `publish_decision` after deciding.
+ *
+ * @example
+ * ```ts
+ * const { text } = await generateText({
+ *   model,
+ *   tools: sharedContextTools(shared, { callerId: "coder" }),
+ *   stopWhen: stepCountIs(5),
+ *   prompt: "Add login to the API",
+ * });
+ * ```
+ */
+export function sharedContextTools(
+  shared: SharedContext,
+  options: SharedContextToolsOptions,
+): SharedContextTools {
+  const { callerId, maxTokens, defaultKind = "architectural_decision" } = options;
+  return {
+    check_shared_decisions: tool({
+      description: toolDescriptions.checkSharedDecisions,
+      inputSchema: checkSharedDecisionsInput,
+      execute: async ({ task }) =>
+        checkSharedDecisionsResult(
+          await shared.beforeActing(callerId, task, maxTokens === undefined ? {} : { maxTokens }),
+        ),
+    }),
+    publish_decision: tool({
+      description: toolDescriptions.publishDecision,
+      inputSchema: publishDecisionInput,
+      execute: async ({ content, kind, target, confidence }) =>
+        publishDecisionResult(
+          await shared.decide(callerId, content, {
+            kind: kind ?? defaultKind,
+            ...(target === undefined ? {} : { target }),
+            ...(confidence === undefined ? {} : { confidence }),
+          }),
+        ),
+    }),
+  };
+}

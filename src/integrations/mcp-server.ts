@@ -1,0 +1,270 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ContextStore, Episode, Memory } from "../context/context-store.js";
+import { SharedContext } from "../context/shared-context.js";
+import { type Escalation, SharedState } from "../crdt/shared-state.js";
+import {
+  checkSharedDecisionsResult,
+  escalationView,
+  isStateSyncEpisode,
+  publishDecisionResult,
+  stateValueView,
+  timelineResult,
+} from "./tool-results.js";
+import {
+  checkSharedDecisionsInput,
+  getStateInput,
+  getTimelineInput,
+  publishDecisionInput,
+  putStateInput,
+  resolveEscalationInput,
+  toolDescriptions,
+  toolNames,
+} from "./tool-schemas.js";
+
+/** Options of {@link createSharedContextMcpServer}. */
+export interface SharedContextMcpServerOptions {
+  /** The two-call primitive the decision tools go through. */
+  shared: SharedContext;
+  /** The merging shared state `put_state`/`get_state` read and write (this agent's replica). */
+  state: SharedState;
+  /** The store the timeline is read from. */
+  store: ContextStore;
+  subjectId: string;
+  /** Who this server speaks for: decisions and state writes are attributed to it. */
+  agentId: string;
+  /** Reported to the client in the MCP handshake. @default "0.0.0" */
+  version?: string;
+}
+
+/** Episodes per page when the timeline skips CRDT sync episodes. */
+const timelinePageSize = 100;
+/** Bounds the paging so a huge subject cannot stall a tool call. */
+const timelineMaxPages = 50;
+
+/**
+ * An MCP server (not yet connected) exposing shared context to one agent: `check_shared_decisions`,
+ * `publish_decision`, `get_timeline`, `put_state`, `get_state` and `resolve_escalation`.
+ * Connect it to a transport, e.g. `await server.connect(new StdioServerTransport())`.
+ */
+export function createSharedContextMcpServer(options: SharedContextMcpServerOptions): McpServer {
+  const { shared, state, store, subjectId, agentId } = options;
+  const server = new McpServer(
+    { name: "shared-ctx", version: options.version ?? "0.0.0" },
+    {
+      instructions: `Shared context for subject "${subjectId}", speaking as agent "${agentId}". Call ${toolNames.checkSharedDecisions} before each unit of work and ${toolNames.publishDecision} after each decision; use ${toolNames.putState}/${toolNames.getState} for fields several agents write.`,
+    },
+  );
+
+  server.registerTool(
+    toolNames.checkSharedDecisions,
+    {
+      description: toolDescriptions.checkSharedDecisions,
+      inputSchema: checkSharedDecisionsInput,
+      annotations: { readOnlyHint: true },
+    },
+    async ({ task }) => jsonResult(checkSharedDecisionsResult(await shared.beforeActing(agentId, task))),
+  );
+
+  server.registerTool(
+    toolNames.publishDecision,
+    { description: toolDescriptions.publishDecision, inputSchema: publishDecisionInput },
+    async ({ content, kind, target, confidence }) =>
+      jsonResult(
+        publishDecisionResult(
+          await shared.decide(agentId, content, {
+            kind: kind ?? "architectural_decision",
+            ...(target === undefined ? {} : { target }),
+            ...(confidence === undefined ? {} : { confidence }),
+          }),
+        ),
+      ),
+  );
+
+  server.registerTool(
+    toolNames.getTimeline,
+    {
+      description: toolDescriptions.getTimeline,
+      inputSchema: getTimelineInput,
+      annotations: { readOnlyHint: true },
+    },
+    async ({ limit = 50, includeStateUpdates = false }) =>
+      jsonResult(await readTimeline(store, subjectId, { limit, includeStateUpdates })),
+  );
+
+  server.registerTool(
+    toolNames.putState,
+    { description: toolDescriptions.putState, inputSchema: putStateInput },
+    async ({ namespace, key, value }) => {
+      await state.put(namespace, key, value);
+      return jsonResult({
+        namespace,
+        key,
+        value: stateValueView(state.get(namespace, key)),
+        escalations: openEscalations(state, namespace, key).map(escalationView),
+      });
+    },
+  );
+
+  server.registerTool(
+    toolNames.getState,
+    {
+      description: toolDescriptions.getState,
+      inputSchema: getStateInput,
+      annotations: { readOnlyHint: true },
+    },
+    async ({ namespace, key }) => {
+      // Pull in what the other agents already stored, so a read never lags a finished write.
+      await state.sync();
+      const escalations = openEscalations(state, namespace, key).map(escalationView);
+      if (namespace !== undefined && key !== undefined) {
+        return jsonResult({
+          namespace,
+          key,
+          value: stateValueView(state.get(namespace, key)),
+          escalations,
+        });
+      }
+      if (namespace !== undefined) {
+        return jsonResult({ namespace, fields: viewFields(state.list(namespace)), escalations });
+      }
+      const everything: Record<string, Record<string, unknown>> = {};
+      for (const name of Object.keys(state.toJSON())) {
+        everything[name] = viewFields(state.list(name));
+      }
+      return jsonResult({ state: everything, escalations });
+    },
+  );
+
+  server.registerTool(
+    toolNames.resolveEscalation,
+    { description: toolDescriptions.resolveEscalation, inputSchema: resolveEscalationInput },
+    async ({ escalationId, value }) => {
+      await state.sync();
+      await state.resolve(escalationId, value, { by: agentId });
+      const resolved = state.escalations().find((escalation) => escalation.id === escalationId);
+      return jsonResult(resolved ? escalationView(resolved) : { id: escalationId });
+    },
+  );
+
+  return server;
+}
+
+/** Options of {@link openSharedContextMcpServer}. */
+export interface OpenSharedContextMcpServerOptions {
+  store: ContextStore;
+  subjectId: string;
+  agentId: string;
+  /** @default "0.0.0" */
+  version?: string;
+  /** Clock, in ms since the epoch. @default Date.now */
+  now?: () => number;
+}
+
+/** An MCP server with the shared state and context it owns. */
+export interface SharedContextMcpSession {
+  readonly server: McpServer;
+  readonly state: SharedState;
+  readonly shared: SharedContext;
+  /** Closes the server, the shared context and the replica (not the store, which the caller owns). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens this agent's shared-state replica and shared context on `store`, and builds the MCP server
+ * over them. The replica follows the other agents' writes live.
+ */
+export async function openSharedContextMcpServer(
+  options: OpenSharedContextMcpServerOptions,
+): Promise<SharedContextMcpSession> {
+  const { store, subjectId, agentId } = options;
+  const state = await SharedState.open({
+    store,
+    subjectId,
+    agentId,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const shared = new SharedContext({
+    store,
+    subjectId,
+    state,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const server = createSharedContextMcpServer({
+    shared,
+    state,
+    store,
+    subjectId,
+    agentId,
+    ...(options.version ? { version: options.version } : {}),
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    state,
+    shared,
+    close() {
+      closing ??= (async () => {
+        await server.close();
+        await shared.close();
+        await state.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function jsonResult(result: object): CallToolResult {
+  return {
+    content: [{ type: "text", text: JSON.stringify(result, null, 2) }],
+    structuredContent: result as Record<string, unknown>,
+  };
+}
+
+function viewFields(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([key, value]) => [key, stateValueView(value)]),
+  );
+}
+
+function openEscalations(state: SharedState, namespace?: string, key?: string): Escalation[] {
+  return state
+    .escalations()
+    .filter(
+      (escalation) =>
+        escalation.resolution === undefined &&
+        (namespace === undefined || escalation.namespace === namespace) &&
+        (key === undefined || escalation.key === key),
+    );
+}
+
+/**
+ * Reads up to `limit` episodes, oldest first. Sync episodes are skipped by paging on, so a subject
+ * whose log is mostly CRDT updates still shows its decisions.
+ */
+async function readTimeline(
+  store: ContextStore,
+  subjectId: string,
+  options: { limit: number; includeStateUpdates: boolean },
+) {
+  const episodes: Episode[] = [];
+  const memories = new Map<string, Memory>();
+  for (let page = 0; page < timelineMaxPages && episodes.length < options.limit; page += 1) {
+    const timeline = await store.getTimeline(subjectId, {
+      limit: timelinePageSize,
+      offset: page * timelinePageSize,
+    });
+    for (const memory of timeline.memories) memories.set(memory.id, memory);
+    for (const episode of timeline.episodes) {
+      if (episodes.length >= options.limit) break;
+      if (options.includeStateUpdates || !isStateSyncEpisode(episode)) episodes.push(episode);
+    }
+    if (timeline.episodes.length < timelinePageSize && timeline.memories.length < timelinePageSize) {
+      break;
+    }
+  }
+  return timelineResult(
+    { subjectId, episodes, memories: [...memories.values()].slice(0, options.limit) },
+    { includeStateUpdates: true },
+  );
+}

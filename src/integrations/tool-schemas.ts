@@ -1,0 +1,108 @@
+import { z } from "zod";
+
+/**
+ * The input schemas of the tools shared-ctx gives to agents, shared by the AI SDK tools and the
+ * MCP server so both surfaces accept exactly the same arguments under the same names.
+ */
+
+/** Tool names, identical in the AI SDK and over MCP. */
+export const toolNames = {
+  checkSharedDecisions: "check_shared_decisions",
+  publishDecision: "publish_decision",
+  getTimeline: "get_timeline",
+  putState: "put_state",
+  getState: "get_state",
+  resolveEscalation: "resolve_escalation",
+} as const;
+
+/** Tool descriptions: what a model reads when it decides whether to call the tool. */
+export const toolDescriptions = {
+  checkSharedDecisions:
+    "Read the shared context before acting: the decisions other agents already made (use them, do not contradict them), open disputes, and what changed since your last read. Call this before starting any unit of work.",
+  publishDecision:
+    "Publish a decision so every other agent sees it before they act (e.g. 'Deprecate legacy-session-token; use JWT'). A newer decision with the same kind and target supersedes the older one.",
+  getTimeline:
+    "The subject's history, oldest first: who wrote what and when (episodes) and the memories compiled from it.",
+  putState:
+    "Write a field of the shared state. Concurrent writes merge: lists are unioned, objects deep-merged, notes appended; two agents setting one scalar to different values is escalated instead of silently keeping one.",
+  getState:
+    "Read the shared state (one field, one namespace, or everything) together with the open escalations. A disputed field lists every contender.",
+  resolveEscalation:
+    "Settle an escalation with the value everyone should use; the resolution is attributed to you.",
+} as const;
+
+/** `check_shared_decisions` input. */
+export const checkSharedDecisionsInput = z.object({
+  task: z
+    .string()
+    .min(1)
+    .describe("What you are about to do, in a sentence: the context is ranked for it."),
+});
+/** `check_shared_decisions` input, as parsed. */
+export type CheckSharedDecisionsInput = z.infer<typeof checkSharedDecisionsInput>;
+
+/** `publish_decision` input. */
+export const publishDecisionInput = z.object({
+  content: z.string().min(1).describe("The decision, stated so another agent can act on it."),
+  kind: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "architectural_decision (default), implementation_note or review_finding; any other string is kept as is.",
+    ),
+  target: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "What the decision is about (a module, an API, a setting). A later decision on the same target supersedes this one.",
+    ),
+  confidence: z.number().min(0).max(1).optional().describe("0..1; how sure you are."),
+});
+/** `publish_decision` input, as parsed. */
+export type PublishDecisionInput = z.infer<typeof publishDecisionInput>;
+
+/** `get_timeline` input. */
+export const getTimelineInput = z.object({
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(500)
+    .optional()
+    .describe("At most this many episodes (and memories). Default 50."),
+  includeStateUpdates: z
+    .boolean()
+    .optional()
+    .describe("Also list the shared-state sync episodes (binary CRDT updates). Default false."),
+});
+/** `get_timeline` input, as parsed. */
+export type GetTimelineInput = z.infer<typeof getTimelineInput>;
+
+/** `put_state` input. */
+export const putStateInput = z.object({
+  namespace: z.string().min(1).describe("A group of related fields, e.g. 'plan' or 'modules'."),
+  key: z.string().min(1).describe("The field, e.g. 'owners', 'database', 'notes'."),
+  value: z
+    .unknown()
+    .describe("Any JSON value. Arrays merge as sets, objects deep-merge, scalars are registers."),
+});
+/** `put_state` input, as parsed. */
+export type PutStateInput = z.infer<typeof putStateInput>;
+
+/** `get_state` input. */
+export const getStateInput = z.object({
+  namespace: z.string().min(1).optional().describe("Only this namespace. Default: everything."),
+  key: z.string().min(1).optional().describe("Only this field (needs namespace)."),
+});
+/** `get_state` input, as parsed. */
+export type GetStateInput = z.infer<typeof getStateInput>;
+
+/** `resolve_escalation` input. */
+export const resolveEscalationInput = z.object({
+  escalationId: z.string().min(1).describe("The id of an open escalation (from get_state)."),
+  value: z.unknown().describe("The value everyone should use from now on."),
+});
+/** `resolve_escalation` input, as parsed. */
+export type ResolveEscalationInput = z.infer<typeof resolveEscalationInput>;

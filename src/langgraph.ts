@@ -1,0 +1,10 @@
+/**
+ * `shared-ctx/langgraph`: the LangGraph.js integration, a separate entry point so that the main
+ * `shared-ctx` entry never loads `@langchain/langgraph` (an optional peer dependency).
+ */
+export {
+  nodeStore,
+  SyncedStore,
+  type SyncedStoreOptions,
+} from "./integrations/langgraph-store.js";
+export { UnsupportedStoreOperationError } from "./integrations/unsupported-store-operation-error.js";

@@ -1,0 +1,84 @@
+import { APICallError, generateText, type LanguageModel, NoObjectGeneratedError, Output, RetryError } from "ai";
+import type { z } from "zod";
+import { LlmAuthError } from "./errors/llm-auth-error.js";
+import { LlmOutputError } from "./errors/llm-output-error.js";
+import { LlmRequestError } from "./errors/llm-request-error.js";
+import { LlmTimeoutError } from "./errors/llm-timeout-error.js";
+
+/** Options of {@link generateStructured}. */
+export interface GenerateStructuredOptions<T> {
+  model: LanguageModel;
+  schema: z.ZodType<T>;
+  /** Used in messages and as the output's name, e.g. "module step". */
+  schemaName: string;
+  system: string;
+  prompt: string;
+  /** Per call. */
+  timeoutMs: number;
+  /** Retries of 429 and 5xx (the AI SDK honours `retry-after`). */
+  maxRetries: number;
+  /** Named in errors. */
+  baseURL?: string;
+  signal?: AbortSignal;
+}
+
+/** The error to show for a failed call: the retry wrapper's last error, typed. */
+function toLlmError(error: unknown, options: { timeoutMs: number; baseURL?: string }): unknown {
+  const last = RetryError.isInstance(error) ? error.lastError : error;
+  if (APICallError.isInstance(last)) {
+    if (last.statusCode === 401 || last.statusCode === 403) {
+      return new LlmAuthError({ statusCode: last.statusCode, url: options.baseURL ?? last.url, cause: last });
+    }
+    const status = last.statusCode === undefined ? "no HTTP status" : `HTTP ${last.statusCode}`;
+    return new LlmRequestError(`the model server failed (${status}): ${last.message}`, {
+      ...(last.statusCode !== undefined ? { statusCode: last.statusCode } : {}),
+      cause: error,
+    });
+  }
+  if (last instanceof Error && last.name === "TimeoutError") {
+    return new LlmTimeoutError(options.timeoutMs, { cause: last });
+  }
+  return error;
+}
+
+/**
+ * One zod-typed answer from the model (`generateText` with `Output.object`). When the answer does
+ * not match the schema, the model gets one repair attempt (its answer and the problem); a second
+ * malformed answer is an `LlmOutputError`. 401/403 become `LlmAuthError` (naming `LLM_API_KEY`),
+ * a timeout `LlmTimeoutError`.
+ */
+export async function generateStructured<T>(options: GenerateStructuredOptions<T>): Promise<T> {
+  const call = async (prompt: string): Promise<T> => {
+    const result = await generateText({
+      model: options.model,
+      system: options.system,
+      prompt,
+      output: Output.object({ schema: options.schema, name: options.schemaName.replace(/\W+/g, "_") }),
+      maxRetries: options.maxRetries,
+      timeout: options.timeoutMs,
+      ...(options.signal ? { abortSignal: options.signal } : {}),
+    });
+    return result.output;
+  };
+  try {
+    return await call(options.prompt);
+  } catch (error) {
+    if (!NoObjectGeneratedError.isInstance(error)) throw toLlmError(error, options);
+    const repairPrompt = [
+      options.prompt,
+      "",
+      "Your previous answer could not be used:",
+      error.text ?? "(no text)",
+      `Problem: ${error.cause instanceof Error ? error.cause.message : error.message}`,
+      "Answer again with only a JSON object that matches the schema.",
+    ].join("\n");
+    try {
+      return await call(repairPrompt);
+    } catch (repairError) {
+      if (NoObjectGeneratedError.isInstance(repairError)) {
+        throw new LlmOutputError({ schemaName: options.schemaName, text: repairError.text ?? "", cause: repairError });
+      }
+      throw toLlmError(repairError, options);
+    }
+  }
+}

@@ -1,0 +1,134 @@
+import { readdir, readFile } from "node:fs/promises";
+import { basename, extname, isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
+import { decomposeTask } from "./decompose-task.js";
+import { type Scenario, scenarioSchema } from "./scenario-schema.js";
+import { type ScenarioIssue, ScenarioValidationError } from "./scenario-validation-error.js";
+
+export { ScenarioValidationError } from "./scenario-validation-error.js";
+
+/** The scenario `shared-ctx run` uses when none is named. */
+export const defaultScenarioName = "auth-jwt";
+
+/** The shipped scenarios folder (the same relative place from src/ and from dist/). */
+const shippedDirectory = fileURLToPath(new URL("../../scenarios/", import.meta.url));
+const extensions = [".yaml", ".yml", ".json"];
+
+/** True when the argument names a file rather than a shipped scenario. */
+function looksLikePath(nameOrPath: string): boolean {
+  return /[/\\]/.test(nameOrPath) || extensions.includes(extname(nameOrPath).toLowerCase());
+}
+
+/** zod's messages start with "Invalid input: expected …"; keep the part after "expected". */
+function toIssue(issue: z.core.$ZodIssue): ScenarioIssue {
+  const expected = issue.message.replace(/^Invalid (input|option|value): expected /i, "");
+  return { field: issue.path.map(String).join("."), expected };
+}
+
+/** Validates parsed file content; `path` is only for the error message. */
+export function parseScenario(content: unknown, path: string): Scenario {
+  const result = scenarioSchema.safeParse(content);
+  if (!result.success) {
+    throw new ScenarioValidationError(path, result.error.issues.map(toIssue));
+  }
+  return result.data;
+}
+
+async function readScenarioFile(path: string): Promise<Scenario> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new ScenarioValidationError(
+      path,
+      [{ field: "", expected: "a readable scenario file (.yaml, .yml or .json)" }],
+      { cause: error },
+    );
+  }
+  let content: unknown;
+  try {
+    content = extname(path).toLowerCase() === ".json" ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new ScenarioValidationError(path, [{ field: "", expected: `valid syntax (${reason})` }], {
+      cause: error,
+    });
+  }
+  return parseScenario(content, path);
+}
+
+async function shippedFiles(): Promise<string[]> {
+  const entries = await readdir(shippedDirectory);
+  return entries
+    .filter((entry) => extensions.includes(extname(entry).toLowerCase()))
+    .sort()
+    .map((entry) => resolve(shippedDirectory, entry));
+}
+
+/**
+ * Loads a shipped scenario by name (`auth-jwt`) or a scenario file by path (relative to `cwd`).
+ * @throws ScenarioValidationError for an unknown name, an unreadable file or invalid content.
+ */
+export async function loadScenario(
+  nameOrPath: string,
+  options: { cwd?: string } = {},
+): Promise<Scenario> {
+  if (looksLikePath(nameOrPath)) {
+    const path = isAbsolute(nameOrPath) ? nameOrPath : resolve(options.cwd ?? ".", nameOrPath);
+    return readScenarioFile(path);
+  }
+  const files = await shippedFiles();
+  const file = files.find((path) => basename(path, extname(path)) === nameOrPath);
+  if (file === undefined) {
+    const names = files.map((path) => basename(path, extname(path))).join(", ");
+    throw new ScenarioValidationError(nameOrPath, [
+      { field: "", expected: `a shipped scenario (${names}) or a path to a .yaml/.json file` },
+    ]);
+  }
+  return readScenarioFile(file);
+}
+
+/** The shipped scenarios, the default first. */
+export async function listScenarios(): Promise<Array<{ name: string; title: string; task: string }>> {
+  const scenarios = await Promise.all((await shippedFiles()).map(readScenarioFile));
+  return scenarios
+    .map(({ name, title, task }) => ({ name, title, task }))
+    .sort(
+      (a, b) =>
+        Number(b.name === defaultScenarioName) - Number(a.name === defaultScenarioName) ||
+        a.name.localeCompare(b.name),
+    );
+}
+
+/**
+ * A scenario for a free-text task (`shared-ctx run --task`): one Planner, one Coder and one
+ * Reviewer with the decomposer's slices; the Planner derives its decisions and the Coder its
+ * modules from their slices, so nothing about the outcome is written down in advance.
+ */
+export function scenarioFromTask(task: string): Scenario {
+  const slices = decomposeTask(task);
+  return parseScenario(
+    {
+      name: "custom",
+      title: task.length > 60 ? `${task.slice(0, 57)}…` : task,
+      task,
+      agents: [
+        { id: "planner", role: "planner", name: "Planner", color: "cyan", slice: slices.planner },
+        { id: "coder", role: "coder", name: "Coder", color: "magenta", slice: slices.coder },
+        {
+          id: "reviewer",
+          role: "reviewer",
+          name: "Reviewer",
+          color: "yellow",
+          slice: slices.reviewer,
+        },
+      ],
+      inventory: slices.inventory,
+      timings: { thinkMs: 1500, moduleMs: 4000, reviewMs: 2000, jitterMs: 400 },
+      costs: { tokensPerThink: 350, tokensPerModule: 2400, tokensPerReview: 900 },
+    },
+    "--task",
+  );
+}

@@ -1,0 +1,65 @@
+import type { BuildResult, KnownDecision, KnownDispute } from "../../agents/brain.js";
+import type { PlannedDecision } from "../scenario-schema.js";
+
+/**
+ * The only thing that differs between the two pipelines. The agent loops call these methods at
+ * the same points in both modes; `naive` implements them with a message bus, `statewave` with
+ * `SharedContext` and `SharedState`.
+ */
+
+/** What an agent knows right before a unit of work. */
+export interface KnownState {
+  decisions: KnownDecision[];
+  disputes: KnownDispute[];
+  /** Module -> the agent that claimed it, as far as this agent can tell. */
+  claims: Record<string, string>;
+}
+
+/** The answer to a claim: build it, or do not (and because of whom). */
+export type ClaimOutcome =
+  | { granted: true }
+  | { granted: false; reason: string; causedBy: string | null };
+
+/** Why work in flight must stop. */
+export interface InvalidationNotice {
+  reason: string;
+  by: string | null;
+}
+
+/** An escalation handed to an arbiter, with the values as the agents wrote them. */
+export interface ArbitrationRequest {
+  escalationId: string;
+  key: string;
+  contenders: Array<{ agentId: string; value: string }>;
+}
+
+/** The coordination layer as the agents see it. */
+export interface Coordination {
+  /** Before each unit of work: what this agent can know now. */
+  read(agentId: string, task: string): Promise<KnownState>;
+  /** After deciding: publish a decision. */
+  publishDecision(agentId: string, decision: PlannedDecision): Promise<void>;
+  /** Before building: take the module (naive: there is nothing to take, so always granted). */
+  claim(agentId: string, module: string): Promise<ClaimOutcome>;
+  /** While building: calls `onInvalid` if something the build depends on changes. Returns stop. */
+  watchModule(
+    agentId: string,
+    module: string,
+    onInvalid: (notice: InvalidationNotice) => void,
+  ): () => void;
+  /** After building: tell whoever needs to know. */
+  reportResult(agentId: string, result: BuildResult): Promise<void>;
+  /** The Reviewer's view once everyone is done: every decision ever published and every build. */
+  collectForReview(agentId: string): Promise<{ decisions: KnownDecision[]; results: BuildResult[] }>;
+  /**
+   * Lets `agentId` arbitrate escalations until `until` settles: `choose` returns the winning value,
+   * or undefined to leave the escalation open. Naive: nothing is ever escalated.
+   */
+  arbitrate(
+    agentId: string,
+    choose: (request: ArbitrationRequest) => string | undefined,
+    until: Promise<void>,
+  ): Promise<void>;
+  /** Releases replicas and subscriptions. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,204 @@
+import { randomUUID } from "node:crypto";
+import type { AgentRuntime, RunAblation, UnstampedEvent } from "../agents/agent-runtime.js";
+import type { Brain } from "../agents/brain.js";
+import { runCoder } from "../agents/coder-agent.js";
+import { createOfflineBrain } from "../agents/offline-brain.js";
+import { runPlanner } from "../agents/planner-agent.js";
+import { runReviewer } from "../agents/reviewer-agent.js";
+import type { ContextStore } from "../context/context-store.js";
+import { MessageBus } from "../context/message-bus.js";
+import { type Clock, createRealClock, createSeededRandom } from "./clock.js";
+import { decomposeTask } from "./decompose-task.js";
+import type { Coordination } from "./pipelines/coordination.js";
+import { createNaiveCoordination } from "./pipelines/naive-pipeline.js";
+import { createStatewaveCoordination } from "./pipelines/statewave-pipeline.js";
+import { runIdPrefix, toRunEventEpisode } from "./run-record.js";
+import type { AgentInfo, RunMode, RunSummary, ScenarioEvent } from "./scenario-events.js";
+import type { AgentSpec, Scenario } from "./scenario-schema.js";
+import { summarizeRun } from "./summarize-run.js";
+
+export type { RunAblation } from "../agents/agent-runtime.js";
+
+/** Options of {@link startRun}. */
+export interface StartRunOptions {
+  scenario: Scenario;
+  mode: RunMode;
+  /** Where the run's events (and, in statewave mode, the agents' shared context) are kept. */
+  store: ContextStore;
+  /** @default the offline deterministic brain */
+  brain?: Brain;
+  /** 1 = scenario timings as written; 10 = ten times faster. Ignored when `clock` is given. @default 1 */
+  speed?: number;
+  /** Fixes the timing jitter. @default a random seed */
+  seed?: number;
+  /** @default a real clock at `speed` */
+  clock?: Clock;
+  /** Source of the run id's 8 characters. @default random */
+  generateId?: () => string;
+  signal?: AbortSignal;
+  /** Test-only: remove one piece of coordination. */
+  ablation?: RunAblation;
+}
+
+/** A run in progress. */
+export interface RunHandle {
+  /** `nv-xxxxxxxx` or `sw-xxxxxxxx`. */
+  readonly runId: string;
+  /** Calls `listener` with every past event first, then each new one. Returns unsubscribe. */
+  subscribe(listener: (event: ScenarioEvent) => void): () => void;
+  /** Resolves after `run-end` is persisted; rejects when the run fails. */
+  readonly done: Promise<RunSummary>;
+}
+
+function defaultRunIdSuffix(): string {
+  return randomUUID().replace(/-/g, "").slice(0, 8);
+}
+
+/** A stable 32-bit number per agent id, so each agent's jitter does not depend on scheduling. */
+function hashString(text: string): number {
+  let hash = 2166136261;
+  for (let index = 0; index < text.length; index += 1) {
+    hash = Math.imul(hash ^ text.charCodeAt(index), 16777619);
+  }
+  return hash >>> 0;
+}
+
+function agentInfo(agent: AgentSpec): AgentInfo {
+  return { id: agent.id, role: agent.role, name: agent.name, color: agent.color };
+}
+
+/**
+ * Starts one pipeline on one scenario. The agents run concurrently; the mode only chooses the
+ * coordination layer (message bus or shared context). Every event is persisted in the store
+ * under the run id (`toRunEventEpisode`), so `shared-ctx timeline <run-id>` works afterwards.
+ */
+export function startRun(options: StartRunOptions): RunHandle {
+  const { scenario, mode, store } = options;
+  const suffix = (options.generateId ?? defaultRunIdSuffix)().toLowerCase();
+  if (!/^[0-9a-z]{8}$/.test(suffix)) {
+    throw new RangeError(`generateId must return 8 characters [0-9a-z] (got "${suffix}")`);
+  }
+  const runId = `${runIdPrefix[mode]}${suffix}`;
+  const brain = options.brain ?? createOfflineBrain();
+  const clock = options.clock ?? createRealClock({ speed: options.speed ?? 1 });
+  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const events: ScenarioEvent[] = [];
+  const listeners = new Set<(event: ScenarioEvent) => void>();
+  const startedAt = clock.now();
+  let persisted: Promise<unknown> = Promise.resolve();
+  let persistError: unknown;
+
+  const emit = (event: UnstampedEvent): void => {
+    const stamped = { ...event, runId, at: Math.round(clock.now() - startedAt) } as ScenarioEvent;
+    events.push(stamped);
+    persisted = persisted.then(() =>
+      clock.track(store.createEpisode(toRunEventEpisode(stamped))).catch((error: unknown) => {
+        persistError ??= error;
+      }),
+    );
+    for (const listener of [...listeners]) listener(stamped);
+  };
+
+  const done = (async (): Promise<RunSummary> => {
+    const controller = new AbortController();
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, controller.signal])
+      : controller.signal;
+    const slices = decomposeTask(scenario.task);
+    const coordination: Coordination =
+      mode === "naive"
+        ? createNaiveCoordination({
+            bus: new MessageBus(),
+            emit,
+            reviewerIds: scenario.agents.filter((agent) => agent.role === "reviewer").map((agent) => agent.id),
+          })
+        : await createStatewaveCoordination({ store, subjectId: runId, scenario, emit, clock });
+    let thinkingTokens = 0;
+    try {
+      emit({
+        type: "run-start",
+        mode,
+        scenario: scenario.name,
+        task: scenario.task,
+        brain: brain.name,
+        agents: scenario.agents.map(agentInfo),
+      });
+      let releaseWorkers: () => void = () => undefined;
+      const workersDone = new Promise<void>((resolve) => {
+        releaseWorkers = resolve;
+      });
+      const runAgent = async (agent: AgentSpec): Promise<void> => {
+        const random = createSeededRandom(seed ^ hashString(agent.id));
+        const duration = (baseMs: number) =>
+          baseMs + Math.floor(random() * (scenario.timings.jitterMs + 1));
+        const runtime: AgentRuntime = {
+          agent,
+          scenario,
+          brain,
+          coordination,
+          clock,
+          signal,
+          ablation: options.ablation ?? {},
+          slice: agent.slice ?? slices[agent.role],
+          emit,
+          duration,
+          think: async () => {
+            await clock.sleep(duration(agent.thinkMs ?? scenario.timings.thinkMs), signal);
+            thinkingTokens += scenario.costs.tokensPerThink;
+          },
+          spendThinking: (tokens) => {
+            thinkingTokens += tokens;
+          },
+          workersDone,
+        };
+        await clock.sleep(agent.startAtMs, signal);
+        if (agent.role === "planner") await runPlanner(runtime);
+        else if (agent.role === "coder") await runCoder(runtime);
+        else await runReviewer(runtime);
+      };
+      const failFast = (task: Promise<void>) =>
+        task.catch((error: unknown) => {
+          controller.abort(error);
+          throw error;
+        });
+      const workerAgents = scenario.agents.filter((agent) => agent.role !== "reviewer");
+      const workers = workerAgents.map((agent) => failFast(runAgent(agent)));
+      // Planners stay on duty (to settle escalations) until the Coders are done.
+      const coders = workers.filter((_, index) => workerAgents[index]?.role === "coder");
+      void Promise.allSettled(coders).then(() => releaseWorkers());
+      const reviewers = scenario.agents
+        .filter((agent) => agent.role === "reviewer")
+        .map((agent) => failFast(runAgent(agent)));
+      const outcomes = await Promise.allSettled([...workers, ...reviewers]);
+      const failure = outcomes.find((outcome) => outcome.status === "rejected");
+      if (failure) throw failure.reason;
+      const summary = summarizeRun(events, {
+        runId,
+        mode,
+        scenario: scenario.name,
+        task: scenario.task,
+        brain: brain.name,
+        thinkingTokens,
+        endAt: Math.round(clock.now() - startedAt),
+      });
+      emit({ type: "run-end", summary });
+      await persisted;
+      if (persistError !== undefined) throw persistError;
+      return summary;
+    } finally {
+      await coordination.close();
+    }
+  })();
+
+  return {
+    runId,
+    subscribe: (listener) => {
+      for (const event of events) listener(event);
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    done,
+  };
+}

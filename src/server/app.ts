@@ -1,0 +1,145 @@
+import { randomBytes } from "node:crypto";
+import { Hono } from "hono";
+import type { ContextStore } from "../context/context-store.js";
+import { CompileJobNotFoundError } from "../context/errors/compile-job-not-found-error.js";
+import { StoreClosedError } from "../context/errors/store-closed-error.js";
+import { StoreValidationError } from "../context/errors/store-validation-error.js";
+import { camelKeyToSnake } from "../context/wire-format.js";
+import { createApiKeyCheck, publicPaths } from "./api-key.js";
+import { HttpError } from "./http-error.js";
+import { defaultMaxBodyBytes } from "./read-json-body.js";
+import type { ServerEnv } from "./server-env.js";
+import { registerV1Routes } from "./v1-routes.js";
+
+/** What the server needs from a store: a view per tenant. `EmbeddedStore` is one. */
+export interface TenantScopedStore {
+  /** A view of the same data scoped to one tenant (`null` = the default tenant). */
+  forTenant(tenantId: string | null): ContextStore;
+}
+
+/** Options of {@link createApp}. */
+export interface CreateAppOptions {
+  /** The store to serve, usually an `EmbeddedStore`. The app never closes it. */
+  store: TenantScopedStore;
+  /** When set, every non-health request needs it in `X-API-Key` or `?api_key=`. */
+  apiKey?: string;
+  /** Id for a request that has no `X-Request-ID`. @default 16 random lowercase hex digits, as Statewave */
+  generateRequestId?: () => string;
+  /** Larger request bodies get a 413. @default 1 MiB */
+  maxBodyBytes?: number;
+  /** Told about every error that became a 500, for logging; the client only sees `internal_error`. */
+  onUnexpectedError?: (error: unknown) => void;
+}
+
+const defaultRequestId = () => randomBytes(8).toString("hex");
+
+/** Store errors that mean "bad input" or "not there", mapped to 4xx; anything else is a 500. */
+function toHttpError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  if (error instanceof CompileJobNotFoundError) {
+    return new HttpError(404, { code: "not_found", message: "Job not found or expired" });
+  }
+  if (error instanceof StoreValidationError) {
+    const loc = [
+      "body",
+      ...error.field
+        .split(/[.[\]]+/)
+        .filter(Boolean)
+        .map(camelKeyToSnake),
+    ];
+    return HttpError.validation([
+      { type: "value_error", loc, msg: error.message, ctx: { expected: error.expected } },
+    ]);
+  }
+  if (error instanceof StoreClosedError) {
+    return new HttpError(503, { code: "service_unavailable", message: "The store is closed" });
+  }
+  return undefined;
+}
+
+/**
+ * The Statewave `/v1` subset over a tenant-scoped store, as a Hono app: `app.fetch(Request)`
+ * answers with a `Response` (contract §5, §14). Middleware order follows Statewave:
+ * request id -> API key -> tenant -> route; one error handler writes every error envelope.
+ */
+export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
+  const generateRequestId = options.generateRequestId ?? defaultRequestId;
+  const checkApiKey = options.apiKey ? createApiKeyCheck(options.apiKey) : undefined;
+  const app = new Hono<ServerEnv>();
+
+  app.use(async (c, next) => {
+    const requestId = c.req.header("x-request-id") || generateRequestId();
+    c.set("requestId", requestId);
+    await next();
+    c.res.headers.set("X-Request-ID", requestId);
+  });
+
+  app.use(async (c, next) => {
+    if (checkApiKey && !publicPaths.has(c.req.path)) {
+      const presented = c.req.header("x-api-key") || c.req.query("api_key");
+      if (!presented) {
+        throw new HttpError(401, {
+          code: "missing_api_key",
+          message: "X-API-Key header is required.",
+          includeRequestId: false,
+        });
+      }
+      if (!checkApiKey(presented)) {
+        throw new HttpError(403, {
+          code: "invalid_api_key",
+          message: "Invalid API key.",
+          includeRequestId: false,
+        });
+      }
+    }
+    // No header = the default tenant, which never sees another tenant's rows (unlike Statewave, §14).
+    c.set("store", options.store.forTenant(c.req.header("x-tenant-id") ?? null));
+    await next();
+  });
+
+  registerV1Routes(app, {
+    maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
+    readinessStore: () => options.store.forTenant(null),
+  });
+
+  app.notFound((c) =>
+    renderError(
+      new HttpError(404, { code: "http_error", message: "Not Found" }),
+      c.get("requestId"),
+    ),
+  );
+
+  app.onError((error, c) => {
+    let httpError = toHttpError(error);
+    if (!httpError) {
+      options.onUnexpectedError?.(error);
+      httpError = new HttpError(500, {
+        code: "internal_error",
+        message: "An unexpected error occurred",
+      });
+    }
+    return renderError(httpError, c.get("requestId"));
+  });
+
+  return app;
+}
+
+/** Statewave's error envelope (contract §3), with the request id in the body and the header. */
+function renderError(httpError: HttpError, requestId: string | undefined): Response {
+  {
+    const body = {
+      error: {
+        code: httpError.code,
+        message: httpError.message,
+        ...(httpError.details !== undefined ? { details: httpError.details } : {}),
+        ...(httpError.includeRequestId && requestId ? { request_id: requestId } : {}),
+      },
+    };
+    const response = Response.json(body, { status: httpError.status });
+    for (const [name, value] of Object.entries(httpError.headers)) {
+      response.headers.set(name, value);
+    }
+    if (requestId) response.headers.set("X-Request-ID", requestId);
+    return response;
+  }
+}

@@ -1,0 +1,76 @@
+import { z } from "zod";
+import {
+  boundedList,
+  jsonObjectField,
+  laxBool,
+  laxInt,
+  optionalNullableString,
+  requiredString,
+} from "./pydantic-fields.js";
+
+/**
+ * Request bodies and query strings of the `/v1` subset, with Statewave's field rules
+ * (contract §5). Unknown fields are ignored, as pydantic's `extra="ignore"` does.
+ */
+
+/** `POST /v1/episodes` body, and one item of a batch (contract §5.1). */
+export const createEpisodeBody = z.object({
+  subject_id: requiredString({ min: 1, max: 256 }),
+  source: requiredString({ min: 1, max: 256 }),
+  type: requiredString({ min: 1, max: 128 }),
+  payload: jsonObjectField({ required: true }),
+  metadata: jsonObjectField({ required: false }),
+  provenance: jsonObjectField({ required: false }),
+  session_id: optionalNullableString({ max: 256 }),
+});
+export type CreateEpisodeBody = z.output<typeof createEpisodeBody>;
+
+/** `POST /v1/episodes/batch` body: 1..100 episodes (contract §5.2). */
+export const createEpisodesBatchBody = z.object({
+  episodes: boundedList(createEpisodeBody, { min: 1, max: 100 }),
+});
+
+/** `POST /v1/memories/compile` body; `async` is the wire name (contract §5.3). */
+export const compileBody = z.object({
+  subject_id: requiredString({ min: 1, max: 256 }),
+  async: laxBool(false),
+});
+
+/** `POST /v1/context` body (contract §5.6). */
+export const contextBody = z.object({
+  subject_id: requiredString({ min: 1, max: 256 }),
+  task: requiredString({ min: 1, max: 4000 }),
+  max_tokens: laxInt({ ge: 1, le: 128_000 }, null),
+  session_id: optionalNullableString({ max: 256 }),
+});
+
+/**
+ * `GET /v1/memories/search` query (contract §5.5). `subject_id` may be empty, as in Statewave.
+ * Statewave has no lower bound on `limit` and 500s on a negative one; we answer 422 instead (§14).
+ */
+export const searchQuery = z.object({
+  subject_id: requiredString({ min: 0, max: 256 }),
+  kind: optionalNullableString({ max: 128 }),
+  q: optionalNullableString({ max: 4000 }),
+  semantic: laxBool(false),
+  limit: laxInt({ ge: 0, le: 100 }, 20),
+});
+
+/**
+ * `GET /v1/timeline` query (contract §5.7). `limit`/`offset` are shared-ctx extensions: a real
+ * Statewave v0.7.1 ignores them and returns the oldest 100 episodes and memories.
+ */
+export const timelineQuery = z.object({
+  subject_id: requiredString({ min: 0, max: 256 }),
+  limit: laxInt({ ge: 1, le: 10_000 }, 100),
+  offset: laxInt({ ge: 0 }, 0),
+});
+
+/** `GET /v1/subjects` query (contract §5.8). */
+export const subjectsQuery = z.object({
+  limit: laxInt({ ge: 1, le: 200 }, 50),
+  offset: laxInt({ ge: 0 }, 0),
+});
+
+/** The path parameter of `GET /v1/memories/compile/:jobId`. */
+export const jobIdParam = requiredString({ min: 1, max: 10_000 });

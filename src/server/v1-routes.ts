@@ -1,0 +1,189 @@
+import type { Context, Hono } from "hono";
+import type { z } from "zod";
+import type { ContextStore, JsonObject } from "../context/context-store.js";
+import { HttpError } from "./http-error.js";
+import { toValidationDetails } from "./pydantic-fields.js";
+import { readJsonBody } from "./read-json-body.js";
+import {
+  compileBody,
+  contextBody,
+  createEpisodeBody,
+  createEpisodesBatchBody,
+  jobIdParam,
+  searchQuery,
+  subjectsQuery,
+  timelineQuery,
+} from "./request-schemas.js";
+import type { ServerEnv } from "./server-env.js";
+import {
+  compileJobToWire,
+  compileResultToWire,
+  contextBundleToWire,
+  deleteSubjectToWire,
+  episodeToWire,
+  memoryToWire,
+  subjectsToWire,
+  timelineToWire,
+} from "./wire-mapping.js";
+
+type AppContext = Context<ServerEnv>;
+
+/** What the routes need besides the per-request store. */
+export interface V1RouteOptions {
+  maxBodyBytes: number;
+  /** The store `/readyz` probes. */
+  readinessStore: () => ContextStore;
+}
+
+function parse<T extends z.ZodType>(
+  schema: T,
+  input: unknown,
+  where: "body" | "query" | "path",
+): z.output<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) {
+    throw HttpError.validation(toValidationDetails(result.error.issues, where, input));
+  }
+  return result.data;
+}
+
+async function parseBody<T extends z.ZodType>(
+  c: AppContext,
+  schema: T,
+  maxBytes: number,
+): Promise<z.output<T>> {
+  return parse(schema, await readJsonBody(c.req.raw, maxBytes), "body");
+}
+
+function episodeInput(body: z.output<typeof createEpisodeBody>) {
+  return {
+    subjectId: body.subject_id,
+    source: body.source,
+    type: body.type,
+    // Opaque user data: JSON objects straight from JSON.parse, stored exactly as sent.
+    payload: body.payload as JsonObject,
+    metadata: body.metadata as JsonObject,
+    provenance: body.provenance as JsonObject,
+    sessionId: body.session_id,
+  };
+}
+
+/** Answers 405 for a known path asked with a method it does not serve. */
+function methodNotAllowed(allowed: string) {
+  return () => {
+    throw new HttpError(
+      405,
+      { code: "http_error", message: "Method Not Allowed" },
+      { Allow: allowed },
+    );
+  };
+}
+
+/** The Statewave `/v1` subset (contract §5) plus health and readiness. */
+export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions): void {
+  const { maxBodyBytes } = options;
+
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/health", (c) => c.json({ status: "ok" }));
+  const ready = async (c: AppContext) => {
+    try {
+      await options.readinessStore().listSubjects({ limit: 1 });
+      return c.json({ status: "ready", checks: [{ name: "database", status: "ok" }] });
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      return c.json(
+        { status: "not_ready", checks: [{ name: "database", status: "fail", detail }] },
+        503,
+      );
+    }
+  };
+  app.get("/readyz", ready);
+  app.get("/ready", ready);
+
+  app.post("/v1/episodes", async (c) => {
+    const body = await parseBody(c, createEpisodeBody, maxBodyBytes);
+    const episode = await c.var.store.createEpisode(episodeInput(body));
+    return c.json(episodeToWire(episode), 201);
+  });
+
+  app.post("/v1/episodes/batch", async (c) => {
+    const body = await parseBody(c, createEpisodesBatchBody, maxBodyBytes);
+    const result = await c.var.store.createEpisodesBatch(body.episodes.map(episodeInput));
+    return c.json(
+      { episodes_created: result.episodesCreated, episodes: result.episodes.map(episodeToWire) },
+      201,
+    );
+  });
+
+  app.post("/v1/memories/compile", async (c) => {
+    const body = await parseBody(c, compileBody, maxBodyBytes);
+    if (body.async) {
+      const job = await c.var.store.compileMemoriesAsync(body.subject_id);
+      return c.json({ job_id: job.jobId, status: job.status, subject_id: job.subjectId }, 202);
+    }
+    return c.json(compileResultToWire(await c.var.store.compileMemories(body.subject_id)), 200);
+  });
+
+  app.get("/v1/memories/compile/:jobId", async (c) => {
+    const jobId = parse(jobIdParam, c.req.param("jobId"), "path");
+    return c.json(compileJobToWire(await c.var.store.getCompileStatus(jobId)));
+  });
+
+  app.get("/v1/memories/search", async (c) => {
+    const query = parse(searchQuery, c.req.query(), "query");
+    const memories = await c.var.store.searchMemories(query.subject_id, {
+      ...(query.kind !== null ? { kind: query.kind } : {}),
+      ...(query.q !== null ? { q: query.q } : {}),
+      semantic: query.semantic,
+      limit: query.limit,
+    });
+    return c.json({ memories: memories.map(memoryToWire) });
+  });
+
+  app.post("/v1/context", async (c) => {
+    const body = await parseBody(c, contextBody, maxBodyBytes);
+    const bundle = await c.var.store.getContext(body.subject_id, body.task, {
+      ...(body.max_tokens !== null ? { maxTokens: body.max_tokens } : {}),
+      ...(body.session_id !== null ? { sessionId: body.session_id } : {}),
+    });
+    return c.json(contextBundleToWire(bundle));
+  });
+
+  app.get("/v1/timeline", async (c) => {
+    const query = parse(timelineQuery, c.req.query(), "query");
+    const timeline = await c.var.store.getTimeline(query.subject_id, {
+      limit: query.limit,
+      offset: query.offset,
+    });
+    return c.json(timelineToWire(timeline));
+  });
+
+  app.get("/v1/subjects", async (c) => {
+    const query = parse(subjectsQuery, c.req.query(), "query");
+    return c.json(subjectsToWire(await c.var.store.listSubjects(query)));
+  });
+
+  // `{.+}` also takes a subject id with an unencoded `/`, which Statewave cannot delete (§5.9).
+  app.delete("/v1/subjects/:subjectId{.+}", async (c) => {
+    const result = await c.var.store.deleteSubject(c.req.param("subjectId"));
+    return c.json(deleteSubjectToWire(result));
+  });
+
+  for (const [path, allowed] of [
+    ["/healthz", "GET"],
+    ["/health", "GET"],
+    ["/readyz", "GET"],
+    ["/ready", "GET"],
+    ["/v1/episodes", "POST"],
+    ["/v1/episodes/batch", "POST"],
+    ["/v1/memories/compile", "POST"],
+    ["/v1/memories/compile/:jobId", "GET"],
+    ["/v1/memories/search", "GET"],
+    ["/v1/context", "POST"],
+    ["/v1/timeline", "GET"],
+    ["/v1/subjects", "GET"],
+    ["/v1/subjects/:subjectId{.+}", "DELETE"],
+  ] as const) {
+    app.all(path, methodNotAllowed(allowed));
+  }
+}

@@ -1,0 +1,64 @@
+import { Box, Text } from "ink";
+import type { RunSummary } from "../../scenario/scenario-events.js";
+import { useTheme } from "../contexts/theme-context.js";
+import { compareRuns, comparisonColumns, comparisonHeadline } from "../format/comparison.js";
+import { textWidth } from "../format/text-width.js";
+
+export type ComparisonViewProps = {
+  readonly naive: RunSummary;
+  readonly statewave: RunSummary;
+  readonly width: number;
+};
+
+/** Rows the comparison takes: title, header, one per row, headline. */
+export function comparisonViewRows(): number {
+  return 3 + 7;
+}
+
+/** What each side wasted, line by line; the better value of each line in the success colour. */
+export function ComparisonView({ naive, statewave, width }: ComparisonViewProps) {
+  const theme = useTheme();
+  const rows = compareRuns(naive, statewave);
+  const labelWidth = Math.max(...rows.map((row) => textWidth(row.label))) + 2;
+  const valueWidth = Math.max(8, Math.floor((width - labelWidth) / 2));
+  const colorOf = (better: string, side: string) =>
+    better === "same" ? undefined : better === side ? theme.status.success : theme.status.error;
+  return (
+    <Box flexDirection="column" width={width}>
+      <Text bold>Comparison</Text>
+      <Box>
+        <Box width={labelWidth} flexShrink={0} />
+        <Box width={valueWidth} flexShrink={0}>
+          <Text bold color={theme.border.naive}>
+            {comparisonColumns.naive}
+          </Text>
+        </Box>
+        <Box width={valueWidth} flexShrink={0}>
+          <Text bold color={theme.border.statewave}>
+            {comparisonColumns.statewave}
+          </Text>
+        </Box>
+      </Box>
+      {rows.map((row) => (
+        <Box key={row.label}>
+          <Box width={labelWidth} flexShrink={0}>
+            <Text color={theme.text.muted}>{row.label}</Text>
+          </Box>
+          <Box width={valueWidth} flexShrink={0}>
+            <Text wrap="truncate-end" color={colorOf(row.better, "naive")}>
+              {row.naive}
+            </Text>
+          </Box>
+          <Box width={valueWidth} flexShrink={0}>
+            <Text wrap="truncate-end" color={colorOf(row.better, "statewave")}>
+              {row.statewave}
+            </Text>
+          </Box>
+        </Box>
+      ))}
+      <Text bold wrap="truncate-end">
+        {comparisonHeadline(naive, statewave)}
+      </Text>
+    </Box>
+  );
+}

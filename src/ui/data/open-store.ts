@@ -1,0 +1,63 @@
+import { existsSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import type { ContextStore } from "../../context/context-store.js";
+import { createContextStore, defaultDbPath } from "../../context/create-context-store.js";
+import { StoreOpenError } from "./store-open-error.js";
+
+/** Which store a command reads or writes, as its flags and the environment say. */
+export interface StoreSelection {
+  readonly store?: "embedded" | "statewave";
+  readonly db?: string;
+  readonly url?: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+}
+
+/** Where the selected store is: the embedded file path, or the server URL. */
+export function describeStoreLocation(selection: StoreSelection): {
+  kind: "embedded" | "statewave";
+  location: string;
+} {
+  const url = selection.url ?? (selection.env.STATEWAVE_URL || undefined);
+  const kind = selection.store ?? (url ? "statewave" : "embedded");
+  if (kind === "statewave") return { kind, location: url ?? "http://localhost:8100" };
+  const db = selection.db ?? (selection.env.SHARED_CTX_DB || undefined);
+  const location =
+    db === undefined
+      ? defaultDbPath(selection.cwd)
+      : db === ":memory:" || isAbsolute(db)
+        ? db
+        : resolve(selection.cwd, db);
+  return { kind, location };
+}
+
+/**
+ * Opens the selected store, turning a failure into a {@link StoreOpenError} that names it.
+ * @param options.mustExist refuse to create a new embedded file (commands that only read runs)
+ * @throws StoreOpenError
+ */
+export function openStore(selection: StoreSelection, options: { mustExist?: boolean } = {}): ContextStore {
+  const { kind, location } = describeStoreLocation(selection);
+  if (kind === "embedded" && options.mustExist && location !== ":memory:" && !existsSync(location)) {
+    throw new StoreOpenError({
+      location,
+      reason:
+        "the file does not exist (nothing has run here yet: try `shared-ctx demo`, or point --db / SHARED_CTX_DB at your store)",
+    });
+  }
+  try {
+    return createContextStore({
+      store: kind,
+      ...(selection.db !== undefined ? { db: selection.db } : {}),
+      ...(selection.url !== undefined ? { url: selection.url } : {}),
+      env: { ...selection.env },
+      cwd: selection.cwd,
+    });
+  } catch (error) {
+    throw new StoreOpenError({
+      location,
+      reason: error instanceof Error ? error.message : String(error),
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,38 @@
+import type { Episode, JsonValue } from "../../context/context-store.js";
+import { plural } from "./duration.js";
+
+/** Strings this long without a space are encoded blobs (CRDT updates, snapshots): never shown. */
+const blobLength = 48;
+
+function isBlob(value: string): boolean {
+  return value.length >= blobLength && !/\s/.test(value);
+}
+
+/** Bytes encoded by a base64 string (approximately, padding aside). */
+function base64Bytes(value: string): number {
+  return Math.floor((value.replace(/=+$/, "").length * 3) / 4);
+}
+
+function summariseValue(value: JsonValue): string {
+  if (typeof value === "string") return isBlob(value) ? `[${base64Bytes(value)} bytes]` : value;
+  if (Array.isArray(value)) return `[${plural(value.length, "item")}]`;
+  if (value !== null && typeof value === "object") return `{${Object.keys(value).join(", ")}}`;
+  return String(value);
+}
+
+/**
+ * One readable line for an episode that is not a run event: its content/text/summary when it has
+ * one, otherwise its short fields; encoded updates are shown as their size, never as base64.
+ */
+export function summariseEpisode(episode: Episode): string {
+  const payload = episode.payload;
+  for (const field of ["content", "text", "summary"]) {
+    const value = payload[field];
+    if (typeof value === "string" && value.trim()) {
+      const target = payload.target ?? payload.key;
+      return typeof target === "string" && !value.includes(target) ? `${target}: ${value}` : value;
+    }
+  }
+  const parts = Object.entries(payload).map(([key, value]) => `${key}=${summariseValue(value)}`);
+  return parts.length > 0 ? parts.join(" ") : "(empty)";
+}

@@ -1,0 +1,167 @@
+import { checkExhaustive } from "../../errors.js";
+import type { ScenarioEvent } from "../../scenario/scenario-events.js";
+import type { AgentDirectory } from "./agent-directory.js";
+import { formatDuration, formatTokens, plural } from "./duration.js";
+
+/** How a line reads: the views map tones to theme colours; the plain output ignores them. */
+export type LineTone = "normal" | "decision" | "skip" | "warning" | "error" | "success" | "muted";
+
+/** One human line for one event: `[Planner] DEPRECATING → legacy-session-token (replaced by JWT)`. */
+export interface EventLine {
+  readonly at: number;
+  /** The agent the line is about, or null for the run itself and the shared state. */
+  readonly agentId: string | null;
+  /** Shown in brackets: the agent's name, "Run" or "Shared state". */
+  readonly label: string;
+  readonly text: string;
+  readonly tone: LineTone;
+}
+
+/** The value of a decision as a verb: "deprecate" -> "DEPRECATING". */
+function decisionVerb(value: string): string {
+  const word = value.split(/[\s:]/)[0] ?? value;
+  if (/^deprecat/i.test(word)) return "DEPRECATING";
+  if (/^(build|keep|use|adopt)$/i.test(word)) return `DECIDING ${word.toUpperCase()}`;
+  return "DECIDING";
+}
+
+/** The decision's explanation without a repetition of its verb and target. */
+function decisionDetail(event: { target: string; value: string; content: string }): string {
+  const content = event.content.trim();
+  if (!content) return event.value;
+  // "Deprecate legacy-session-token: replaced by JWT" -> "replaced by JWT": the verb and the
+  // target are already on the line.
+  const lower = content.toLowerCase();
+  const target = event.target.toLowerCase();
+  const at = lower.indexOf(target);
+  if (at >= 0 && at <= 20) {
+    const rest = content.slice(at + target.length).replace(/^[\s:;,.\-—]+/, "");
+    if (rest) return rest;
+  }
+  return content;
+}
+
+function byAgent(
+  event: { at: number },
+  agentId: string,
+  agents: AgentDirectory,
+  text: string,
+  tone: LineTone = "normal",
+): EventLine {
+  return { at: event.at, agentId, label: agents.name(agentId), text, tone };
+}
+
+/** The line a pane (and the plain output) shows for an event. */
+export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): EventLine {
+  switch (event.type) {
+    case "run-start":
+      return {
+        at: event.at,
+        agentId: null,
+        label: "Run",
+        text: `${event.runId} started: ${event.scenario} (${event.brain})`,
+        tone: "muted",
+      };
+    case "agent-start":
+      return byAgent(event, event.agentId, agents, `Starting: ${event.taskSlice}`, "muted");
+    case "agent-log":
+      return byAgent(event, event.agentId, agents, event.text);
+    case "context-read": {
+      const known = event.decisions.length;
+      const first = event.decisions[0];
+      const text =
+        known === 0
+          ? "Read shared context: no decisions yet"
+          : `Read shared context → ${plural(known, "decision")}${first ? `: ${first}` : ""}${known > 1 ? " …" : ""}`;
+      const disputes =
+        event.disputes.length > 0 ? `; ${plural(event.disputes.length, "dispute")} open` : "";
+      return byAgent(event, event.agentId, agents, text + disputes, "muted");
+    }
+    case "message-send":
+      return byAgent(
+        event,
+        event.from,
+        agents,
+        `Message → ${event.to === "*" || event.to === "all" ? "everyone" : agents.name(event.to)}: ${event.content}`,
+      );
+    case "decision-write":
+      return byAgent(
+        event,
+        event.agentId,
+        agents,
+        `${decisionVerb(event.value)} → ${event.target} (${decisionDetail(event)})`,
+        "decision",
+      );
+    case "module-claim":
+      return byAgent(event, event.agentId, agents, `Claiming → ${event.module}`, "muted");
+    case "module-start":
+      return byAgent(event, event.agentId, agents, `Building → ${event.module}`);
+    case "module-end":
+      return byAgent(
+        event,
+        event.agentId,
+        agents,
+        `Built → ${event.module} (${formatTokens(event.tokens)} tokens, ${formatDuration(event.ms)})`,
+        "success",
+      );
+    case "module-skip":
+      return byAgent(
+        event,
+        event.agentId,
+        agents,
+        `Skipping → ${event.module} (${event.reason})`,
+        "skip",
+      );
+    case "module-cancel":
+      return byAgent(
+        event,
+        event.agentId,
+        agents,
+        `CANCELLED → ${event.module} (${event.reason}; ${formatTokens(event.tokensSpent)} tokens spent)`,
+        "warning",
+      );
+    case "escalation":
+      return {
+        at: event.at,
+        agentId: null,
+        label: "Shared state",
+        text: `ESCALATED → ${event.namespace}/${event.key}: ${event.contenders
+          .map((contender) => `${agents.name(contender.agentId)} wants ${contender.value}`)
+          .join(" vs ")}`,
+        tone: "warning",
+      };
+    case "escalation-resolve":
+      return {
+        at: event.at,
+        agentId: null,
+        label: "Shared state",
+        text: `Resolved → ${event.value} (by ${agents.name(event.by)})`,
+        tone: "success",
+      };
+    case "collision":
+      return byAgent(
+        event,
+        event.detectedBy,
+        agents,
+        `COLLISION → ${event.module}: ${event.description}`,
+        "error",
+      );
+    case "agent-end":
+      return byAgent(event, event.agentId, agents, "Done", "muted");
+    case "run-end":
+      return {
+        at: event.at,
+        agentId: null,
+        label: "Run",
+        text: `Finished in ${formatDuration(event.summary.totals.ms)}, ${formatTokens(event.summary.totals.tokens)} tokens`,
+        tone: "muted",
+      };
+    default:
+      return checkExhaustive(event);
+  }
+}
+
+/** The line as plain text: `[Planner] DEPRECATING → …`. */
+export function plainEventLine(line: EventLine): string {
+  return `[${line.label}] ${line.text}`;
+}

@@ -1,0 +1,179 @@
+import type { Episode, Memory, Timeline } from "../../context/context-store.js";
+import { fromRunEventEpisode } from "../../scenario/run-record.js";
+import type { RunSummary, ScenarioEvent } from "../../scenario/scenario-events.js";
+import { type AgentDirectory, agentDirectoryOf } from "./agent-directory.js";
+import { formatRelative, formatUtcTime } from "./duration.js";
+import { summariseEpisode } from "./episode-summary.js";
+import { describeEvent } from "./event-line.js";
+import { describeEscalations } from "./verdict.js";
+
+/** One row of the timeline table. */
+export interface TimelineRow {
+  readonly episodeId: string;
+  /** ISO-8601 UTC, as stored. */
+  readonly createdAt: string;
+  /** "14:03:07.250" (UTC). */
+  readonly time: string;
+  /** "T+4.0s": scenario time since the run started. */
+  readonly relative: string;
+  readonly agentId: string | null;
+  readonly agent: string;
+  /** The scenario event type (`decision-write`) or the episode type (`state_update`). */
+  readonly type: string;
+  readonly content: string;
+}
+
+/** A memory as the final-state section shows it. */
+export interface MemoryRow {
+  readonly id: string;
+  readonly kind: string;
+  readonly confidence: number;
+  readonly status: Memory["status"];
+  readonly content: string;
+  readonly validFrom: string;
+  readonly validTo: string | null;
+}
+
+/** What one agent received when it read the shared context. */
+export interface ReadRow {
+  readonly relative: string;
+  readonly agent: string;
+  readonly task: string;
+  readonly memoryCount: number;
+  readonly decisions: readonly string[];
+  readonly disputes: readonly string[];
+}
+
+/** Everything `shared-ctx timeline` shows about a run, built from the store's timeline. */
+export interface RunTimeline {
+  readonly runId: string;
+  readonly mode?: string;
+  readonly scenario?: string;
+  readonly brain?: string;
+  readonly startedAt?: string;
+  /** The run's events, in order. */
+  readonly events: readonly ScenarioEvent[];
+  readonly rows: readonly TimelineRow[];
+  readonly activeMemories: readonly MemoryRow[];
+  readonly supersededMemories: readonly MemoryRow[];
+  readonly escalations: readonly string[];
+  readonly reads: readonly ReadRow[];
+  /** Present once the run has ended. */
+  readonly summary?: RunSummary;
+}
+
+/** Filters for the table rows (the other sections are never filtered). */
+export interface TimelineFilter {
+  /** An agent id or display name, case-insensitive. */
+  readonly agent?: string;
+  /** An event type (`module-skip`) or episode type (`state_update`), case-insensitive. */
+  readonly type?: string;
+}
+
+function toMemoryRow(memory: Memory): MemoryRow {
+  return {
+    id: memory.id,
+    kind: memory.kind,
+    confidence: memory.confidence,
+    status: memory.status,
+    content: memory.content,
+    validFrom: memory.validFrom,
+    validTo: memory.validTo,
+  };
+}
+
+function rowFor(
+  episode: Episode,
+  event: ScenarioEvent | undefined,
+  lastAt: number,
+  agents: AgentDirectory,
+): TimelineRow {
+  if (event) {
+    const line = describeEvent(event, agents);
+    return {
+      episodeId: episode.id,
+      createdAt: episode.createdAt,
+      time: formatUtcTime(episode.createdAt),
+      relative: formatRelative(event.at),
+      agentId: line.agentId,
+      agent: line.label,
+      type: event.type,
+      content: line.text,
+    };
+  }
+  // Coordination episodes carry no scenario time: they happen in the step of the event before them.
+  const at = typeof episode.payload.at === "number" ? episode.payload.at : lastAt;
+  return {
+    episodeId: episode.id,
+    createdAt: episode.createdAt,
+    time: formatUtcTime(episode.createdAt),
+    relative: formatRelative(at),
+    agentId: episode.source,
+    agent: agents.name(episode.source),
+    type: episode.type,
+    content: summariseEpisode(episode),
+  };
+}
+
+function matches(row: TimelineRow, filter: TimelineFilter, agents: AgentDirectory): boolean {
+  if (filter.type && row.type.toLowerCase() !== filter.type.toLowerCase()) return false;
+  if (filter.agent) {
+    const wanted = filter.agent.toLowerCase();
+    const names = [row.agent, row.agentId ?? "", row.agentId ? agents.name(row.agentId) : ""];
+    if (!names.some((name) => name.toLowerCase() === wanted)) return false;
+  }
+  return true;
+}
+
+/** Builds the timeline view of a run from the store's episodes and memories of its subject. */
+export function buildRunTimeline(
+  runId: string,
+  timeline: Pick<Timeline, "episodes" | "memories">,
+  filter: TimelineFilter = {},
+): RunTimeline {
+  const events: ScenarioEvent[] = [];
+  const pairs: Array<{ episode: Episode; event: ScenarioEvent | undefined }> = [];
+  for (const episode of timeline.episodes) {
+    const event = fromRunEventEpisode(episode);
+    if (event) events.push(event);
+    pairs.push({ episode, event });
+  }
+  const agents = agentDirectoryOf(events);
+  let lastAt = 0;
+  const rows: TimelineRow[] = [];
+  for (const { episode, event } of pairs) {
+    if (event) lastAt = event.at;
+    const row = rowFor(episode, event, lastAt, agents);
+    if (matches(row, filter, agents)) rows.push(row);
+  }
+  const start = events.find((event) => event.type === "run-start");
+  const end = events.find((event) => event.type === "run-end");
+  const startEpisode = pairs.find((pair) => pair.event?.type === "run-start")?.episode;
+  return {
+    runId,
+    mode: start?.mode,
+    scenario: start?.scenario,
+    brain: start?.brain,
+    startedAt: startEpisode?.createdAt ?? timeline.episodes[0]?.createdAt,
+    events,
+    rows,
+    activeMemories: timeline.memories.filter((m) => m.status === "active").map(toMemoryRow),
+    supersededMemories: timeline.memories.filter((m) => m.status === "superseded").map(toMemoryRow),
+    escalations: describeEscalations(events, agents),
+    reads: events.flatMap((event) =>
+      event.type === "context-read"
+        ? [
+            {
+              relative: formatRelative(event.at),
+              agent: agents.name(event.agentId),
+              task: event.task,
+              memoryCount: event.memoryIds.length,
+              decisions: event.decisions,
+              disputes: event.disputes,
+            },
+          ]
+        : [],
+    ),
+    summary: end?.type === "run-end" ? end.summary : undefined,
+  };
+}

@@ -1,0 +1,163 @@
+import { formatDuration, formatTokens, formatUtcDateTime, plural } from "./duration.js";
+import type { MemoryRow, RunTimeline, TimelineRow } from "./run-timeline.js";
+import { fitWidth, textWidth, wrapText } from "./text-width.js";
+
+/** The table's header cells, in order. */
+export const timelineHeaders = [
+  "Time (UTC)",
+  "Relative",
+  "Agent",
+  "Event type",
+  "Content",
+] as const;
+
+/** Column widths for the rows at a terminal width; the content column takes what is left. */
+export interface TimelineColumns {
+  readonly time: number;
+  readonly relative: number;
+  readonly agent: number;
+  readonly type: number;
+  readonly content: number;
+}
+
+const gap = "  ";
+const minContent = 16;
+const memoryIndent = " ".repeat(14);
+
+function widest(values: readonly string[], header: string, cap: number): number {
+  return Math.min(cap, Math.max(textWidth(header), ...values.map(textWidth)));
+}
+
+/** Widths that fit `width` columns: fixed columns sized to their longest value, content wraps. */
+export function timelineColumns(rows: readonly TimelineRow[], width: number): TimelineColumns {
+  const time = 12;
+  const relative = widest(
+    rows.map((row) => row.relative),
+    timelineHeaders[1],
+    10,
+  );
+  const agent = widest(
+    rows.map((row) => row.agent),
+    timelineHeaders[2],
+    14,
+  );
+  const type = widest(
+    rows.map((row) => row.type),
+    timelineHeaders[3],
+    width < 100 ? 14 : 20,
+  );
+  const fixed = time + relative + agent + type + gap.length * 4;
+  return { time, relative, agent, type, content: Math.max(minContent, width - fixed) };
+}
+
+/** The header line and a rule, then each row with its content wrapped into the last column. */
+export function formatTimelineTable(rows: readonly TimelineRow[], width: number): string[] {
+  const columns = timelineColumns(rows, width);
+  const cells = (time: string, relative: string, agent: string, type: string, content: string) =>
+    [
+      fitWidth(time, columns.time),
+      fitWidth(relative, columns.relative),
+      fitWidth(agent, columns.agent),
+      fitWidth(type, columns.type),
+      content,
+    ]
+      .join(gap)
+      .trimEnd();
+  const [h1, h2, h3, h4, h5] = timelineHeaders;
+  const lines = [
+    cells(h1, h2, h3, h4, h5),
+    "─".repeat(
+      Math.min(
+        width,
+        columns.time +
+          columns.relative +
+          columns.agent +
+          columns.type +
+          columns.content +
+          gap.length * 4,
+      ),
+    ),
+  ];
+  for (const row of rows) {
+    const [first = "", ...rest] = wrapText(row.content, columns.content);
+    lines.push(cells(row.time, row.relative, row.agent, row.type, first));
+    for (const more of rest) lines.push(cells("", "", "", "", more));
+  }
+  if (rows.length === 0) lines.push("(no events match)");
+  return lines;
+}
+
+function memoryLine(memory: MemoryRow): string {
+  return `[${memory.kind}, confidence ${memory.confidence.toFixed(2)}] ${memory.content}`;
+}
+
+/**
+ * `lead` then `body` wrapped to `width`; continuation lines start with `indent` instead of `lead`.
+ * (wrapText collapses whitespace, so the lead's own spacing is kept outside it.)
+ */
+function wrapIndented(lead: string, body: string, width: number, indent = "  "): string[] {
+  const [first = "", ...rest] = wrapText(
+    body,
+    Math.max(minContent, width - Math.max(textWidth(lead), indent.length)),
+  );
+  return [lead + first, ...rest.map((line) => indent + line)];
+}
+
+/**
+ * The whole report: a heading, the table, then the final memory state, escalations with their
+ * resolutions, and which agent read what. Plain lines: the Ink view shows the same lines.
+ */
+export function formatTimelineReport(timeline: RunTimeline, width: number): string[] {
+  const heading = [
+    `Run ${timeline.runId}`,
+    timeline.mode ? `mode ${timeline.mode}` : undefined,
+    timeline.scenario ? `scenario ${timeline.scenario}` : undefined,
+    timeline.startedAt ? `started ${formatUtcDateTime(timeline.startedAt)}` : undefined,
+  ]
+    .filter((part) => part !== undefined)
+    .join(" · ");
+  const summary = timeline.summary;
+  const outcome = summary
+    ? `Outcome: ${summary.collision ? "collision" : summary.conflictsAvoided > 0 ? `${plural(summary.conflictsAvoided, "conflict")} avoided` : "no conflict"}; wasted ${plural(summary.wasted.modules, "module")}, ${formatTokens(summary.wasted.tokens)} tokens, ${formatDuration(summary.wasted.ms)}; total ${formatTokens(summary.totals.tokens)} tokens, ${formatDuration(summary.totals.ms)}`
+    : "Outcome: the run has not ended (yet)";
+
+  const section = (title: string, body: string[]) => [
+    "",
+    title,
+    ...(body.length > 0 ? body : ["  (none)"]),
+  ];
+  return [
+    ...wrapIndented("", heading, width),
+    ...wrapIndented("", outcome, width),
+    "",
+    ...formatTimelineTable(timeline.rows, width),
+    ...section(
+      `Final memory state: ${timeline.activeMemories.length} active, ${timeline.supersededMemories.length} superseded`,
+      [
+        ...timeline.activeMemories.flatMap((m) =>
+          wrapIndented("  active      ", memoryLine(m), width, memoryIndent),
+        ),
+        ...timeline.supersededMemories.flatMap((m) =>
+          wrapIndented("  superseded  ", memoryLine(m), width, memoryIndent),
+        ),
+      ],
+    ),
+    ...section(
+      "Escalations",
+      timeline.escalations.flatMap((line) => wrapIndented("  - ", line, width, "    ")),
+    ),
+    ...section(
+      "Who read what",
+      timeline.reads.flatMap((read) =>
+        wrapIndented(
+          "  ",
+          `${read.relative} ${read.agent} read ${plural(read.memoryCount, "memory", "memories")} for "${read.task}"${
+            read.decisions.length > 0 ? `: ${read.decisions.join("; ")}` : ""
+          }${read.disputes.length > 0 ? ` (disputes: ${read.disputes.join("; ")})` : ""}`,
+          width,
+          "    ",
+        ),
+      ),
+    ),
+  ];
+}

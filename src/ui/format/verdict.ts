@@ -1,0 +1,105 @@
+import type { RunSummary, ScenarioEvent } from "../../scenario/scenario-events.js";
+import { type AgentDirectory, agentDirectoryOf } from "./agent-directory.js";
+import { formatDuration, formatTokens, plural } from "./duration.js";
+
+/** What a finished run amounts to. */
+export type VerdictKind = "collision" | "avoided" | "escalated" | "clean";
+
+export interface Verdict {
+  readonly kind: VerdictKind;
+  /** The headline: "COLLISION DETECTED — both agents already finished; …". */
+  readonly title: string;
+  /** Supporting lines: what collided or what was skipped, and what it cost. */
+  readonly details: readonly string[];
+  /** One line per escalation, with its resolution or "open". */
+  readonly escalations: readonly string[];
+}
+
+/** The escalations of a run, each with its contenders and its resolution. */
+export function describeEscalations(
+  events: readonly ScenarioEvent[],
+  agents: AgentDirectory = agentDirectoryOf(events),
+): string[] {
+  const resolutions = new Map<string, { by: string; value: string }>();
+  for (const event of events) {
+    if (event.type === "escalation-resolve") resolutions.set(event.escalationId, event);
+  }
+  const lines: string[] = [];
+  for (const event of events) {
+    if (event.type !== "escalation") continue;
+    const contenders = event.contenders
+      .map((contender) => `${agents.name(contender.agentId)}: ${contender.value}`)
+      .join(" vs ");
+    const resolution = resolutions.get(event.escalationId);
+    const outcome = resolution
+      ? `resolved to ${resolution.value} by ${agents.name(resolution.by)}`
+      : "open, waiting for a decision";
+    lines.push(`${event.namespace}/${event.key}: ${contenders} (${outcome})`);
+  }
+  return lines;
+}
+
+/** "the Coder read the Planner's decision before acting", named after the agents involved. */
+function avoidedHeadline(events: readonly ScenarioEvent[], agents: AgentDirectory): string {
+  for (const event of events) {
+    if (event.type === "module-skip" && event.causedBy) {
+      return `CONFLICT AVOIDED — the ${agents.name(event.agentId)} read the ${agents.name(event.causedBy)}'s decision before acting`;
+    }
+  }
+  for (const event of events) {
+    if (event.type === "module-cancel") {
+      const cause = event.causedBy ? `the ${agents.name(event.causedBy)}'s decision` : "a decision";
+      return `CONFLICT AVOIDED — the ${agents.name(event.agentId)} stopped as soon as ${cause} landed`;
+    }
+  }
+  return "CONFLICT AVOIDED — the agents read each other's decisions before acting";
+}
+
+/** The verdict a pane shows when its run has ended. */
+export function verdictFor(summary: RunSummary, events: readonly ScenarioEvent[]): Verdict {
+  const agents = agentDirectoryOf(events);
+  const escalations = describeEscalations(events, agents);
+  const wasted = `Built in vain: ${plural(summary.wasted.modules, "module")} (${formatTokens(summary.wasted.tokens)} tokens, ${formatDuration(summary.wasted.ms)})`;
+
+  if (summary.collision) {
+    const collisions = events.flatMap((event) =>
+      event.type === "collision" ? [`${event.module}: ${event.description}`] : [],
+    );
+    return {
+      kind: "collision",
+      title:
+        "COLLISION DETECTED — both agents already finished; the wasted compute cannot be recovered",
+      details: [...collisions, wasted],
+      escalations,
+    };
+  }
+  if (summary.conflictsAvoided > 0) {
+    const prevented = events.flatMap((event) =>
+      event.type === "module-skip"
+        ? [`Skipped ${event.module}: ${event.reason}`]
+        : event.type === "module-cancel"
+          ? [`Cancelled ${event.module} mid-build: ${event.reason}`]
+          : [],
+    );
+    return {
+      kind: "avoided",
+      title: avoidedHeadline(events, agents),
+      details: [...prevented, wasted],
+      escalations,
+    };
+  }
+  if (summary.escalations > 0) {
+    return {
+      kind: "escalated",
+      title: `ESCALATED — ${plural(summary.escalations, "conflicting decision")} handed over instead of silently overwritten`,
+      details: [wasted],
+      escalations,
+    };
+  }
+  return {
+    kind: "clean",
+    title: "NO CONFLICT — nothing the agents built contradicted a decision",
+    details: [wasted],
+    escalations,
+  };
+}

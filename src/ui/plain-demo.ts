@@ -1,0 +1,83 @@
+import type { RunMode, RunSummary, ScenarioEvent } from "../scenario/scenario-events.js";
+import {
+  formatComparisonPlain,
+  formatEventLinePlain,
+  formatRunHeader,
+  formatVerdictPlain,
+} from "./format/plain-run.js";
+import { verdictFor } from "./format/verdict.js";
+import type { DemoRuns, RunEventSource } from "./run-source.js";
+
+/** Where plain output goes (stdout, or a buffer in tests). */
+export interface PlainOutput {
+  write(chunk: string): unknown;
+}
+
+/** Collects a run's events from the start, so nothing is lost while the other run is printed. */
+function record(source: RunEventSource): { events: ScenarioEvent[]; stop: () => void } {
+  const events: ScenarioEvent[] = [];
+  const stop = source.subscribe((event) => events.push(event));
+  return { events, stop };
+}
+
+function writeLines(output: PlainOutput, lines: readonly string[]): void {
+  output.write(`${lines.join("\n")}\n`);
+}
+
+async function printRun(
+  output: PlainOutput,
+  mode: RunMode,
+  source: RunEventSource,
+  events: ScenarioEvent[],
+): Promise<RunSummary> {
+  // Print what has happened so far, then follow live until the end.
+  let printed = 0;
+  const flush = () => {
+    for (; printed < events.length; printed++) {
+      const event = events[printed] as ScenarioEvent;
+      if (event.type === "run-start") writeLines(output, [formatRunHeader(events)]);
+      else if (event.type !== "run-end") writeLines(output, [formatEventLinePlain(event, events)]);
+    }
+  };
+  flush();
+  const stop = source.subscribe(() => flush());
+  try {
+    const summary = await source.done;
+    flush();
+    writeLines(output, [...formatVerdictPlain(verdictFor(summary, events)), ""]);
+    return summary;
+  } catch (error) {
+    flush();
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`the ${mode} run failed: ${message}`, { cause: error });
+  } finally {
+    stop();
+  }
+}
+
+/**
+ * The demo without a terminal (a pipe, CI): both pipelines run at the same time, and their lines
+ * are printed one run after the other (naive live, shared context once naive is done), each with
+ * its verdict, then the comparison.
+ */
+export async function printDemoPlain(
+  runs: DemoRuns,
+  output: PlainOutput,
+  options: { width?: number } = {},
+): Promise<{ naive: RunSummary; statewave: RunSummary }> {
+  const naive = record(runs.naive);
+  const statewave = record(runs.statewave);
+  try {
+    const naiveSummary = await printRun(output, "naive", runs.naive, naive.events);
+    const statewaveSummary = await printRun(output, "statewave", runs.statewave, statewave.events);
+    writeLines(output, [
+      ...formatComparisonPlain(naiveSummary, statewaveSummary, options.width),
+      "",
+      `Timeline of the shared-context run: shared-ctx timeline ${statewaveSummary.runId}`,
+    ]);
+    return { naive: naiveSummary, statewave: statewaveSummary };
+  } finally {
+    naive.stop();
+    statewave.stop();
+  }
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import {
+  compileEpisode,
+  defaultConfidenceByKind,
+  episodeText,
+  firstCodePoints,
+  memoryKindFor,
+} from "../../src/context/compile-memories.js";
+
+describe("memoryKindFor", () => {
+  it.each([
+    ["architectural_decision", "architectural_decision"],
+    ["implementation_note", "implementation_note"],
+    ["review_finding", "review_finding"],
+    ["procedure", "procedure"],
+    ["decision", "architectural_decision"],
+    ["message", "episode_summary"],
+    ["something_else", "episode_summary"],
+  ])("%s -> %s", (type, kind) => {
+    expect(memoryKindFor(type)).toBe(kind);
+  });
+});
+
+describe("episodeText", () => {
+  it("takes content, then text, then summary", () => {
+    expect(episodeText({ content: "c", text: "t", summary: "s" })).toBe("c");
+    expect(episodeText({ text: "t", summary: "s" })).toBe("t");
+    expect(episodeText({ summary: "s" })).toBe("s");
+    expect(episodeText({ content: "  ", text: "t" })).toBe("t");
+  });
+
+  it("renders chat messages and non-string values", () => {
+    expect(
+      episodeText({
+        messages: [
+          { role: "user", content: "hi" },
+          { role: "agent", content: "yo" },
+        ],
+      }),
+    ).toBe("user: hi\nagent: yo");
+    expect(episodeText({ content: 42 })).toBe("42");
+    expect(episodeText({ content: { a: 1 } })).toBe('{"a":1}');
+    expect(episodeText({ messages: "not a list" })).toBe("");
+    expect(episodeText({})).toBe("");
+  });
+});
+
+describe("compileEpisode", () => {
+  it("builds a draft with kind, confidence, target and attribution", () => {
+    expect(
+      compileEpisode({
+        type: "architectural_decision",
+        source: "architect",
+        payload: { content: "Use RS256", target: "auth.token", confidence: 0.65 },
+      }),
+    ).toEqual({
+      kind: "architectural_decision",
+      content: "Use RS256",
+      summary: "Use RS256",
+      confidence: 0.65,
+      target: "auth.token",
+      metadata: {
+        source: "architect",
+        episodeType: "architectural_decision",
+        target: "auth.token",
+      },
+    });
+  });
+
+  it("uses payload.key as the target and the per-kind default confidence", () => {
+    const draft = compileEpisode({
+      type: "review_finding",
+      source: "r",
+      payload: { text: "x", key: "k" },
+    });
+    expect(draft?.target).toBe("k");
+    expect(draft?.confidence).toBe(defaultConfidenceByKind.review_finding);
+  });
+
+  it.each([[-0.1], [1.5], ["0.9"], [Number.NaN]])(
+    "ignores an out-of-range confidence %s",
+    (confidence) => {
+      const draft = compileEpisode({
+        type: "implementation_note",
+        source: "a",
+        payload: { content: "x", confidence: confidence as number },
+      });
+      expect(draft?.confidence).toBe(defaultConfidenceByKind.implementation_note);
+    },
+  );
+
+  it.each(["state_update", "state_snapshot", "run_event"])("never compiles %s", (type) => {
+    expect(compileEpisode({ type, source: "a", payload: { content: "x" } })).toBeNull();
+  });
+
+  it("skips an episode with no text", () => {
+    expect(compileEpisode({ type: "message", source: "a", payload: { other: 1 } })).toBeNull();
+  });
+
+  it("cuts the summary at 200 code points, never inside an emoji", () => {
+    const content = "🚀".repeat(250);
+    const draft = compileEpisode({ type: "message", source: "a", payload: { content } });
+    expect(draft?.content).toBe(content);
+    expect([...(draft?.summary ?? "")]).toHaveLength(200);
+    expect(firstCodePoints("a🚀b", 2)).toBe("a🚀");
+  });
+});

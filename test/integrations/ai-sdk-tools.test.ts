@@ -1,0 +1,182 @@
+import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
+import { generateText, stepCountIs } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { SharedContext } from "../../src/context/shared-context.js";
+import { SharedState } from "../../src/crdt/shared-state.js";
+import { sharedContextTools } from "../../src/integrations/ai-sdk-tools.js";
+
+const subjectId = "repo-auth";
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
+
+function toolCallStep(
+  calls: Array<{ toolName: string; input: unknown }>,
+): LanguageModelV3GenerateResult {
+  return {
+    content: calls.map((call, index) => ({
+      type: "tool-call",
+      toolCallId: `call-${call.toolName}-${index}`,
+      toolName: call.toolName,
+      input: JSON.stringify(call.input),
+    })),
+    finishReason: { unified: "tool-calls", raw: "tool_calls" },
+    usage,
+    warnings: [],
+  };
+}
+
+function textStep(text: string): LanguageModelV3GenerateResult {
+  return {
+    content: [{ type: "text", text }],
+    finishReason: { unified: "stop", raw: "stop" },
+    usage,
+    warnings: [],
+  };
+}
+
+describe("sharedContextTools", () => {
+  let store: EmbeddedStore;
+  let state: SharedState;
+  let shared: SharedContext;
+
+  beforeEach(async () => {
+    store = new EmbeddedStore({ path: ":memory:" });
+    state = await SharedState.open({ store, subjectId, agentId: "coder" });
+    shared = new SharedContext({ store, subjectId, state });
+  });
+
+  afterEach(async () => {
+    await shared.close();
+    await state.close();
+    await store.close();
+  });
+
+  it("offers both tools to the model with their input schemas", async () => {
+    const model = new MockLanguageModelV3({ doGenerate: [textStep("nothing to do")] });
+
+    await generateText({
+      model,
+      tools: sharedContextTools(shared, { callerId: "coder" }),
+      prompt: "Add login",
+    });
+
+    const tools = model.doGenerateCalls[0]?.tools ?? [];
+    expect(tools.map((offered) => offered.name).sort()).toEqual([
+      "check_shared_decisions",
+      "publish_decision",
+    ]);
+    const publish = tools.find((offered) => offered.name === "publish_decision");
+    expect(publish?.type === "function" && publish.inputSchema).toMatchObject({
+      type: "object",
+      required: ["content"],
+    });
+  });
+
+  it("lets the model read another agent's decision before acting, then publish its own", async () => {
+    await shared.decide("planner", "Deprecate legacy-session-token; use JWT", {
+      kind: "architectural_decision",
+      target: "legacy-session-token",
+    });
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        toolCallStep([
+          { toolName: "check_shared_decisions", input: { task: "build the login endpoint" } },
+        ]),
+        toolCallStep([
+          {
+            toolName: "publish_decision",
+            input: {
+              content: "Login issues a JWT; no session tokens",
+              kind: "implementation_note",
+              target: "login-endpoint",
+              confidence: 0.8,
+            },
+          },
+        ]),
+        textStep("done"),
+      ],
+    });
+
+    const result = await generateText({
+      model,
+      tools: sharedContextTools(shared, { callerId: "coder" }),
+      stopWhen: stepCountIs(5),
+      prompt: "Build the login endpoint",
+    });
+
+    expect(result.text).toBe("done");
+    expect(model.doGenerateCalls).toHaveLength(3);
+
+    // What the check returned is what the model saw on its next call.
+    const checked = result.steps[0]?.toolResults[0];
+    expect(checked?.toolName).toBe("check_shared_decisions");
+    expect(JSON.stringify(checked?.output)).toContain("Deprecate legacy-session-token");
+    expect(JSON.stringify(model.doGenerateCalls[1]?.prompt)).toContain(
+      "Deprecate legacy-session-token",
+    );
+
+    // The published note is in the store, attributed to the caller, compiled into a memory.
+    const timeline = await store.getTimeline(subjectId);
+    const published = timeline.episodes.find(
+      (episode) => episode.payload.content === "Login issues a JWT; no session tokens",
+    );
+    expect(published).toMatchObject({ source: "coder", type: "implementation_note" });
+    const notes = await store.searchMemories(subjectId, { kind: "implementation_note" });
+    expect(notes.map((memory) => memory.content)).toContain(
+      "Login issues a JWT; no session tokens",
+    );
+
+    const publishResult = result.steps[1]?.toolResults[0];
+    expect(publishResult?.output).toMatchObject({
+      episodeId: published?.id,
+      memories: [{ kind: "implementation_note", content: "Login issues a JWT; no session tokens" }],
+    });
+  });
+
+  it("publishes as an architectural decision when the model names no kind", async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        toolCallStep([{ toolName: "publish_decision", input: { content: "Use Postgres 16" } }]),
+        textStep("ok"),
+      ],
+    });
+
+    await generateText({
+      model,
+      tools: sharedContextTools(shared, { callerId: "planner" }),
+      stopWhen: stepCountIs(3),
+      prompt: "Pick a database",
+    });
+
+    const decisions = await store.searchMemories(subjectId, { kind: "architectural_decision" });
+    expect(decisions.map((memory) => memory.content)).toEqual(["Use Postgres 16"]);
+  });
+
+  it("shows a caller what changed since its last read", async () => {
+    const tools = sharedContextTools(shared, { callerId: "coder" });
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        toolCallStep([{ toolName: "check_shared_decisions", input: { task: "login" } }]),
+        textStep("first"),
+        toolCallStep([{ toolName: "check_shared_decisions", input: { task: "login" } }]),
+        textStep("second"),
+      ],
+    });
+
+    await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: "first look" });
+    await shared.decide("planner", "Tokens expire after 15 minutes", {
+      kind: "architectural_decision",
+      target: "token-lifetime",
+    });
+    const second = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: "again" });
+
+    expect(second.steps[0]?.toolResults[0]?.output).toMatchObject({
+      changedSinceLastRead: [{ content: "Tokens expire after 15 minutes" }],
+    });
+  });
+});

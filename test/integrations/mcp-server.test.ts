@@ -1,0 +1,106 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useTempDir } from "../support/temp-dir.js";
+import { connectMcpAgent, type McpAgent } from "./mcp-client.js";
+
+/** Polls `read` until `check` passes: the other process imports our writes on its own schedule. */
+async function eventually<T>(read: () => Promise<T>, check: (value: T) => void): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await read();
+    try {
+      check(value);
+      return value;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+  }
+}
+
+describe("shared-ctx mcp: two agents in two processes on one database", () => {
+  const tempDir = useTempDir("shared-ctx-mcp-");
+  let alice: McpAgent;
+  let bob: McpAgent;
+
+  beforeAll(async () => {
+    const dbPath = join(tempDir(), "store.db");
+    [alice, bob] = await Promise.all([
+      connectMcpAgent({ subjectId: "repo", agentId: "alice", dbPath }),
+      connectMcpAgent({ subjectId: "repo", agentId: "bob", dbPath }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([alice?.close(), bob?.close()]);
+  });
+
+  it("offers the shared-context tools", async () => {
+    const { tools } = await alice.client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      "check_shared_decisions",
+      "get_state",
+      "get_timeline",
+      "publish_decision",
+      "put_state",
+      "resolve_escalation",
+    ]);
+  });
+
+  it("lets one agent read what the other published", async () => {
+    const published = await alice.call("publish_decision", {
+      content: "Deprecate legacy-session-token; use JWT",
+      target: "legacy-session-token",
+    });
+    expect(published).toMatchObject({
+      memories: [{ kind: "architectural_decision", content: "Deprecate legacy-session-token; use JWT" }],
+    });
+
+    const read = await bob.call("check_shared_decisions", { task: "rebuild legacy-session-token" });
+    expect(read.decisions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ content: "Deprecate legacy-session-token; use JWT" }),
+      ]),
+    );
+
+    const timeline = await bob.call("get_timeline", {});
+    expect(timeline.episodes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          source: "alice",
+          type: "architectural_decision",
+          text: "Deprecate legacy-session-token; use JWT",
+        }),
+      ]),
+    );
+  });
+
+  it("merges concurrent list writes to one key and escalates a scalar conflict", async () => {
+    await Promise.all([
+      alice.call("put_state", { namespace: "plan", key: "owners", value: ["alice"] }),
+      bob.call("put_state", { namespace: "plan", key: "owners", value: ["bob"] }),
+      alice.call("put_state", { namespace: "plan", key: "database", value: "postgres" }),
+      bob.call("put_state", { namespace: "plan", key: "database", value: "mysql" }),
+    ]);
+
+    for (const agent of [alice, bob]) {
+      const plan = await eventually(
+        () => agent.call("get_state", { namespace: "plan" }),
+        (state) => {
+          expect(state.fields).toMatchObject({ database: { disputed: true } });
+          expect((state.fields as { owners: unknown }).owners).toHaveLength(2);
+        },
+      );
+      const fields = plan.fields as { owners: string[]; database: { contenders: unknown[] } };
+      expect([...fields.owners].sort()).toEqual(["alice", "bob"]);
+      expect(fields.database.contenders).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ agentId: "alice", value: "postgres" }),
+          expect.objectContaining({ agentId: "bob", value: "mysql" }),
+        ]),
+      );
+      expect(plan.escalations).toEqual([
+        expect.objectContaining({ namespace: "plan", key: "database" }),
+      ]);
+    }
+  });
+});

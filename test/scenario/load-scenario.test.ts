@@ -1,0 +1,103 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  defaultScenarioName,
+  listScenarios,
+  loadScenario,
+  ScenarioValidationError,
+  scenarioFromTask,
+} from "../../src/scenario/load-scenario.js";
+import { useTempDir } from "../support/temp-dir.js";
+
+const tempDir = useTempDir("shared-ctx-scenario-");
+
+describe("listScenarios", () => {
+  it("lists the five shipped scenarios, the default first", async () => {
+    const names = (await listScenarios()).map((scenario) => scenario.name);
+    expect(names[0]).toBe(defaultScenarioName);
+    expect([...names].sort()).toEqual([
+      "auth-jwt",
+      "disagreeing-planners",
+      "late-decision",
+      "payments-stripe",
+      "two-coders",
+    ]);
+  });
+});
+
+describe("loadScenario", () => {
+  it("loads a shipped scenario by name, with defaults applied", async () => {
+    const scenario = await loadScenario("auth-jwt");
+    expect(scenario.inventory).toContain("legacy-session-token");
+    expect(scenario.agents.map((agent) => agent.role)).toEqual(["planner", "coder", "reviewer"]);
+    expect(scenario.agents[2]?.startAtMs).toBe(0);
+    expect(scenario.expected?.statewave.cancelledModules).toEqual([]);
+  });
+
+  it("loads a JSON file by path relative to cwd", async () => {
+    const dir = tempDir();
+    const shipped = await loadScenario("auth-jwt");
+    writeFileSync(join(dir, "mine.json"), JSON.stringify({ ...shipped, name: "mine" }));
+    const scenario = await loadScenario("mine.json", { cwd: dir });
+    expect(scenario.name).toBe("mine");
+  });
+
+  it("refuses an invalid file naming the file, the field and what was expected", async () => {
+    const dir = tempDir();
+    const path = join(dir, "bad.yaml");
+    writeFileSync(
+      path,
+      [
+        "name: bad",
+        "title: Bad",
+        "task: Do things",
+        "agents:",
+        "  - { id: planner, role: planer, name: P, color: cyan }",
+        "timings: { thinkMs: 10, moduleMs: 10, reviewMs: 10 }",
+        "costs: { tokensPerThink: 1, tokensPerModule: 1, tokensPerReview: 1 }",
+      ].join("\n"),
+    );
+    const error = await loadScenario(path).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ScenarioValidationError);
+    const validation = error as ScenarioValidationError;
+    expect(validation.path).toBe(path);
+    expect(validation.issues).toContainEqual({
+      field: "agents.0.role",
+      expected: 'one of "planner"|"coder"|"reviewer"',
+    });
+    expect(validation.message).toContain(path);
+    expect(validation.message).toContain("agents.0.role");
+  });
+
+  it("refuses a team without a Coder", async () => {
+    const shipped = await loadScenario("auth-jwt");
+    const dir = tempDir();
+    const agents = shipped.agents.filter((agent) => agent.role !== "coder");
+    writeFileSync(join(dir, "nocoder.json"), JSON.stringify({ ...shipped, agents }));
+    const error = (await loadScenario("nocoder.json", { cwd: dir }).catch((caught: unknown) => caught)) as ScenarioValidationError;
+    expect(error.issues).toEqual([{ field: "agents", expected: 'at least one agent with role "coder"' }]);
+  });
+
+  it("refuses a file that is not valid YAML", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "broken.yaml"), "name: [unclosed");
+    await expect(loadScenario("broken.yaml", { cwd: dir })).rejects.toThrow(/valid syntax/);
+  });
+
+  it("refuses an unknown name, listing the shipped ones", async () => {
+    await expect(loadScenario("nope")).rejects.toThrow(/auth-jwt, disagreeing-planners/);
+  });
+});
+
+describe("scenarioFromTask", () => {
+  it("gives the Planner the decision and the Coder the work plus the modules it touches", () => {
+    const scenario = scenarioFromTask("Build a payment service. Deprecate legacy Stripe v1 module.");
+    const slice = (role: string) => scenario.agents.find((agent) => agent.role === role)?.slice;
+    expect(slice("planner")).toBe("Deprecate legacy Stripe v1 module.");
+    expect(slice("coder")).toContain("Build a payment service.");
+    expect(slice("coder")).toContain("legacy-stripe-v1");
+    expect(scenario.inventory).toEqual(["legacy-stripe-v1"]);
+    expect(scenario.agents.every((agent) => agent.decisions === undefined && agent.modules === undefined)).toBe(true);
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { agentDirectoryOf } from "../../../src/ui/format/agent-directory.js";
+import { describeEvent, plainEventLine } from "../../../src/ui/format/event-line.js";
+import {
+  escalationEvents,
+  naiveCollisionEvents,
+  statewaveAvoidedEvents,
+} from "../../support/fixtures/run-events.js";
+
+describe("describeEvent", () => {
+  it("gives every event of a run one agent-labelled line", () => {
+    const events = statewaveAvoidedEvents();
+    const agents = agentDirectoryOf(events);
+    const lines = events.map((event) => plainEventLine(describeEvent(event, agents)));
+    expect(lines).toContain("[Planner] DEPRECATING → legacy-session-token (replaced by JWT)");
+    expect(lines).toContain("[Coder] Reading shared context before starting…");
+    expect(lines).toContain("[Coder] Skipping → legacy-session-token (deprecated by Planner)");
+  });
+
+  it("names the collision and who found it", () => {
+    const events = naiveCollisionEvents();
+    const collision = events.find((event) => event.type === "collision");
+    expect(collision).toBeDefined();
+    const line = describeEvent(collision!, agentDirectoryOf(events));
+    expect(line).toMatchObject({ label: "Reviewer", tone: "error" });
+    expect(line.text).toBe(
+      "COLLISION → legacy-session-token: built after the Planner deprecated it",
+    );
+  });
+
+  it("lists both sides of an escalation by name", () => {
+    const events = escalationEvents();
+    const escalation = events.find((event) => event.type === "escalation");
+    const line = describeEvent(escalation!, agentDirectoryOf(events));
+    expect(plainEventLine(line)).toBe(
+      "[Shared state] ESCALATED → decisions/session-format: Planner A wants jwt vs Planner B wants opaque",
+    );
+  });
+
+  it("falls back to a readable name for an agent the run did not announce", () => {
+    const line = describeEvent(
+      { runId: "sw-00000000", at: 0, type: "agent-end", agentId: "coder-2" },
+      agentDirectoryOf([]),
+    );
+    expect(line.label).toBe("Coder-2");
+  });
+});

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import {
+  fitTail,
+  fitWidth,
+  stripAnsi,
+  textWidth,
+  truncate,
+  wrapText,
+} from "../../../src/ui/format/text-width.js";
+
+describe("text width", () => {
+  it("ignores ANSI escapes", () => {
+    expect(stripAnsi("\u001B[31mred\u001B[39m")).toBe("red");
+    expect(textWidth("\u001B[1m→ ok\u001B[22m")).toBe(4);
+  });
+
+  it("truncates with an ellipsis and pads to a width", () => {
+    expect(truncate("legacy-session-token", 10)).toBe("legacy-se…");
+    expect(truncate("short", 10)).toBe("short");
+    expect(fitWidth("ab", 4)).toBe("ab  ");
+    expect(fitWidth("abcdef", 4)).toBe("abc…");
+  });
+
+  it.each([10, 16, 30])("wraps so that no line exceeds %i columns", (width) => {
+    const text =
+      "[Planner] DEPRECATING → legacy-session-token-with-a-very-long-name (replaced by JWT)";
+    const lines = wrapText(text, width);
+    for (const line of lines) expect(textWidth(line)).toBeLessThanOrEqual(width);
+    expect(lines.join("").replace(/\s/g, "")).toBe(text.replace(/\s/g, ""));
+  });
+
+  it("keeps the newest items that fit in the rows", () => {
+    const items = ["one", "two words here that wrap", "three"];
+    expect(fitTail(items, (item) => item, 10, 4)).toEqual(["two words here that wrap", "three"]);
+    expect(fitTail(items, (item) => item, 10, 1)).toEqual(["three"]);
+  });
+});

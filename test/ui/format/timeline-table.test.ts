@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import { buildRunTimeline } from "../../../src/ui/format/run-timeline.js";
+import { formatRunsTable } from "../../../src/ui/format/runs-table.js";
+import { textWidth } from "../../../src/ui/format/text-width.js";
+import {
+  formatTimelineReport,
+  formatTimelineTable,
+} from "../../../src/ui/format/timeline-table.js";
+import { episodesOf, memory, stateUpdateEpisode } from "../../support/fixtures/run-episodes.js";
+import { naiveCollisionEvents, statewaveAvoidedEvents } from "../../support/fixtures/run-events.js";
+
+function statewaveTimeline(filter = {}) {
+  const episodes = episodesOf(statewaveAvoidedEvents());
+  episodes.splice(4, 0, stateUpdateEpisode("sw-4e5f6a7b", "coder", episodes[3]!.createdAt));
+  return buildRunTimeline(
+    "sw-4e5f6a7b",
+    {
+      episodes,
+      memories: [
+        memory({
+          id: "m-0",
+          content: "Keep legacy-session-token",
+          status: "superseded",
+          confidence: 0.6,
+          validTo: "2025-06-01T12:00:00.200Z",
+        }),
+        memory({ id: "m-1", content: "Deprecate legacy-session-token: replaced by JWT" }),
+      ],
+    },
+    filter,
+  );
+}
+
+describe("buildRunTimeline", () => {
+  it("turns run events into rows with UTC time, relative time, agent, type and content", () => {
+    const timeline = statewaveTimeline();
+    const skip = timeline.rows.find((row) => row.type === "module-skip");
+    expect(skip).toMatchObject({
+      time: "12:00:00.250",
+      relative: "T+2.5s",
+      agent: "Coder",
+      content: "Skipping → legacy-session-token (deprecated by Planner)",
+    });
+    expect(timeline.summary?.conflictsAvoided).toBe(1);
+    expect(timeline.mode).toBe("statewave");
+  });
+
+  it("summarises coordination episodes without base64", () => {
+    const row = statewaveTimeline().rows.find((candidate) => candidate.type === "state_update");
+    expect(row?.content).toBe("update=[48 bytes] namespace=modules");
+    expect(row?.relative).toBe("T+2.0s");
+  });
+
+  it("filters rows by agent name or id and by type, case-insensitively", () => {
+    expect(
+      statewaveTimeline({ agent: "planner" }).rows.every((row) => row.agent === "Planner"),
+    ).toBe(true);
+    expect(statewaveTimeline({ agent: "Planner" }).rows).toHaveLength(3);
+    expect(statewaveTimeline({ type: "MODULE-SKIP" }).rows).toHaveLength(1);
+  });
+
+  it("collects who read what and the memory state", () => {
+    const timeline = statewaveTimeline();
+    expect(timeline.reads).toEqual([
+      {
+        relative: "T+2.5s",
+        agent: "Coder",
+        task: "Implement the auth modules",
+        memoryCount: 1,
+        decisions: ["legacy-session-token: deprecate (replaced by JWT)"],
+        disputes: [],
+      },
+    ]);
+    expect(timeline.activeMemories.map((m) => m.id)).toEqual(["m-1"]);
+    expect(timeline.supersededMemories.map((m) => m.id)).toEqual(["m-0"]);
+  });
+});
+
+describe.each([80, 120])("the timeline report at %i columns", (width) => {
+  const lines = formatTimelineReport(statewaveTimeline(), width);
+
+  it("never exceeds the width", () => {
+    for (const line of lines) expect(textWidth(line)).toBeLessThanOrEqual(width);
+  });
+
+  it("has the table header, the memory state, escalations and reads", () => {
+    expect(lines.find((line) => line.startsWith("Time (UTC)"))).toMatch(
+      /^Time \(UTC\)\s+Relative\s+Agent\s+Event type\s+Content$/,
+    );
+    expect(lines).toContain("Final memory state: 1 active, 1 superseded");
+    expect(lines.join("\n")).toContain("active      [architectural_decision, confidence 0.90]");
+    expect(lines.join("\n")).toContain(
+      "superseded  [architectural_decision, confidence 0.60] Keep",
+    );
+    expect(lines).toContain("Who read what");
+    expect(lines.join("\n")).toMatch(
+      /T\+2\.5s Coder read 1 memory for "Implement the auth modules"/,
+    );
+  });
+
+  it("lays the table out in stable columns", () => {
+    expect(formatTimelineTable(statewaveTimeline().rows, width)).toMatchSnapshot();
+  });
+});
+
+describe("formatRunsTable", () => {
+  it("lists id, mode, scenario, when and outcome", () => {
+    const naive = naiveCollisionEvents();
+    const end = naive.at(-1);
+    const lines = formatRunsTable(
+      [
+        {
+          runId: "sw-4e5f6a7b",
+          mode: "statewave",
+          scenario: "auth-jwt",
+          startedAt: "2025-06-01T12:00:00.000Z",
+        },
+        {
+          runId: "nv-0a1b2c3d",
+          mode: "naive",
+          scenario: "auth-jwt",
+          startedAt: "2025-06-01T11:00:00.000Z",
+          summary: end?.type === "run-end" ? end.summary : undefined,
+        },
+      ],
+      80,
+    );
+    expect(lines).toEqual([
+      "Run id       Mode       Scenario  When (UTC)            Outcome",
+      "sw-4e5f6a7b  statewave  auth-jwt  2025-06-01 12:00:00Z  not finished",
+      "nv-0a1b2c3d  naive      auth-jwt  2025-06-01 11:00:00Z  collision",
+    ]);
+  });
+});

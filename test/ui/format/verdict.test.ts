@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import type { ScenarioEvent } from "../../../src/scenario/scenario-events.js";
+import {
+  compareRuns,
+  comparisonHeadline,
+  formatComparisonTable,
+} from "../../../src/ui/format/comparison.js";
+import { verdictFor } from "../../../src/ui/format/verdict.js";
+import {
+  escalationEvents,
+  naiveCollisionEvents,
+  statewaveAvoidedEvents,
+} from "../../support/fixtures/run-events.js";
+
+function summaryOf(events: ScenarioEvent[]) {
+  const end = events.at(-1);
+  if (end?.type !== "run-end") throw new Error("fixture must end with run-end");
+  return end.summary;
+}
+
+describe("verdictFor", () => {
+  it("reports a collision with what was built in vain", () => {
+    const events = naiveCollisionEvents();
+    const verdict = verdictFor(summaryOf(events), events);
+    expect(verdict.kind).toBe("collision");
+    expect(verdict.title).toBe(
+      "COLLISION DETECTED — both agents already finished; the wasted compute cannot be recovered",
+    );
+    expect(verdict.details).toContain("Built in vain: 1 module (2,400 tokens, 12.0s)");
+  });
+
+  it("reports a conflict avoided, naming who read whose decision", () => {
+    const events = statewaveAvoidedEvents();
+    const verdict = verdictFor(summaryOf(events), events);
+    expect(verdict.kind).toBe("avoided");
+    expect(verdict.title).toBe(
+      "CONFLICT AVOIDED — the Coder read the Planner's decision before acting",
+    );
+  });
+
+  it("lists escalations with their resolution", () => {
+    const events = escalationEvents();
+    const verdict = verdictFor(summaryOf(events), events);
+    expect(verdict.kind).toBe("escalated");
+    expect(verdict.escalations).toEqual([
+      "decisions/session-format: Planner A: jwt vs Planner B: opaque (resolved to jwt by Planner A)",
+    ]);
+  });
+});
+
+describe("compareRuns", () => {
+  it("counts the waste of each side and says which did better", () => {
+    const rows = compareRuns(
+      summaryOf(naiveCollisionEvents()),
+      summaryOf(statewaveAvoidedEvents()),
+    );
+    expect(rows.map((row) => [row.label, row.naive, row.statewave, row.better])).toEqual([
+      ["Outcome", "collision", "1 avoided", "statewave"],
+      ["Modules built in vain", "1 (legacy-session-token)", "0", "statewave"],
+      ["Tokens wasted", "2,400", "0", "statewave"],
+      ["Time wasted", "12.0s", "0.0s", "statewave"],
+      ["Escalations", "0", "0", "same"],
+      ["Total tokens", "6,900", "4,500", "statewave"],
+      ["Wall time", "30.2s", "15.1s", "statewave"],
+    ]);
+    expect(
+      comparisonHeadline(summaryOf(naiveCollisionEvents()), summaryOf(statewaveAvoidedEvents())),
+    ).toBe("Shared context saved 2,400 tokens and 12.0s of wasted work.");
+  });
+
+  it.each([60, 80, 120])("prints a table no wider than %i columns", (width) => {
+    const rows = compareRuns(
+      summaryOf(naiveCollisionEvents()),
+      summaryOf(statewaveAvoidedEvents()),
+    );
+    const lines = formatComparisonTable(rows, width);
+    expect(lines[0]).toMatch(/Naive\s+Shared context/);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(width);
+  });
+});
