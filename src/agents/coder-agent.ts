@@ -18,7 +18,8 @@ class BuildCancelled extends Error {
 export async function runCoder(runtime: AgentRuntime): Promise<void> {
   const { agent, brain, coordination, scenario, clock } = runtime;
   const blind = runtime.ablation.coderSkipsContextRead === true;
-  const read = (task: string) => (blind ? Promise.resolve(nothingKnown) : coordination.read(agent.id, task));
+  const read = (task: string) =>
+    blind ? Promise.resolve(nothingKnown) : coordination.read(agent.id, task);
 
   runtime.emit({ type: "agent-start", agentId: agent.id, taskSlice: runtime.slice });
   await read(runtime.slice);
@@ -38,7 +39,10 @@ export async function runCoder(runtime: AgentRuntime): Promise<void> {
   runtime.emit({ type: "agent-log", agentId: agent.id, text: `Plan: ${modules.join(", ")}` });
 
   for (const module of modules) {
+    // Read, think it over, then act on what was read: a write that lands while the Coder thinks
+    // is unknown to it, exactly as for an agent in another process.
     const known = await read(`Build module ${module}`);
+    await runtime.think();
     const choice = await clock.track(
       brain.chooseModuleStep(
         {
@@ -52,13 +56,25 @@ export async function runCoder(runtime: AgentRuntime): Promise<void> {
       ),
     );
     if (choice.action === "skip") {
-      runtime.emit({ type: "module-skip", agentId: agent.id, module, reason: choice.reason, causedBy: choice.causedBy });
+      runtime.emit({
+        type: "module-skip",
+        agentId: agent.id,
+        module,
+        reason: choice.reason,
+        causedBy: choice.causedBy,
+      });
       continue;
     }
     if (!blind) {
       const claim = await coordination.claim(agent.id, module);
       if (!claim.granted) {
-        runtime.emit({ type: "module-skip", agentId: agent.id, module, reason: claim.reason, causedBy: claim.causedBy });
+        runtime.emit({
+          type: "module-skip",
+          agentId: agent.id,
+          module,
+          reason: claim.reason,
+          causedBy: claim.causedBy,
+        });
         continue;
       }
     }
@@ -69,12 +85,16 @@ export async function runCoder(runtime: AgentRuntime): Promise<void> {
 
 async function build(runtime: AgentRuntime, module: string, blind: boolean): Promise<void> {
   const { agent, coordination, scenario, clock } = runtime;
-  const estimatedMs = runtime.duration(scenario.timings.moduleMsByName[module] ?? scenario.timings.moduleMs);
+  const estimatedMs = runtime.duration(
+    scenario.timings.moduleMsByName[module] ?? scenario.timings.moduleMs,
+  );
   const tokensPerMs = scenario.costs.tokensPerModule / estimatedMs;
   const controller = new AbortController();
   const stopWatching = blind
     ? () => undefined
-    : coordination.watchModule(agent.id, module, (notice) => controller.abort(new BuildCancelled(notice)));
+    : coordination.watchModule(agent.id, module, (notice) =>
+        controller.abort(new BuildCancelled(notice)),
+      );
   const startedAt = clock.now();
   runtime.emit({ type: "module-start", agentId: agent.id, module, estimatedMs });
   try {
@@ -95,7 +115,12 @@ async function build(runtime: AgentRuntime, module: string, blind: boolean): Pro
   } finally {
     stopWatching();
   }
-  const result = { module, agentId: agent.id, tokens: scenario.costs.tokensPerModule, ms: estimatedMs };
+  const result = {
+    module,
+    agentId: agent.id,
+    tokens: scenario.costs.tokensPerModule,
+    ms: estimatedMs,
+  };
   runtime.emit({ type: "module-end", ...result });
   await coordination.reportResult(agent.id, result);
 }

@@ -1,5 +1,5 @@
-import { createLlmProvider } from "../llm/provider.js";
 import { readLlmSettings } from "../llm/llm-settings.js";
+import { createLlmProvider } from "../llm/provider.js";
 import type { Brain } from "./brain.js";
 import { createLlmBrain } from "./llm-brain.js";
 import { createOfflineBrain } from "./offline-brain.js";

@@ -27,7 +27,9 @@ const stepSchema = z.object({
   causedBy: z.string(),
 });
 const reviewSchema = z.object({
-  findings: z.array(z.object({ module: moduleNameSchema, agents: z.array(z.string()), description: z.string() })),
+  findings: z.array(
+    z.object({ module: moduleNameSchema, agents: z.array(z.string()), description: z.string() }),
+  ),
 });
 
 const system =
@@ -77,7 +79,9 @@ export function createLlmBrain(options: LlmBrainOptions): Brain {
         [
           `You are the Coder "${input.agentId}". Your part of the task: ${input.slice}`,
           `Existing modules: ${input.inventory.join(", ") || "(none)"}`,
-          input.intended ? `Your team lead expects these modules: ${input.intended.join(", ")}` : "",
+          input.intended
+            ? `Your team lead expects these modules: ${input.intended.join(", ")}`
+            : "",
           'List the modules you will build or update, in order: {"modules":["<module>"]}.',
         ].join("\n"),
         call?.signal,
@@ -92,14 +96,20 @@ export function createLlmBrain(options: LlmBrainOptions): Brain {
           `You are the Coder "${input.agentId}", about to build module "${input.module}".`,
           `Decisions you know of: ${json(input.decisions)}`,
           `Open disputes: ${json(input.disputes)}`,
-          input.claimedBy ? `Already claimed by: ${input.claimedBy}` : "Nobody else has claimed it.",
+          input.claimedBy
+            ? `Already claimed by: ${input.claimedBy}`
+            : "Nobody else has claimed it.",
           "Skip it if it is deprecated, disputed or claimed by someone else; otherwise build it.",
           'Return {"action":"build"|"skip","reason":"…","causedBy":"<agent id or empty>"}.',
         ].join("\n"),
         call?.signal,
       );
       if (answer.action === "build") return { action: "build" };
-      return { action: "skip", reason: answer.reason, causedBy: answer.causedBy === "" ? null : answer.causedBy };
+      return {
+        action: "skip",
+        reason: answer.reason,
+        causedBy: answer.causedBy === "" ? null : answer.causedBy,
+      };
     },
     review: async (input, call) => {
       const answer = await ask(

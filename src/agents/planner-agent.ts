@@ -1,5 +1,5 @@
-import type { PlannedDecision } from "../scenario/scenario-schema.js";
 import type { ArbitrationRequest } from "../scenario/pipelines/coordination.js";
+import type { PlannedDecision } from "../scenario/scenario-schema.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 
 /** Claim values in the shared state start with these (see the statewave pipeline). */
@@ -7,20 +7,29 @@ const deprecatedPrefix = "deprecated-by:";
 const claimedPrefix = "claimed-by:";
 
 /**
- * The lead's rule for an escalation it may settle: a deprecation beats a claim (the architecture
- * decides what gets built); between claims, the Coder listed first in the scenario builds it.
- * Disputes between planners are left open: the lead is a party, so it must not silently win.
+ * The lead's rule for an escalation it may settle. A deprecation beats a claim (the architecture
+ * decides what gets built). Between claims, the earliest claim wins (its Coder already started),
+ * then the Coder listed first. Planners that disagree with each other are left in dispute: the lead
+ * may be one of them, so it must not silently win.
  */
 export function chooseEscalationWinner(
   request: ArbitrationRequest,
   agentOrder: readonly string[],
 ): string | undefined {
-  const values = request.contenders.map((contender) => contender.value);
-  const deprecation = values.find((value) => value.startsWith(deprecatedPrefix));
-  if (deprecation !== undefined) return deprecation;
-  if (!values.every((value) => value.startsWith(claimedPrefix))) return undefined;
-  const rank = (value: string) => agentOrder.indexOf(value.slice(claimedPrefix.length));
-  return [...values].sort((a, b) => rank(a) - rank(b))[0];
+  const claims = request.contenders.filter((contender) =>
+    contender.value.startsWith(claimedPrefix),
+  );
+  const decisions = request.contenders.filter(
+    (contender) => !contender.value.startsWith(claimedPrefix),
+  );
+  if (decisions.length > 1) return undefined;
+  const decision = decisions[0];
+  if (decision !== undefined) {
+    return decision.value.startsWith(deprecatedPrefix) ? decision.value : undefined;
+  }
+  const rank = (agentId: string) => agentOrder.indexOf(agentId);
+  const first = [...claims].sort((a, b) => a.at - b.at || rank(a.agentId) - rank(b.agentId))[0];
+  return first?.value;
 }
 
 /**

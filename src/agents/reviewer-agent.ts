@@ -14,7 +14,10 @@ export async function runReviewer(runtime: AgentRuntime): Promise<void> {
   await clock.sleep(runtime.duration(scenario.timings.reviewMs), runtime.signal);
   runtime.spendThinking(scenario.costs.tokensPerReview);
   const findings = await clock.track(
-    brain.review({ agentId: agent.id, decisions: view.decisions, results: view.results }, { signal: runtime.signal }),
+    brain.review(
+      { agentId: agent.id, decisions: view.decisions, results: view.results },
+      { signal: runtime.signal },
+    ),
   );
   for (const finding of findings) {
     runtime.emit({
@@ -28,7 +31,11 @@ export async function runReviewer(runtime: AgentRuntime): Promise<void> {
     });
   }
   if (findings.length === 0) {
-    runtime.emit({ type: "agent-log", agentId: agent.id, text: "No conflicts: the work matches the decisions." });
+    runtime.emit({
+      type: "agent-log",
+      agentId: agent.id,
+      text: "No conflicts: the work matches the decisions.",
+    });
   }
   runtime.emit({ type: "agent-end", agentId: agent.id });
 }

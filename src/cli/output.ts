@@ -24,9 +24,7 @@ export function createPlainRunPrinter(stream: OutputStream): (event: ScenarioEve
 
 /** The run summary as aligned lines. */
 export function formatRunSummary(summary: RunSummary): string[] {
-  const collision = summary.collision
-    ? "yes — found by review after the work was done"
-    : "no";
+  const collision = summary.collision ? "yes — found by review after the work was done" : "no";
   const rows: Array<[string, string]> = [
     ["Collision", collision],
     ["Conflicts avoided", String(summary.conflictsAvoided)],
@@ -37,8 +35,14 @@ export function formatRunSummary(summary: RunSummary): string[] {
         ? `${plural(summary.wasted.modules, "module")} (${summary.wastedModules.join(", ")})`
         : "0 modules",
     ],
-    ["Wasted", `${formatTokens(summary.wasted.tokens)} tokens, ${formatDuration(summary.wasted.ms)}`],
-    ["Totals", `${formatTokens(summary.totals.tokens)} tokens, ${formatDuration(summary.totals.ms)} (scenario time)`],
+    [
+      "Wasted",
+      `${formatTokens(summary.wasted.tokens)} tokens, ${formatDuration(summary.wasted.ms)}`,
+    ],
+    [
+      "Totals",
+      `${formatTokens(summary.totals.tokens)} tokens, ${formatDuration(summary.totals.ms)} (scenario time)`,
+    ],
     ["Brain", summary.brain],
     ["Timeline", `shared-ctx timeline ${summary.runId}`],
   ];
@@ -60,7 +64,11 @@ export interface RunJsonDocument extends RunSummary {
 }
 
 /** Writes the `--json` document (one JSON value, pretty-printed, then a new line). */
-export function writeRunJson(stream: OutputStream, summary: RunSummary, events: readonly ScenarioEvent[]): void {
+export function writeRunJson(
+  stream: OutputStream,
+  summary: RunSummary,
+  events: readonly ScenarioEvent[],
+): void {
   const document: RunJsonDocument = { ...summary, events };
   stream.write(`${JSON.stringify(document, null, 2)}\n`);
 }

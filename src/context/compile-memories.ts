@@ -111,6 +111,8 @@ function confidenceOf(payload: JsonObject, kind: MemoryKind): number {
 
 /** The first `count` code points (not UTF-16 units), so emoji are never cut in half. */
 export function firstCodePoints(text: string, count: number): string {
+  // Fewer UTF-16 units than `count` means fewer code points too: nothing to cut.
+  if (text.length <= count) return text;
   let result = "";
   let taken = 0;
   for (const character of text) {

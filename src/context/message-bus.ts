@@ -28,7 +28,11 @@ export class MessageBus {
 
   /** Delivers a message to its recipient's inbox and tells every listener. */
   send(input: BusMessageInput): BusMessage {
-    const message: BusMessage = { ...input, data: input.data ?? {}, sequence: this.#messages.length + 1 };
+    const message: BusMessage = {
+      ...input,
+      data: input.data ?? {},
+      sequence: this.#messages.length + 1,
+    };
     this.#messages.push(message);
     for (const listener of [...this.#listeners]) listener(message);
     return message;

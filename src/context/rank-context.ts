@@ -35,16 +35,27 @@ const stopWords: ReadonlySet<string> = new Set(
   ),
 );
 
-/** Lower-cased letter/digit words of `text`, without stop words, unique, in first-seen order. */
-export function searchTerms(text: string, max = 16): string[] {
+/**
+ * The words of `text` for search: lower-cased, accents removed (NFKD without combining marks),
+ * split on anything that is not a letter or digit, without stop words and one-letter words.
+ * The store indexes and queries FTS5 with exactly these words, so both sides always agree.
+ */
+export function textTerms(text: string): string[] {
+  // Plain ASCII (the common case) has no accents to fold: skip the costly normalize.
+  const ascii = !/[^\p{ASCII}]/u.test(text);
+  const folded = (ascii ? text : text.normalize("NFKD").replace(/\p{M}+/gu, "")).toLowerCase();
   const terms: string[] = [];
-  for (const match of text.toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)) {
+  for (const match of folded.matchAll(/[\p{L}\p{N}]+/gu)) {
     const term = match[0];
-    if (term.length < 2 || stopWords.has(term) || terms.includes(term)) continue;
-    terms.push(term);
-    if (terms.length === max) break;
+    if (term.length >= 2 && !stopWords.has(term)) terms.push(term);
   }
   return terms;
+}
+
+/** The distinct search words of `text` (see {@link textTerms}), first-seen order, at most `max`. */
+export function searchTerms(text: string, max = 16): string[] {
+  const terms = [...new Set(textTerms(text))];
+  return terms.length > max ? terms.slice(0, max) : terms;
 }
 
 /** One candidate memory: its row sequence (creation order) and its bm25 score if FTS found it. */
@@ -91,7 +102,17 @@ function sectionOf(kind: string): string {
   return "Notes";
 }
 
+const lineCache = new WeakMap<Memory, string>();
+
 function memoryLine(memory: Memory): string {
+  const cached = lineCache.get(memory);
+  if (cached !== undefined) return cached;
+  const line = renderMemoryLine(memory);
+  lineCache.set(memory, line);
+  return line;
+}
+
+function renderMemoryLine(memory: Memory): string {
   const text = firstCodePoints(memory.content.replace(/\s+/g, " "), 500);
   const source = memory.metadata.source;
   return typeof source === "string" && source ? `- ${text} (${source})` : `- ${text}`;
@@ -118,7 +139,7 @@ function scoreMemories(task: string, candidates: readonly MemoryCandidate[]): Sc
     const { memory } = candidate;
     let overlap = 0;
     if (terms.length > 0) {
-      const words = new Set(searchTerms(memory.content, Number.POSITIVE_INFINITY));
+      const words = new Set(textTerms(memory.content));
       overlap = terms.filter((term) => words.has(term)).length / terms.length;
     }
     const bm25Share = best < 0 && candidate.bm25 !== null ? candidate.bm25 / best : 0;

@@ -26,7 +26,11 @@ import {
 export interface SharedContextMcpServerOptions {
   /** The two-call primitive the decision tools go through. */
   shared: SharedContext;
-  /** The merging shared state `put_state`/`get_state` read and write (this agent's replica). */
+  /**
+   * This agent's replica of the merging shared state, read by `get_state` and written by
+   * `put_state`. Open it with `live: false`: reads catch up (`sync()`), writes do not, so a write
+   * is concurrent with whatever the agent has not read, and a conflict with it is escalated.
+   */
   state: SharedState;
   /** The store the timeline is read from. */
   store: ContextStore;
@@ -172,7 +176,7 @@ export interface SharedContextMcpSession {
 
 /**
  * Opens this agent's shared-state replica and shared context on `store`, and builds the MCP server
- * over them. The replica follows the other agents' writes live.
+ * over them. The replica catches up with the other agents whenever the agent reads.
  */
 export async function openSharedContextMcpServer(
   options: OpenSharedContextMcpServerOptions,
@@ -182,6 +186,10 @@ export async function openSharedContextMcpServer(
     store,
     subjectId,
     agentId,
+    // Not live: the replica learns others' writes only when the agent reads (get_state,
+    // check_shared_decisions). A write is then concurrent with everything the agent has not read,
+    // so it can never silently overwrite a value the agent never saw: that is escalated instead.
+    live: false,
     ...(options.now ? { now: options.now } : {}),
   });
   const shared = new SharedContext({

@@ -1,4 +1,11 @@
-import { APICallError, generateText, type LanguageModel, NoObjectGeneratedError, Output, RetryError } from "ai";
+import {
+  APICallError,
+  generateText,
+  type LanguageModel,
+  NoObjectGeneratedError,
+  Output,
+  RetryError,
+} from "ai";
 import type { z } from "zod";
 import { LlmAuthError } from "./errors/llm-auth-error.js";
 import { LlmOutputError } from "./errors/llm-output-error.js";
@@ -27,7 +34,11 @@ function toLlmError(error: unknown, options: { timeoutMs: number; baseURL?: stri
   const last = RetryError.isInstance(error) ? error.lastError : error;
   if (APICallError.isInstance(last)) {
     if (last.statusCode === 401 || last.statusCode === 403) {
-      return new LlmAuthError({ statusCode: last.statusCode, url: options.baseURL ?? last.url, cause: last });
+      return new LlmAuthError({
+        statusCode: last.statusCode,
+        url: options.baseURL ?? last.url,
+        cause: last,
+      });
     }
     const status = last.statusCode === undefined ? "no HTTP status" : `HTTP ${last.statusCode}`;
     return new LlmRequestError(`the model server failed (${status}): ${last.message}`, {
@@ -53,7 +64,10 @@ export async function generateStructured<T>(options: GenerateStructuredOptions<T
       model: options.model,
       system: options.system,
       prompt,
-      output: Output.object({ schema: options.schema, name: options.schemaName.replace(/\W+/g, "_") }),
+      output: Output.object({
+        schema: options.schema,
+        name: options.schemaName.replace(/\W+/g, "_"),
+      }),
       maxRetries: options.maxRetries,
       timeout: options.timeoutMs,
       ...(options.signal ? { abortSignal: options.signal } : {}),
@@ -76,7 +90,11 @@ export async function generateStructured<T>(options: GenerateStructuredOptions<T
       return await call(repairPrompt);
     } catch (repairError) {
       if (NoObjectGeneratedError.isInstance(repairError)) {
-        throw new LlmOutputError({ schemaName: options.schemaName, text: repairError.text ?? "", cause: repairError });
+        throw new LlmOutputError({
+          schemaName: options.schemaName,
+          text: repairError.text ?? "",
+          cause: repairError,
+        });
       }
       throw toLlmError(repairError, options);
     }

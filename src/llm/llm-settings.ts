@@ -27,12 +27,19 @@ export const knownBaseUrls: Readonly<Record<string, string>> = {
 /** Local servers that take any key. */
 const keylessProviders = new Set(["ollama", "lmstudio", "vllm"]);
 
-function positiveInteger(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
+function positiveInteger(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  fallback: number,
+): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) {
-    throw new LlmConfigError(name, `${name} must be a whole number of ${name.endsWith("MS") ? "milliseconds" : "retries"} (got "${raw}")`);
+    throw new LlmConfigError(
+      name,
+      `${name} must be a whole number of ${name.endsWith("MS") ? "milliseconds" : "retries"} (got "${raw}")`,
+    );
   }
   return value;
 }
@@ -42,7 +49,9 @@ function positiveInteger(env: Readonly<Record<string, string | undefined>>, name
  * `LLM_MAX_RETRIES`. Returns undefined when `LLM_MODEL` is not set (use the offline brain).
  * @throws LlmConfigError naming the variable to fix.
  */
-export function readLlmSettings(env: Readonly<Record<string, string | undefined>>): LlmSettings | undefined {
+export function readLlmSettings(
+  env: Readonly<Record<string, string | undefined>>,
+): LlmSettings | undefined {
   const spec = env.LLM_MODEL?.trim();
   if (!spec) return undefined;
   const slash = spec.indexOf("/");
@@ -62,9 +71,13 @@ export function readLlmSettings(env: Readonly<Record<string, string | undefined>
     );
   }
   if (!/^https?:\/\//.test(baseURL)) {
-    throw new LlmConfigError("LLM_BASE_URL", `LLM_BASE_URL must be an http(s) URL (got "${baseURL}")`);
+    throw new LlmConfigError(
+      "LLM_BASE_URL",
+      `LLM_BASE_URL must be an http(s) URL (got "${baseURL}")`,
+    );
   }
-  const apiKey = env.LLM_API_KEY?.trim() || (keylessProviders.has(provider) ? "not-needed" : undefined);
+  const apiKey =
+    env.LLM_API_KEY?.trim() || (keylessProviders.has(provider) ? "not-needed" : undefined);
   if (apiKey === undefined) {
     throw new LlmConfigError("LLM_API_KEY", `LLM_MODEL=${spec} needs an API key: set LLM_API_KEY`);
   }

@@ -12,7 +12,10 @@ export interface LlmProviderOptions {
  * The language model for the settings, through `@ai-sdk/openai`'s chat-completions API, which
  * every OpenAI-compatible server speaks (OpenAI, Groq, OpenRouter, Ollama, vLLM, LM Studio).
  */
-export function createLlmProvider(settings: LlmSettings, options: LlmProviderOptions = {}): LanguageModel {
+export function createLlmProvider(
+  settings: LlmSettings,
+  options: LlmProviderOptions = {},
+): LanguageModel {
   const provider = createOpenAI({
     name: settings.provider,
     ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),

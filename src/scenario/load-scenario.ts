@@ -91,7 +91,9 @@ export async function loadScenario(
 }
 
 /** The shipped scenarios, the default first. */
-export async function listScenarios(): Promise<Array<{ name: string; title: string; task: string }>> {
+export async function listScenarios(): Promise<
+  Array<{ name: string; title: string; task: string }>
+> {
   const scenarios = await Promise.all((await shippedFiles()).map(readScenarioFile));
   return scenarios
     .map(({ name, title, task }) => ({ name, title, task }))

@@ -11,7 +11,6 @@ import { type Clock, createRealClock, createSeededRandom } from "./clock.js";
 import { decomposeTask } from "./decompose-task.js";
 import type { Coordination } from "./pipelines/coordination.js";
 import { createNaiveCoordination } from "./pipelines/naive-pipeline.js";
-import { createStatewaveCoordination } from "./pipelines/statewave-pipeline.js";
 import { runIdPrefix, toRunEventEpisode } from "./run-record.js";
 import type { AgentInfo, RunMode, RunSummary, ScenarioEvent } from "./scenario-events.js";
 import type { AgentSpec, Scenario } from "./scenario-schema.js";
@@ -110,9 +109,20 @@ export function startRun(options: StartRunOptions): RunHandle {
         ? createNaiveCoordination({
             bus: new MessageBus(),
             emit,
-            reviewerIds: scenario.agents.filter((agent) => agent.role === "reviewer").map((agent) => agent.id),
+            reviewerIds: scenario.agents
+              .filter((agent) => agent.role === "reviewer")
+              .map((agent) => agent.id),
           })
-        : await createStatewaveCoordination({ store, subjectId: runId, scenario, emit, clock });
+        : // Loaded on demand: only this pipeline needs the CRDT (loro-crdt's WebAssembly).
+          await import("./pipelines/statewave-pipeline.js").then((pipeline) =>
+            pipeline.createStatewaveCoordination({
+              store,
+              subjectId: runId,
+              scenario,
+              emit,
+              clock,
+            }),
+          );
     let thinkingTokens = 0;
     try {
       emit({

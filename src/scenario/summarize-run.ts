@@ -17,7 +17,10 @@ export interface SummaryContext {
  * The run summary, computed from the events alone (plus thinking tokens), so that whoever
  * replays a run from the store gets the same figures.
  */
-export function summarizeRun(events: readonly ScenarioEvent[], context: SummaryContext): RunSummary {
+export function summarizeRun(
+  events: readonly ScenarioEvent[],
+  context: SummaryContext,
+): RunSummary {
   let buildTokens = 0;
   let wastedTokens = 0;
   let wastedMs = 0;

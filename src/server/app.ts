@@ -126,20 +126,19 @@ export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
 
 /** Statewave's error envelope (contract §3), with the request id in the body and the header. */
 function renderError(httpError: HttpError, requestId: string | undefined): Response {
-  {
-    const body = {
-      error: {
-        code: httpError.code,
-        message: httpError.message,
-        ...(httpError.details !== undefined ? { details: httpError.details } : {}),
-        ...(httpError.includeRequestId && requestId ? { request_id: requestId } : {}),
-      },
-    };
-    const response = Response.json(body, { status: httpError.status });
-    for (const [name, value] of Object.entries(httpError.headers)) {
-      response.headers.set(name, value);
-    }
-    if (requestId) response.headers.set("X-Request-ID", requestId);
-    return response;
-  }
+  const body = {
+    error: {
+      code: httpError.code,
+      message: httpError.message,
+      ...(httpError.details !== undefined ? { details: httpError.details } : {}),
+      ...(httpError.includeRequestId && requestId ? { request_id: requestId } : {}),
+    },
+  };
+  // A string body keeps @hono/node-server on its fast path.
+  const response = new Response(JSON.stringify(body), {
+    status: httpError.status,
+    headers: { "Content-Type": "application/json", ...httpError.headers },
+  });
+  if (requestId) response.headers.set("X-Request-ID", requestId);
+  return response;
 }

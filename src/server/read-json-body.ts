@@ -32,6 +32,9 @@ function jsonInvalid(position: number, reason: string): HttpError {
 async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  // With a Content-Length the HTTP parser already bounds the body, and arrayBuffer() takes
+  // @hono/node-server's fast path (no web stream); only a chunked body is counted as it streams.
+  if (Number.isFinite(declared)) return new Uint8Array(await request.arrayBuffer());
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -55,11 +58,12 @@ async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array
   return bytes;
 }
 
-/** Where `JSON.parse` stopped, from V8's message (`… at position 12`), else 0. */
-function errorPosition(error: unknown): number {
+/** Where `JSON.parse` stopped, from V8's message (`… at position 12`; end of input = the length), else 0. */
+function errorPosition(error: unknown, text: string): number {
   const message = error instanceof Error ? error.message : "";
   const match = /position (\d+)/.exec(message);
-  return match?.[1] ? Number(match[1]) : 0;
+  if (match?.[1]) return Number(match[1]);
+  return /end of JSON input/i.test(message) ? text.length : 0;
 }
 
 function depthExceeds(value: unknown, limit: number): boolean {
@@ -102,7 +106,7 @@ export async function readJsonBody(
     parsed = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : "Expecting value";
-    throw jsonInvalid(errorPosition(error), reason);
+    throw jsonInvalid(errorPosition(error, text), reason);
   }
   if (parsed === null) {
     throw HttpError.validation([

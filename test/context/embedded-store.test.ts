@@ -207,6 +207,62 @@ describe("EmbeddedStore", () => {
     });
   });
 
+  describe("getContext relevance (FTS5)", () => {
+    it("ranks the memory that matches the task first, accents and case folded", async () => {
+      const store = open();
+      await store.createEpisodesBatch([
+        note("s", "Café menu uses the résumé layout"),
+        ...Array.from({ length: 30 }, (_, index) => note("s", `unrelated chore ${index}`)),
+      ]);
+      await store.compileMemories("s");
+      const bundle = await store.getContext("s", "CAFE Resume", { maxTokens: 30 });
+      expect(bundle.facts[0]?.content).toBe("Café menu uses the résumé layout");
+    });
+
+    it("finds an old relevant memory among many newer ones", async () => {
+      const store = open();
+      await store.createEpisode(note("s", "the zanzibar cache is sharded by tenant"));
+      await store.createEpisodesBatch(
+        Array.from({ length: 100 }, (_, index) => note("s", `routine step ${index}`)),
+      );
+      await store.compileMemories("s");
+      const bundle = await store.getContext("s", "how is zanzibar sharded?", { maxTokens: 40 });
+      expect(bundle.facts[0]?.content).toBe("the zanzibar cache is sharded by tenant");
+    });
+
+    it("never ranks another subject's words", async () => {
+      const store = open();
+      await store.createEpisode(note("other", "zanzibar everywhere zanzibar"));
+      await store.compileMemories("other");
+      await store.createEpisodesBatch(
+        Array.from({ length: 60 }, (_, index) => note("mine", `routine step ${index}`)),
+      );
+      await store.compileMemories("mine");
+      const bundle = await store.getContext("mine", "zanzibar");
+      expect(bundle.facts.every((memory) => memory.subjectId === "mine")).toBe(true);
+      expect(bundle.assembledContext).not.toContain("zanzibar everywhere");
+    });
+
+    it("drops a superseded memory from the index", async () => {
+      const store = open();
+      await store.createEpisodesBatch([
+        {
+          ...note("s", "tokens are zebra-signed"),
+          type: "architectural_decision",
+          payload: { content: "tokens are zebra-signed", target: "t" },
+        },
+        {
+          ...note("s", "tokens are RS256"),
+          type: "architectural_decision",
+          payload: { content: "tokens are RS256", target: "t" },
+        },
+      ]);
+      await store.compileMemories("s");
+      const bundle = await store.getContext("s", "zebra");
+      expect(bundle.facts.map((memory) => memory.content)).toEqual(["tokens are RS256"]);
+    });
+  });
+
   describe("watch (in process)", () => {
     it("has delivered an episode by the time createEpisode resolves", async () => {
       const store = open();

@@ -75,10 +75,14 @@ describe("shared-ctx mcp: two agents in two processes on one database", () => {
   });
 
   it("merges concurrent list writes to one key and escalates a scalar conflict", async () => {
+    // Concurrent means neither agent had read the other's write when it wrote: Bob has not read
+    // the state since Alice wrote, so his writes are concurrent with hers although they come later.
     await Promise.all([
       alice.call("put_state", { namespace: "plan", key: "owners", value: ["alice"] }),
-      bob.call("put_state", { namespace: "plan", key: "owners", value: ["bob"] }),
       alice.call("put_state", { namespace: "plan", key: "database", value: "postgres" }),
+    ]);
+    await Promise.all([
+      bob.call("put_state", { namespace: "plan", key: "owners", value: ["bob"] }),
       bob.call("put_state", { namespace: "plan", key: "database", value: "mysql" }),
     ]);
 

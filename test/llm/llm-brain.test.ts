@@ -7,7 +7,11 @@ import { LlmTimeoutError } from "../../src/llm/errors/llm-timeout-error.js";
 import { createVirtualClock } from "../../src/scenario/clock.js";
 import { loadScenario } from "../../src/scenario/load-scenario.js";
 import { startRun } from "../../src/scenario/scenario-runner.js";
-import { type FakeReply, ruleFollowingReply, startFakeOpenAiServer } from "./support/fake-openai-server.js";
+import {
+  type FakeReply,
+  ruleFollowingReply,
+  startFakeOpenAiServer,
+} from "./support/fake-openai-server.js";
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -21,11 +25,19 @@ async function serve(reply: Parameters<typeof startFakeOpenAiServer>[0]) {
 }
 
 function brainFor(url: string, extra: Record<string, string> = {}) {
-  return createBrainFromEnv({ LLM_MODEL: "openai/test-model", LLM_API_KEY: "sk-test", LLM_BASE_URL: url, ...extra });
+  return createBrainFromEnv({
+    LLM_MODEL: "openai/test-model",
+    LLM_API_KEY: "sk-test",
+    LLM_BASE_URL: url,
+    ...extra,
+  });
 }
 
 const step = { agentId: "coder", module: "legacy-cache", decisions: [], disputes: [] };
-const buildAnswer: FakeReply = { kind: "json", content: { action: "build", reason: "needed", causedBy: "" } };
+const buildAnswer: FakeReply = {
+  kind: "json",
+  content: { action: "build", reason: "needed", causedBy: "" },
+};
 
 describe("the LLM brain against an OpenAI-compatible server on loopback", () => {
   it("runs a whole scenario, named after the model, and sends the key", async () => {
@@ -47,12 +59,16 @@ describe("the LLM brain against an OpenAI-compatible server on loopback", () => 
     expect(new Set(server.received.map((request) => request.schemaName))).toEqual(
       new Set(["planner_decisions", "module_plan", "module_step", "review"]),
     );
-    expect(server.received.every((request) => request.authorization === "Bearer sk-test")).toBe(true);
+    expect(server.received.every((request) => request.authorization === "Bearer sk-test")).toBe(
+      true,
+    );
   });
 
   it("turns 401 into a clear error naming LLM_API_KEY", async () => {
     const server = await serve(() => ({ kind: "status", status: 401 }));
-    const error = await brainFor(server.url).chooseModuleStep(step).catch((caught: unknown) => caught);
+    const error = await brainFor(server.url)
+      .chooseModuleStep(step)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(LlmAuthError);
     expect((error as Error).message).toMatch(/refused the API key \(HTTP 401\): check LLM_API_KEY/);
     expect(server.received).toHaveLength(1);
@@ -60,7 +76,9 @@ describe("the LLM brain against an OpenAI-compatible server on loopback", () => 
 
   it("retries 429 (honouring retry-after-ms) and then succeeds", async () => {
     const server = await serve((_request, index) =>
-      index === 0 ? { kind: "status", status: 429, headers: { "retry-after-ms": "5" } } : buildAnswer,
+      index === 0
+        ? { kind: "status", status: 429, headers: { "retry-after-ms": "5" } }
+        : buildAnswer,
     );
     await expect(brainFor(server.url).chooseModuleStep(step)).resolves.toEqual({ action: "build" });
     expect(server.received).toHaveLength(2);
@@ -87,7 +105,9 @@ describe("the LLM brain against an OpenAI-compatible server on loopback", () => 
 
   it("fails clearly when the repair is malformed too", async () => {
     const server = await serve(() => ({ kind: "json", content: { action: "maybe" } }));
-    const error = await brainFor(server.url).chooseModuleStep(step).catch((caught: unknown) => caught);
+    const error = await brainFor(server.url)
+      .chooseModuleStep(step)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(LlmOutputError);
     expect((error as Error).message).toMatch(/malformed module step output twice/);
     expect(server.received).toHaveLength(2);

@@ -19,7 +19,9 @@ describe("readLlmSettings", () => {
   });
 
   it("needs no key for a local server", () => {
-    expect(readLlmSettings({ LLM_MODEL: "ollama/llama3.1" })?.baseURL).toBe("http://localhost:11434/v1");
+    expect(readLlmSettings({ LLM_MODEL: "ollama/llama3.1" })?.baseURL).toBe(
+      "http://localhost:11434/v1",
+    );
   });
 
   it.each([

@@ -18,7 +18,9 @@ describe("createVirtualClock", () => {
     const clock = createVirtualClock();
     const work = deferred<string>();
     const order: string[] = [];
-    const tracked = clock.track(work.promise).then((value) => order.push(`${value}@${clock.now()}`));
+    const tracked = clock
+      .track(work.promise)
+      .then((value) => order.push(`${value}@${clock.now()}`));
     const timer = clock.sleep(50).then(() => order.push(`timer@${clock.now()}`));
     await new Promise((resolve) => setImmediate(resolve));
     work.resolve("work");

@@ -36,7 +36,9 @@ describe("decisionFromSentence", () => {
 
 describe("moduleFromSentence", () => {
   it("names the module a work sentence asks for", () => {
-    expect(moduleFromSentence("Build a payment service on Stripe")).toBe("payment-service-on-stripe");
+    expect(moduleFromSentence("Build a payment service on Stripe")).toBe(
+      "payment-service-on-stripe",
+    );
     expect(moduleFromSentence("Implement the rate limiter for the API")).toBe("rate-limiter");
     expect(moduleFromSentence("Deprecate X")).toBeUndefined();
   });

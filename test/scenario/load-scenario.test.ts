@@ -10,6 +10,7 @@ import {
 } from "../../src/scenario/load-scenario.js";
 import { useTempDir } from "../support/temp-dir.js";
 
+// biome-ignore lint/correctness/useHookAtTopLevel: useTempDir is a vitest helper, not a React hook.
 const tempDir = useTempDir("shared-ctx-scenario-");
 
 describe("listScenarios", () => {
@@ -75,8 +76,12 @@ describe("loadScenario", () => {
     const dir = tempDir();
     const agents = shipped.agents.filter((agent) => agent.role !== "coder");
     writeFileSync(join(dir, "nocoder.json"), JSON.stringify({ ...shipped, agents }));
-    const error = (await loadScenario("nocoder.json", { cwd: dir }).catch((caught: unknown) => caught)) as ScenarioValidationError;
-    expect(error.issues).toEqual([{ field: "agents", expected: 'at least one agent with role "coder"' }]);
+    const error = (await loadScenario("nocoder.json", { cwd: dir }).catch(
+      (caught: unknown) => caught,
+    )) as ScenarioValidationError;
+    expect(error.issues).toEqual([
+      { field: "agents", expected: 'at least one agent with role "coder"' },
+    ]);
   });
 
   it("refuses a file that is not valid YAML", async () => {
@@ -92,12 +97,18 @@ describe("loadScenario", () => {
 
 describe("scenarioFromTask", () => {
   it("gives the Planner the decision and the Coder the work plus the modules it touches", () => {
-    const scenario = scenarioFromTask("Build a payment service. Deprecate legacy Stripe v1 module.");
+    const scenario = scenarioFromTask(
+      "Build a payment service. Deprecate legacy Stripe v1 module.",
+    );
     const slice = (role: string) => scenario.agents.find((agent) => agent.role === role)?.slice;
     expect(slice("planner")).toBe("Deprecate legacy Stripe v1 module.");
     expect(slice("coder")).toContain("Build a payment service.");
     expect(slice("coder")).toContain("legacy-stripe-v1");
     expect(scenario.inventory).toEqual(["legacy-stripe-v1"]);
-    expect(scenario.agents.every((agent) => agent.decisions === undefined && agent.modules === undefined)).toBe(true);
+    expect(
+      scenario.agents.every(
+        (agent) => agent.decisions === undefined && agent.modules === undefined,
+      ),
+    ).toBe(true);
   });
 });

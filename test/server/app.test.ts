@@ -1,8 +1,39 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ContextStore } from "../../src/context/context-store.js";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { createApp } from "../../src/server/app.js";
 
 const base = "http://test";
+/** Wire shapes as the assertions read them. */
+interface ErrorBody {
+  error: {
+    code: string;
+    message: string;
+    request_id?: string;
+    details: Array<{ type: string; loc: unknown[]; msg: string; ctx?: unknown; input?: unknown }>;
+  };
+}
+type WireObject = Record<string, unknown>;
+interface WireEpisode extends WireObject {
+  id: string;
+  session_id: string | null;
+}
+interface WireMemory extends WireObject {
+  content: string;
+}
+interface WireContext extends WireObject {
+  assembled_context: string;
+  provenance: WireObject;
+}
+interface WireJob extends WireObject {
+  job_id: string;
+  status: string;
+}
+
+async function readJson<T = WireObject>(response: Response | Promise<Response>): Promise<T> {
+  return (await (await response).json()) as T;
+}
+
 const json = { "Content-Type": "application/json" };
 
 function episodeBody(subjectId: string, content = "a note") {
@@ -52,7 +83,7 @@ describe("createApp", () => {
       });
       expect(response.status).toBe(201);
       expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-      const body = await response.json();
+      const body = await readJson<WireEpisode>(response);
       expect(Object.keys(body).sort()).toEqual(
         [
           "created_at",
@@ -75,8 +106,18 @@ describe("createApp", () => {
       });
     });
 
+    it("reads a body with a Content-Length", async () => {
+      const body = JSON.stringify(episodeBody("sized"));
+      const response = await send("/v1/episodes", {
+        method: "POST",
+        headers: { ...json, "Content-Length": String(Buffer.byteLength(body)) },
+        body,
+      });
+      expect(response.status).toBe(201);
+    });
+
     it("sets session_id to null when it is not given", async () => {
-      const body = await (await post("/v1/episodes", episodeBody("s1"))).json();
+      const body = await readJson<WireEpisode>(post("/v1/episodes", episodeBody("s1")));
       expect(body.session_id).toBeNull();
       expect(body.metadata).toEqual({});
       expect(body.provenance).toEqual({});
@@ -98,7 +139,7 @@ describe("createApp", () => {
       expect(ok.headers.get("x-request-id")).toBe("abc-123");
       const bad = await send("/v1/timeline", { headers: { "X-Request-ID": "abc-456" } });
       expect(bad.headers.get("x-request-id")).toBe("abc-456");
-      expect((await bad.json()).error.request_id).toBe("abc-456");
+      expect((await readJson<ErrorBody>(bad)).error.request_id).toBe("abc-456");
     });
 
     it("generates 16 lowercase hex digits by default", async () => {
@@ -118,8 +159,10 @@ describe("createApp", () => {
       code: string;
       detail?: { type: string; loc: Array<string | number> };
     };
-    const postRaw = (path: string, body: string, headers: Record<string, string> = json) => () =>
-      new Request(`${base}${path}`, { method: "POST", headers, body });
+    const postRaw =
+      (path: string, body: string, headers: Record<string, string> = json) =>
+      () =>
+        new Request(`${base}${path}`, { method: "POST", headers, body });
     const postJson = (path: string, body: unknown) => postRaw(path, JSON.stringify(body));
     const cases: Case[] = [
       {
@@ -354,7 +397,14 @@ describe("createApp", () => {
       },
       {
         name: "a body over 1 MiB (with Content-Length)",
-        request: postJson("/v1/episodes", { ...validItem, payload: { content: big } }),
+        request: () => {
+          const body = JSON.stringify({ ...validItem, payload: { content: big } });
+          return new Request(`${base}/v1/episodes`, {
+            method: "POST",
+            headers: { ...json, "Content-Length": String(Buffer.byteLength(body)) },
+            body,
+          });
+        },
         status: 413,
         code: "payload_too_large",
       },
@@ -380,28 +430,28 @@ describe("createApp", () => {
     it.each(cases)("$name -> $status $code", async (testCase) => {
       const before = await post("/v1/episodes", episodeBody("victim", "keep me"));
       expect(before.status).toBe(201);
-      const stored = await before.json();
+      const stored = await readJson<WireEpisode>(before);
 
       const response = await app.fetch(testCase.request());
       expect(response.status).toBe(testCase.status);
       expect(response.headers.get("x-request-id")).toMatch(/^req\d{13}$/);
-      const body = await response.json();
+      const body = await readJson<ErrorBody>(response);
       expect(body.error.code).toBe(testCase.code);
       expect(body.error.message).toEqual(expect.any(String));
       expect(body.error.request_id).toBe(response.headers.get("x-request-id"));
       if (testCase.detail) {
         expect(body.error.message).toBe("Request validation failed");
         expect(body.error.details[0]).toMatchObject(testCase.detail);
-        expect(body.error.details[0].msg).toEqual(expect.any(String));
+        expect(body.error.details[0]?.msg).toEqual(expect.any(String));
       }
 
-      const timeline = await (await send("/v1/timeline?subject_id=victim")).json();
+      const timeline = await readJson(send("/v1/timeline?subject_id=victim"));
       expect(timeline.episodes).toEqual([stored]);
     });
 
     it("a missing field echoes the body as input, as pydantic does", async () => {
       const response = await post("/v1/episodes", { source: "a", type: "t", payload: {} });
-      const { error } = await response.json();
+      const { error } = await readJson<ErrorBody>(response);
       expect(error.details).toEqual([
         {
           type: "missing",
@@ -416,7 +466,7 @@ describe("createApp", () => {
       const response = await post("/v1/episodes/batch", {
         episodes: Array.from({ length: 101 }, () => validItem),
       });
-      const { error } = await response.json();
+      const { error } = await readJson<ErrorBody>(response);
       expect(error.details[0]).toMatchObject({
         type: "too_long",
         loc: ["body", "episodes"],
@@ -435,7 +485,7 @@ describe("createApp", () => {
       await post("/v1/episodes", episodeBody("lax"));
       const job = await post("/v1/memories/compile", { subject_id: "lax", async: "yes" });
       expect(job.status).toBe(202);
-      expect(await job.json()).toMatchObject({ subject_id: "lax", job_id: expect.any(String) });
+      expect(await readJson(job)).toMatchObject({ subject_id: "lax", job_id: expect.any(String) });
       const context = await post("/v1/context", { subject_id: "lax", task: "t", max_tokens: "50" });
       expect(context.status).toBe(200);
     });
@@ -445,18 +495,24 @@ describe("createApp", () => {
     it("compiles, searches, assembles context and deletes, all in snake_case", async () => {
       const batch = await post("/v1/episodes/batch", {
         episodes: [
-          { ...episodeBody("flow"), type: "architectural_decision", payload: { content: "Use RS256" } },
+          {
+            ...episodeBody("flow"),
+            type: "architectural_decision",
+            payload: { content: "Use RS256" },
+          },
           episodeBody("flow", "login form done"),
         ],
       });
       expect(batch.status).toBe(201);
-      expect((await batch.json()).episodes_created).toBe(2);
+      expect((await readJson(batch)).episodes_created).toBe(2);
 
       const compiled = await post("/v1/memories/compile", { subject_id: "flow" });
       expect(compiled.status).toBe(200);
-      const compileBody = await compiled.json();
+      const compileBody = await readJson<{ memories_created: number; memories: WireMemory[] }>(
+        compiled,
+      );
       expect(compileBody.memories_created).toBe(2);
-      expect(Object.keys(compileBody.memories[0]).sort()).toEqual(
+      expect(Object.keys(compileBody.memories[0] ?? {}).sort()).toEqual(
         [
           "confidence",
           "content",
@@ -474,14 +530,16 @@ describe("createApp", () => {
         ].sort(),
       );
 
-      const search = await (await send("/v1/memories/search?subject_id=flow&q=rs256")).json();
+      const search = await readJson<{ memories: WireMemory[] }>(
+        send("/v1/memories/search?subject_id=flow&q=rs256"),
+      );
       expect(search.memories.map((memory: { content: string }) => memory.content)).toEqual([
         "Use RS256",
       ]);
 
-      const context = await (
-        await post("/v1/context", { subject_id: "flow", task: "build login", max_tokens: 500 })
-      ).json();
+      const context = await readJson<WireContext>(
+        post("/v1/context", { subject_id: "flow", task: "build login", max_tokens: 500 }),
+      );
       expect(context).toMatchObject({ subject_id: "flow", task: "build login" });
       expect(context.assembled_context.startsWith("## Task\nbuild login\n")).toBe(true);
       expect(Object.keys(context.provenance).sort()).toEqual(
@@ -489,54 +547,67 @@ describe("createApp", () => {
       );
       expect(context.token_estimate).toEqual(expect.any(Number));
 
-      const subjects = await (await send("/v1/subjects")).json();
+      const subjects = await readJson(send("/v1/subjects"));
       expect(subjects).toEqual({
         subjects: [{ subject_id: "flow", episode_count: 2, memory_count: 2 }],
         total: 1,
       });
 
-      const deleted = await (await send("/v1/subjects/flow", { method: "DELETE" })).json();
+      const deleted = await readJson(send("/v1/subjects/flow", { method: "DELETE" }));
       expect(deleted).toEqual({ subject_id: "flow", episodes_deleted: 2, memories_deleted: 2 });
     });
 
     it("runs an async compile job and reports it when polled", async () => {
       await post("/v1/episodes", episodeBody("job"));
-      const started = await (await post("/v1/memories/compile", { subject_id: "job", async: true })).json();
+      const started = await readJson<WireJob>(
+        post("/v1/memories/compile", { subject_id: "job", async: true }),
+      );
       expect(started).toMatchObject({ subject_id: "job", status: expect.any(String) });
-      let job = await (await send(`/v1/memories/compile/${started.job_id}`)).json();
+      let job = await readJson<WireJob>(send(`/v1/memories/compile/${started.job_id}`));
       for (let attempt = 0; job.status !== "completed" && attempt < 100; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, 10));
-        job = await (await send(`/v1/memories/compile/${started.job_id}`)).json();
+        job = await readJson<WireJob>(send(`/v1/memories/compile/${started.job_id}`));
       }
-      expect(job).toMatchObject({ job_id: started.job_id, status: "completed", memories_created: 1 });
+      expect(job).toMatchObject({
+        job_id: started.job_id,
+        status: "completed",
+        memories_created: 1,
+      });
     });
 
     it("pages the timeline with limit and offset (an extension)", async () => {
       const ids: string[] = [];
       for (let index = 0; index < 5; index++) {
-        ids.push((await (await post("/v1/episodes", episodeBody("paged", `n${index}`))).json()).id);
+        ids.push(
+          (await readJson<WireEpisode>(post("/v1/episodes", episodeBody("paged", `n${index}`)))).id,
+        );
       }
-      const page = await (await send("/v1/timeline?subject_id=paged&limit=2&offset=2")).json();
+      const page = await readJson<{ episodes: WireEpisode[] }>(
+        send("/v1/timeline?subject_id=paged&limit=2&offset=2"),
+      );
       expect(page.episodes.map((episode: { id: string }) => episode.id)).toEqual(ids.slice(2, 4));
     });
 
     it("deletes a subject whose id contains a slash", async () => {
       await post("/v1/episodes", episodeBody("team/run-1"));
       const encoded = await send("/v1/subjects/team%2Frun-1", { method: "DELETE" });
-      expect(await encoded.json()).toMatchObject({ subject_id: "team/run-1", episodes_deleted: 1 });
+      expect(await readJson(encoded)).toMatchObject({
+        subject_id: "team/run-1",
+        episodes_deleted: 1,
+      });
       await post("/v1/episodes", episodeBody("team/run-2"));
       const raw = await send("/v1/subjects/team/run-2", { method: "DELETE" });
-      expect(await raw.json()).toMatchObject({ subject_id: "team/run-2", episodes_deleted: 1 });
+      expect(await readJson(raw)).toMatchObject({ subject_id: "team/run-2", episodes_deleted: 1 });
     });
 
     it("answers health and readiness", async () => {
       for (const path of ["/healthz", "/health"]) {
-        expect(await (await send(path)).json()).toEqual({ status: "ok" });
+        expect(await readJson(send(path))).toEqual({ status: "ok" });
       }
       for (const path of ["/readyz", "/ready"]) {
         const response = await send(path);
         expect(response.status).toBe(200);
-        expect(await response.json()).toEqual({
+        expect(await readJson(response)).toEqual({
           status: "ready",
           checks: [{ name: "database", status: "ok" }],
         });
@@ -547,7 +618,35 @@ describe("createApp", () => {
       await store.close();
       const response = await send("/readyz");
       expect(response.status).toBe(503);
-      expect((await response.json()).status).toBe("not_ready");
+      expect((await readJson(response)).status).toBe("not_ready");
     });
+  });
+});
+
+describe("createApp unexpected errors", () => {
+  it("answers 500 internal_error without details and tells onUnexpectedError", async () => {
+    const reported: unknown[] = [];
+    // A store whose every method fails the way a bug would: not bad input, a real 500.
+    const broken = new Proxy(
+      {},
+      {
+        get: () => () => Promise.reject(new Error("disk on fire: /secret/path")),
+      },
+    );
+    const app = createApp({
+      store: { forTenant: () => broken as unknown as ContextStore },
+      onUnexpectedError: (error) => reported.push(error),
+      generateRequestId: () => "0000000000000001",
+    });
+    const response = await app.fetch(new Request(`${base}/v1/subjects`));
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({
+      error: {
+        code: "internal_error",
+        message: "An unexpected error occurred",
+        request_id: "0000000000000001",
+      },
+    });
+    expect(reported).toHaveLength(1);
   });
 });

@@ -21,8 +21,14 @@ export function renderInk(tree: ReactElement) {
     /** The last non-empty frame, without ANSI. */
     lastFrame: () => frames().at(-1) ?? "",
     frames,
-    /** Sends keys as a terminal would. */
-    press: (keys: string) => instance.stdin.write(keys),
+    /**
+     * Sends keys as a terminal would, after React has flushed its pending effects: Ink subscribes
+     * each render's input handler in an effect, and a person never types within the same tick.
+     */
+    press: async (keys: string) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      instance.stdin.write(keys);
+    },
   };
 }
 

@@ -1,10 +1,50 @@
-import { Command } from "commander";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command, Option } from "commander";
 import type { CliDeps } from "../cli-deps.js";
-import { FatalError } from "../fatal-error.js";
+import { UsageError } from "../fatal-error.js";
 
-/** `shared-ctx bench store` (being built). */
-export function makeBenchStoreCommand(_deps: CliDeps): Command {
-  return new Command("store").description("(being built)").action(() => {
-    throw new FatalError("`bench store` is not built yet");
-  });
+interface BenchStoreFlags {
+  json?: boolean;
+  skipServe?: boolean;
+  quick?: boolean;
+  serveSeconds?: string;
+}
+
+/**
+ * `shared-ctx bench store`: one run, one table (or one JSON document with `--json`). Progress
+ * goes to stderr so stdout stays clean. The data lives in a temporary folder, removed afterwards.
+ */
+export function makeBenchStoreCommand(deps: CliDeps): Command {
+  return new Command("store")
+    .description(
+      "measure the embedded store: ingest vs raw SQLite, getContext at 1k/10k/100k episodes, getTimeline, serve over HTTP",
+    )
+    .option("--json", "print the figures as one JSON document")
+    .option("--skip-serve", "leave out the HTTP (serve) figures")
+    .addOption(new Option("--quick", "smaller sizes (1k, 10k) for a fast look").hideHelp(false))
+    .option("--serve-seconds <n>", "how long autocannon runs against serve", "8")
+    .action(async (flags: BenchStoreFlags) => {
+      const serveSeconds = Number(flags.serveSeconds ?? "8");
+      if (!Number.isFinite(serveSeconds) || serveSeconds <= 0) {
+        throw new UsageError("--serve-seconds must be a positive number");
+      }
+      const { formatStoreBenchTable, runStoreBench } = await import("../../bench/store-bench.js");
+      const dir = mkdtempSync(join(tmpdir(), "shared-ctx-bench-"));
+      try {
+        const result = await runStoreBench({
+          dir,
+          sizes: flags.quick ? [1000, 10_000] : undefined,
+          skipServe: flags.skipServe,
+          serveSeconds,
+          onProgress: (message) => deps.stderr.write(`… ${message}\n`),
+        });
+        deps.stdout.write(
+          flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatStoreBenchTable(result),
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
 }

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from "commander";
-import { createBrainFromEnv } from "../../agents/create-brain.js";
 import type { Brain } from "../../agents/brain.js";
+import { createBrainFromEnv } from "../../agents/create-brain.js";
 import type { ContextStore } from "../../context/context-store.js";
 import { LlmConfigError } from "../../llm/errors/llm-config-error.js";
 import { defaultScenarioName, listScenarios, loadScenario } from "../../scenario/load-scenario.js";
@@ -26,7 +26,8 @@ interface DemoCommandOptions {
 
 function parsePositiveNumber(raw: string): number {
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new InvalidArgumentError("expected a number > 0");
+  if (!Number.isFinite(value) || value <= 0)
+    throw new InvalidArgumentError("expected a number > 0");
   return value;
 }
 
@@ -93,13 +94,26 @@ function createRoundStarter(
 /** `shared-ctx demo`: naive vs shared context, side by side, live. */
 export function makeDemoCommand(deps: CliDeps): Command {
   return new Command("demo")
-    .description("the same agents on the same task: naive message passing vs one shared context, live")
-    .option("--scenario <name|path>", "a shipped scenario or a .yaml/.json file", defaultScenarioName)
-    .option("--speed <n>", "time scale: 1 = scenario timings as written", parsePositiveNumber, defaultRunSpeed)
+    .description(
+      "the same agents on the same task: naive message passing vs one shared context, live",
+    )
+    .option(
+      "--scenario <name|path>",
+      "a shipped scenario or a .yaml/.json file",
+      defaultScenarioName,
+    )
+    .option(
+      "--speed <n>",
+      "time scale: 1 = scenario timings as written",
+      parsePositiveNumber,
+      defaultRunSpeed,
+    )
     .option("--seed <n>", "fix the timing jitter (both pipelines use the same seed)", parseSeed)
     .option("--no-color", "draw without colour (NO_COLOR is honoured too)")
     .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
-    .addOption(new Option("--store <kind>", "where the runs are kept").choices(["embedded", "statewave"]))
+    .addOption(
+      new Option("--store <kind>", "where the runs are kept").choices(["embedded", "statewave"]),
+    )
     .addHelpText(
       "after",
       [
@@ -134,7 +148,8 @@ export function makeDemoCommand(deps: CliDeps): Command {
             initialScenario: options.scenario,
             scenarios: await listScenarios(),
             start: rounds.start,
-            loadTimeline: async (runId) => buildRunTimeline(runId, await readFullTimeline(store, runId)),
+            loadTimeline: async (runId) =>
+              buildRunTimeline(runId, await readFullTimeline(store, runId)),
             speed: options.speed,
             signal: deps.signal,
           });

@@ -30,7 +30,8 @@ interface RunCommandOptions {
 
 function parsePositiveNumber(raw: string): number {
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new InvalidArgumentError("expected a number > 0");
+  if (!Number.isFinite(value) || value <= 0)
+    throw new InvalidArgumentError("expected a number > 0");
   return value;
 }
 
@@ -49,15 +50,34 @@ function isTerminal(stream: OutputStream): stream is OutputStream & NodeJS.Write
 export function makeRunCommand(deps: CliDeps): Command {
   return new Command("run")
     .description("run one pipeline (naive message passing, or the shared context) and summarise it")
+    // addCommand() does not pass these down from the program: without them a bad option would
+    // print to the real stderr and exit the process instead of reaching runCli's exit-code mapping.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => deps.stdout.write(text),
+      writeErr: (text) => deps.stderr.write(text),
+    })
     .addOption(
-      new Option("--mode <mode>", "coordination layer").choices(["naive", "statewave"]).default("statewave"),
+      new Option("--mode <mode>", "coordination layer")
+        .choices(["naive", "statewave"])
+        .default("statewave"),
     )
-    .option("--scenario <name|path>", `a shipped scenario or a .yaml/.json file (default: ${defaultScenarioName})`)
+    .option(
+      "--scenario <name|path>",
+      `a shipped scenario or a .yaml/.json file (default: ${defaultScenarioName})`,
+    )
     .option("--task <text>", "a free-text task instead of a scenario (decomposed per role)")
     .option("--json", "print one JSON document (summary and events) instead of lines")
-    .option("--speed <n>", "time scale: 1 = scenario timings as written", parsePositiveNumber, defaultRunSpeed)
+    .option(
+      "--speed <n>",
+      "time scale: 1 = scenario timings as written",
+      parsePositiveNumber,
+      defaultRunSpeed,
+    )
     .option("--seed <n>", "fix the timing jitter", parseSeed)
-    .addOption(new Option("--store <kind>", "where the run is kept").choices(["embedded", "statewave"]))
+    .addOption(
+      new Option("--store <kind>", "where the run is kept").choices(["embedded", "statewave"]),
+    )
     .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
     .option("--no-color", "draw without colour")
     .addHelpText(

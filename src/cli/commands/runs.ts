@@ -1,10 +1,66 @@
-import { Command } from "commander";
+import { existsSync } from "node:fs";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { describeStoreLocation, openStore, type StoreSelection } from "../../ui/data/open-store.js";
+import { listRuns } from "../../ui/data/read-run.js";
+import { formatRunsTable, runOutcome } from "../../ui/format/runs-table.js";
 import type { CliDeps } from "../cli-deps.js";
-import { FatalError } from "../fatal-error.js";
 
-/** `shared-ctx runs` (being built). */
-export function makeRunsCommand(_deps: CliDeps): Command {
-  return new Command("runs").description("(being built)").action(() => {
-    throw new FatalError("`runs` is not built yet");
-  });
+interface RunsCommandOptions {
+  limit: number;
+  json?: boolean;
+  db?: string;
+  url?: string;
+  store?: "embedded" | "statewave";
+}
+
+function parseLimit(raw: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new InvalidArgumentError("expected a whole number > 0");
+  return value;
+}
+
+/** `shared-ctx runs`: recent runs, newest first. */
+export function makeRunsCommand(deps: CliDeps): Command {
+  return new Command("runs")
+    .description("list recent runs (id, mode, scenario, when, outcome), newest first")
+    .option("--limit <n>", "at most this many runs", parseLimit, 20)
+    .option("--json", "print one JSON document")
+    .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
+    .option("--url <url>", "Statewave server (default: $STATEWAVE_URL)")
+    .addOption(
+      new Option("--store <kind>", "where the runs are kept").choices(["embedded", "statewave"]),
+    )
+    .action(async (options: RunsCommandOptions) => {
+      const selection: StoreSelection = {
+        store: options.store,
+        db: options.db,
+        url: options.url,
+        env: deps.env,
+        cwd: deps.cwd,
+      };
+      const { kind, location } = describeStoreLocation(selection);
+      if (kind === "embedded" && location !== ":memory:" && !existsSync(location)) {
+        // No store file yet simply means no runs yet (and nothing is created by listing).
+        deps.stdout.write(
+          options.json
+            ? `${JSON.stringify({ runs: [] }, null, 2)}\n`
+            : `${formatRunsTable([], 80).join("\n")}\n(no store at ${location})\n`,
+        );
+        return;
+      }
+      const store = openStore(selection);
+      try {
+        const runs = await listRuns(store, { limit: options.limit, signal: deps.signal });
+        if (options.json) {
+          const document = runs.map((run) => ({ ...run, outcome: runOutcome(run) }));
+          deps.stdout.write(`${JSON.stringify({ runs: document }, null, 2)}\n`);
+          return;
+        }
+        const width = deps.stdout.isTTY && deps.stdout.columns ? deps.stdout.columns : 120;
+        deps.stdout.write(`${formatRunsTable(runs, width).join("\n")}\n`);
+      } finally {
+        await store.close();
+      }
+    });
 }

@@ -1,10 +1,162 @@
-import { Command } from "commander";
+import { Command, Option } from "commander";
+import type { ContextStore, Episode } from "../../context/context-store.js";
+import { fromRunEventEpisode } from "../../scenario/run-record.js";
+import { readRunTimeline } from "../../ui/data/find-run.js";
+import { describeStoreLocation, openStore, type StoreSelection } from "../../ui/data/open-store.js";
+import { readFullTimeline } from "../../ui/data/read-run.js";
+import {
+  buildRunTimeline,
+  type RunTimeline,
+  type TimelineFilter,
+} from "../../ui/format/run-timeline.js";
+import {
+  followColumns,
+  formatTimelineHeader,
+  formatTimelineReport,
+  formatTimelineRows,
+  formatTimelineSections,
+} from "../../ui/format/timeline-table.js";
 import type { CliDeps } from "../cli-deps.js";
-import { FatalError } from "../fatal-error.js";
 
-/** `shared-ctx timeline` (being built). */
-export function makeTimelineCommand(_deps: CliDeps): Command {
-  return new Command("timeline").description("(being built)").action(() => {
-    throw new FatalError("`timeline` is not built yet");
+interface TimelineCommandOptions {
+  json?: boolean;
+  agent?: string;
+  type?: string;
+  follow?: boolean;
+  db?: string;
+  url?: string;
+  store?: "embedded" | "statewave";
+}
+
+/** Pipes get a wide table (nothing re-wraps it); terminals get their own width. */
+const pipeWidth = 120;
+
+/** The `--json` document. */
+function timelineDocument(timeline: RunTimeline) {
+  return {
+    runId: timeline.runId,
+    mode: timeline.mode ?? null,
+    scenario: timeline.scenario ?? null,
+    brain: timeline.brain ?? null,
+    startedAt: timeline.startedAt ?? null,
+    summary: timeline.summary ?? null,
+    rows: timeline.rows,
+    memories: { active: timeline.activeMemories, superseded: timeline.supersededMemories },
+    escalations: timeline.escalations,
+    reads: timeline.reads,
+    events: timeline.events,
+  };
+}
+
+/**
+ * Prints rows as the run writes them (`--follow`) until its run-end arrives or the command is
+ * interrupted, then the sections after the table.
+ */
+async function follow(
+  deps: CliDeps,
+  store: ContextStore,
+  runId: string,
+  filter: TimelineFilter,
+  width: number,
+): Promise<void> {
+  const columns = followColumns(width);
+  const episodes: Episode[] = [];
+  const printed = new Set<string>();
+  deps.stdout.write(`Following ${runId} (Ctrl-C to stop)\n\n`);
+  deps.stdout.write(`${formatTimelineHeader(columns, width).join("\n")}\n`);
+  await new Promise<void>((resolve) => {
+    const onAbort = () => finish();
+    const subscription = store.watch(
+      runId,
+      (change) => {
+        if (change.type !== "episode") return;
+        episodes.push(change.episode);
+        // Rebuilt each time so agent names from run-start apply to every row.
+        const timeline = buildRunTimeline(runId, { episodes, memories: [] }, filter);
+        const fresh = timeline.rows.filter((row) => !printed.has(row.episodeId));
+        for (const row of fresh) printed.add(row.episodeId);
+        if (fresh.length > 0)
+          deps.stdout.write(`${formatTimelineRows(fresh, columns).join("\n")}\n`);
+        if (fromRunEventEpisode(change.episode)?.type === "run-end") finish();
+      },
+      {
+        replay: true,
+        onError: (error) => {
+          deps.stderr.write(
+            `shared-ctx: still trying to follow ${runId}: ${error instanceof Error ? error.message : String(error)}\n`,
+          );
+        },
+      },
+    );
+    let finished = false;
+    function finish() {
+      if (finished) return;
+      finished = true;
+      deps.signal.removeEventListener("abort", onAbort);
+      subscription.close();
+      resolve();
+    }
+    if (deps.signal.aborted) finish();
+    else deps.signal.addEventListener("abort", onAbort, { once: true });
   });
+  const full = buildRunTimeline(runId, await readFullTimeline(store, runId), filter);
+  deps.stdout.write(`${formatTimelineSections(full, width).join("\n")}\n`);
+}
+
+/** `shared-ctx timeline <run-id>`: who knew what, when. */
+export function makeTimelineCommand(deps: CliDeps): Command {
+  return new Command("timeline")
+    .description("the audit trail of a run: every event, the final memory state, who read what")
+    .argument("<run-id>", "a run id (nv-xxxxxxxx or sw-xxxxxxxx); `shared-ctx runs` lists them")
+    .option("--json", "print one JSON document instead of the table")
+    .option("--agent <name>", "only rows of this agent (id or name)")
+    .option(
+      "--type <type>",
+      "only rows of this event or episode type (e.g. module-skip, state_update)",
+    )
+    .option("--follow", "keep printing new rows of a run in progress (until it ends or Ctrl-C)")
+    .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
+    .option("--url <url>", "Statewave server (default: $STATEWAVE_URL)")
+    .addOption(
+      new Option("--store <kind>", "where the run is kept").choices(["embedded", "statewave"]),
+    )
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Examples:",
+        "  $ shared-ctx timeline sw-1a2b3c4d",
+        "  $ shared-ctx timeline sw-1a2b3c4d --agent coder --type module-skip",
+        "  $ shared-ctx timeline sw-1a2b3c4d --json | jq .reads",
+        "  $ shared-ctx timeline sw-1a2b3c4d --follow      (while `shared-ctx run` runs elsewhere)",
+      ].join("\n"),
+    )
+    .action(async (runId: string, options: TimelineCommandOptions) => {
+      const selection: StoreSelection = {
+        store: options.store,
+        db: options.db,
+        url: options.url,
+        env: deps.env,
+        cwd: deps.cwd,
+      };
+      const storeName = describeStoreLocation(selection).location;
+      const store = openStore(selection, { mustExist: true });
+      const filter: TimelineFilter = { agent: options.agent, type: options.type };
+      const width = deps.stdout.isTTY && deps.stdout.columns ? deps.stdout.columns : pipeWidth;
+      try {
+        const timeline = await readRunTimeline(store, runId, { signal: deps.signal, storeName });
+        if (options.follow && !options.json) {
+          await follow(deps, store, runId, filter, width);
+          return;
+        }
+        const built = buildRunTimeline(runId, timeline, filter);
+        if (options.json) {
+          deps.stdout.write(`${JSON.stringify(timelineDocument(built), null, 2)}\n`);
+          return;
+        }
+        deps.stdout.write(`${formatTimelineReport(built, width).join("\n")}\n`);
+      } finally {
+        await store.close();
+      }
+    });
 }

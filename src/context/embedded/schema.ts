@@ -58,12 +58,9 @@ export const migrations: readonly string[] = [
     WHERE status = 'active' AND target IS NOT NULL;
 
   -- Only active memories are indexed (superseded ones leave it), rowid = memories.seq.
-  -- scope holds one token per (tenant, subject) so a MATCH never ranks other subjects' rows.
-  CREATE VIRTUAL TABLE memory_fts USING fts5 (
-    content, scope, tokenize = 'unicode61 remove_diacritics 2'
-  );
-  -- "ORDER BY rank" = bm25 over content only; the scope token must not weigh in.
-  INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)');
+  -- Each indexed word is prefixed with a token naming its (tenant, subject), so a query for a
+  -- word only ever walks, counts (bm25's IDF) and ranks the rows of that one subject.
+  CREATE VIRTUAL TABLE memory_fts USING fts5 (terms, tokenize = 'unicode61');
 
   CREATE TABLE compile_jobs (
     job_id TEXT PRIMARY KEY,

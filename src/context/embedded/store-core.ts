@@ -25,7 +25,7 @@ import type {
 import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.js";
 import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
-import { type MemoryCandidate, rankContext, searchTerms } from "../rank-context.js";
+import { type MemoryCandidate, rankContext, searchTerms, textTerms } from "../rank-context.js";
 import {
   inputLimits,
   requireInteger,
@@ -54,19 +54,31 @@ export interface StoreCoreOptions {
 }
 
 /** How many candidates of each kind `getContext` considers; bounded so it stays fast at 100k. */
-const contextCandidates = { relevant: 50, newest: 50, decisions: 30, episodes: 10 } as const;
+const contextCandidates = {
+  ftsWindow: 500,
+  relevant: 50,
+  newest: 50,
+  decisions: 30,
+  episodes: 10,
+} as const;
 
 /** Machinery episode types never shown as "Recent activity". */
 const hiddenEpisodeTypes = "('state_update', 'state_snapshot', 'run_event')";
 
-/** One FTS token per (tenant, subject): a MATCH ANDed with it only ranks that subject's rows. */
-function scopeToken(tenantId: string | null, subjectId: string): string {
+/**
+ * The FTS prefix of one (tenant, subject): 22 letters/digits, so `prefix + word` is one token
+ * for the unicode61 tokenizer and cannot collide with another subject's words.
+ */
+function scopePrefix(tenantId: string | null, subjectId: string): string {
   const key = `${tenantId === null ? "0" : `1${tenantId}`}\u0000${subjectId}`;
-  return `s${createHash("sha256").update(key).digest("hex").slice(0, 20)}`;
+  return `s${createHash("sha256").update(key).digest("hex").slice(0, 20)}x`;
 }
 
-function quoteTerm(term: string): string {
-  return `"${term.replaceAll('"', '""')}"`;
+/** What the FTS index holds for one memory: its words, each prefixed with the subject scope. */
+function scopedTerms(prefix: string, content: string): string {
+  return textTerms(content)
+    .map((term) => prefix + term)
+    .join(" ");
 }
 
 /**
@@ -221,7 +233,7 @@ export class EmbeddedStoreCore {
       `SELECT value FROM counters WHERE name = 'memory_change'`,
     ).get();
     let changeSeq = counter?.value ?? 0;
-    const scope = scopeToken(tenantId, subjectId);
+    const scope = scopePrefix(tenantId, subjectId);
     const created = new Map<string, Memory>();
 
     const findSuperseded = this.#statement<MemoryRow>(
@@ -236,9 +248,7 @@ export class EmbeddedStoreCore {
          valid_to, source_episode_ids, metadata, status, created_at, updated_at, change_seq)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, 'active', ?, ?, ?)`,
     );
-    const index = this.#statement(
-      `INSERT INTO memory_fts (rowid, content, scope) VALUES (?, ?, ?)`,
-    );
+    const index = this.#statement(`INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)`);
 
     for (const row of episodes) {
       const draft = compileEpisode({
@@ -293,7 +303,7 @@ export class EmbeddedStoreCore {
         now,
         changeSeq,
       );
-      index.run(result.lastInsertRowid, memory.content, scope);
+      index.run(result.lastInsertRowid, scopedTerms(scope, memory.content));
       created.set(memory.id, memory);
     }
     this.#statement(
@@ -459,15 +469,29 @@ export class EmbeddedStoreCore {
       const memories: MemoryCandidate[] = [];
       const terms = searchTerms(task);
       if (terms.length > 0) {
-        const match = `scope : ${quoteTerm(scopeToken(tenantId, subjectId))} AND content : (${terms.map(quoteTerm).join(" OR ")})`;
-        const rows = this.#statement<MemoryRow & { rank: number }>(
-          `SELECT m.*, f.rank AS rank FROM (
-             SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?
-           ) AS f JOIN memories m ON m.seq = f.rowid
-           WHERE m.tenant_id IS ? AND m.subject_id = ? AND m.status = 'active'`,
-        ).all(match, contextCandidates.relevant, tenantId, subjectId);
+        const prefix = scopePrefix(tenantId, subjectId);
+        const match = terms.map((term) => `"${prefix}${term}"`).join(" OR ");
+        // bm25 over the newest `ftsWindow` matches only: walking the match list in rowid order
+        // stops early, so the cost stays bounded however large the subject grows. Older
+        // memories still compete through the "newest decisions" candidates.
+        const window = this.#statement<{ seq: number; rank: number }>(
+          `SELECT rowid AS seq, bm25(memory_fts) AS rank FROM memory_fts
+           WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT ?`,
+        ).all(match, contextCandidates.ftsWindow);
+        const best = window
+          .sort((left, right) => left.rank - right.rank || right.seq - left.seq)
+          .slice(0, contextCandidates.relevant);
+        const rankBySeq = new Map(best.map((row) => [row.seq, row.rank]));
+        const rows = this.#statement<MemoryRow>(
+          `SELECT * FROM memories WHERE seq IN (SELECT value FROM json_each(?))
+             AND tenant_id IS ? AND subject_id = ? AND status = 'active' ORDER BY seq DESC`,
+        ).all(JSON.stringify(best.map((row) => row.seq)), tenantId, subjectId);
         for (const row of rows) {
-          memories.push({ memory: memoryFromRow(row), sequence: row.seq, bm25: row.rank });
+          memories.push({
+            memory: memoryFromRow(row),
+            sequence: row.seq,
+            bm25: rankBySeq.get(row.seq) ?? null,
+          });
         }
       }
       const seen = new Set(memories.map((candidate) => candidate.memory.id));

@@ -30,7 +30,8 @@ export interface InvalidationNotice {
 export interface ArbitrationRequest {
   escalationId: string;
   key: string;
-  contenders: Array<{ agentId: string; value: string }>;
+  /** `at`: when each wrote, in scenario milliseconds. */
+  contenders: Array<{ agentId: string; value: string; at: number }>;
 }
 
 /** The coordination layer as the agents see it. */
@@ -50,7 +51,9 @@ export interface Coordination {
   /** After building: tell whoever needs to know. */
   reportResult(agentId: string, result: BuildResult): Promise<void>;
   /** The Reviewer's view once everyone is done: every decision ever published and every build. */
-  collectForReview(agentId: string): Promise<{ decisions: KnownDecision[]; results: BuildResult[] }>;
+  collectForReview(
+    agentId: string,
+  ): Promise<{ decisions: KnownDecision[]; results: BuildResult[] }>;
   /**
    * Lets `agentId` arbitrate escalations until `until` settles: `choose` returns the winning value,
    * or undefined to leave the escalation open. Naive: nothing is ever escalated.

@@ -1,5 +1,5 @@
-import type { BuildResult, KnownDecision } from "../../agents/brain.js";
 import type { UnstampedEvent } from "../../agents/agent-runtime.js";
+import type { BuildResult, KnownDecision } from "../../agents/brain.js";
 import type { BusMessage, MessageBus } from "../../context/message-bus.js";
 import type { Coordination, KnownState } from "./coordination.js";
 
@@ -31,7 +31,13 @@ function resultOf(message: BusMessage): BuildResult | undefined {
  */
 export function createNaiveCoordination(options: NaiveCoordinationOptions): Coordination {
   const { bus, emit, reviewerIds } = options;
-  const send = (from: string, to: string, topic: string, content: string, data: Record<string, string | number>) => {
+  const send = (
+    from: string,
+    to: string,
+    topic: string,
+    content: string,
+    data: Record<string, string | number>,
+  ) => {
     bus.send({ from, to, topic, content, data });
     emit({ type: "message-send", from, to, content });
   };
@@ -73,7 +79,9 @@ export function createNaiveCoordination(options: NaiveCoordinationOptions): Coor
     collectForReview: async (agentId) => {
       const inbox = bus.inbox(agentId);
       return {
-        decisions: inbox.map(decisionOf).filter((item): item is KnownDecision => item !== undefined),
+        decisions: inbox
+          .map(decisionOf)
+          .filter((item): item is KnownDecision => item !== undefined),
         results: inbox.map(resultOf).filter((item): item is BuildResult => item !== undefined),
       };
     },

@@ -36,9 +36,17 @@ export function describeStoreLocation(selection: StoreSelection): {
  * @param options.mustExist refuse to create a new embedded file (commands that only read runs)
  * @throws StoreOpenError
  */
-export function openStore(selection: StoreSelection, options: { mustExist?: boolean } = {}): ContextStore {
+export function openStore(
+  selection: StoreSelection,
+  options: { mustExist?: boolean } = {},
+): ContextStore {
   const { kind, location } = describeStoreLocation(selection);
-  if (kind === "embedded" && options.mustExist && location !== ":memory:" && !existsSync(location)) {
+  if (
+    kind === "embedded" &&
+    options.mustExist &&
+    location !== ":memory:" &&
+    !existsSync(location)
+  ) {
     throw new StoreOpenError({
       location,
       reason:

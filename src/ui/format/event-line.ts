@@ -25,6 +25,34 @@ function decisionVerb(value: string): string {
   return "DECIDING";
 }
 
+/** "(replaced by JWT)." -> "replaced by JWT": the line puts its own parentheses around it. */
+function unwrapParentheses(text: string): string {
+  const trimmed = text.trim().replace(/\.$/, "");
+  return /^\([^()]*\)$/.test(trimmed) ? trimmed.slice(1, -1) : trimmed;
+}
+
+/**
+ * Free text from the runner names agents by id ("coder built x, which planner deprecated"):
+ * shown with their display names, and without a trailing restatement of the module.
+ */
+export function humanizeText(text: string, agents: AgentDirectory): string {
+  let result = text;
+  for (const agent of agents.agents) {
+    if (agent.id === agent.name) continue;
+    const pattern = new RegExp(`\\b${agent.id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`, "g");
+    result = result.replace(pattern, agent.name);
+  }
+  return result;
+}
+
+/** "deprecated by Planner: Deprecate x (replaced by JWT)." -> "deprecated by Planner" when it repeats the module. */
+export function shortReason(reason: string, module: string, agents: AgentDirectory): string {
+  const human = humanizeText(reason, agents).trim();
+  const colon = human.indexOf(": ");
+  if (colon > 0 && human.slice(colon).includes(module)) return human.slice(0, colon);
+  return human.replace(/\.$/, "");
+}
+
 /** The decision's explanation without a repetition of its verb and target. */
 function decisionDetail(event: { target: string; value: string; content: string }): string {
   const content = event.content.trim();
@@ -36,9 +64,9 @@ function decisionDetail(event: { target: string; value: string; content: string 
   const at = lower.indexOf(target);
   if (at >= 0 && at <= 20) {
     const rest = content.slice(at + target.length).replace(/^[\s:;,.\-—]+/, "");
-    if (rest) return rest;
+    if (rest) return unwrapParentheses(rest);
   }
-  return content;
+  return unwrapParentheses(content);
 }
 
 function byAgent(
@@ -109,7 +137,7 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         event,
         event.agentId,
         agents,
-        `Skipping → ${event.module} (${event.reason})`,
+        `Skipping → ${event.module} (${shortReason(event.reason, event.module, agents)})`,
         "skip",
       );
     case "module-cancel":
@@ -117,7 +145,7 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         event,
         event.agentId,
         agents,
-        `CANCELLED → ${event.module} (${event.reason}; ${formatTokens(event.tokensSpent)} tokens spent)`,
+        `CANCELLED → ${event.module} (${shortReason(event.reason, event.module, agents)}; ${formatTokens(event.tokensSpent)} tokens spent)`,
         "warning",
       );
     case "escalation":
@@ -143,7 +171,7 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         event,
         event.detectedBy,
         agents,
-        `COLLISION → ${event.module}: ${event.description}`,
+        `COLLISION → ${event.module}: ${humanizeText(event.description, agents)}`,
         "error",
       );
     case "agent-end":

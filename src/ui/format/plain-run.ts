@@ -30,7 +30,9 @@ export function formatEventLinePlain(
   events: readonly ScenarioEvent[],
 ): string {
   const line = describeEvent(event, agentDirectoryOf(events));
-  return `${formatRelative(line.at).padEnd(9)} ${plainEventLine(line)}`;
+  // Times count from the run's start, as in the timeline.
+  const origin = events.find((candidate) => candidate.type === "run-start")?.at ?? 0;
+  return `${formatRelative(line.at - origin).padEnd(9)} ${plainEventLine(line)}`;
 }
 
 /**

@@ -87,6 +87,7 @@ function rowFor(
   event: ScenarioEvent | undefined,
   lastAt: number,
   agents: AgentDirectory,
+  origin: number,
 ): TimelineRow {
   if (event) {
     const line = describeEvent(event, agents);
@@ -94,7 +95,7 @@ function rowFor(
       episodeId: episode.id,
       createdAt: episode.createdAt,
       time: formatUtcTime(episode.createdAt),
-      relative: formatRelative(event.at),
+      relative: formatRelative(event.at - origin),
       agentId: line.agentId,
       agent: line.label,
       type: event.type,
@@ -107,7 +108,7 @@ function rowFor(
     episodeId: episode.id,
     createdAt: episode.createdAt,
     time: formatUtcTime(episode.createdAt),
-    relative: formatRelative(at),
+    relative: formatRelative(at - origin),
     agentId: episode.source,
     agent: agents.name(episode.source),
     type: episode.type,
@@ -139,11 +140,13 @@ export function buildRunTimeline(
     pairs.push({ episode, event });
   }
   const agents = agentDirectoryOf(events);
+  // T+0.0s is the run's start: setting up the shared context before it is not the run's time.
+  const origin = events.find((event) => event.type === "run-start")?.at ?? 0;
   let lastAt = 0;
   const rows: TimelineRow[] = [];
   for (const { episode, event } of pairs) {
     if (event) lastAt = event.at;
-    const row = rowFor(episode, event, lastAt, agents);
+    const row = rowFor(episode, event, lastAt, agents, origin);
     if (matches(row, filter, agents)) rows.push(row);
   }
   const start = events.find((event) => event.type === "run-start");
@@ -164,7 +167,7 @@ export function buildRunTimeline(
       event.type === "context-read"
         ? [
             {
-              relative: formatRelative(event.at),
+              relative: formatRelative(event.at - origin),
               agent: agents.name(event.agentId),
               task: event.task,
               memoryCount: event.memoryIds.length,

@@ -44,47 +44,71 @@ export function timelineColumns(rows: readonly TimelineRow[], width: number): Ti
   const type = widest(
     rows.map((row) => row.type),
     timelineHeaders[3],
-    width < 100 ? 14 : 20,
+    width < 100 ? 14 : 22,
   );
   const fixed = time + relative + agent + type + gap.length * 4;
   return { time, relative, agent, type, content: Math.max(minContent, width - fixed) };
 }
 
+/** Column widths for rows not known in advance (`timeline --follow`). */
+export function followColumns(width: number): TimelineColumns {
+  const time = 12;
+  const relative = 9;
+  const agent = 12;
+  const type = 16;
+  const fixed = time + relative + agent + type + gap.length * 4;
+  return { time, relative, agent, type, content: Math.max(minContent, width - fixed) };
+}
+
+function cellsLine(
+  columns: TimelineColumns,
+  cells: readonly [string, string, string, string, string],
+): string {
+  const [time, relative, agent, type, content] = cells;
+  return [
+    fitWidth(time, columns.time),
+    fitWidth(relative, columns.relative),
+    fitWidth(agent, columns.agent),
+    fitWidth(type, columns.type),
+    content,
+  ]
+    .join(gap)
+    .trimEnd();
+}
+
+/** The header line and the rule under it. */
+export function formatTimelineHeader(columns: TimelineColumns, width: number): string[] {
+  const total =
+    columns.time +
+    columns.relative +
+    columns.agent +
+    columns.type +
+    columns.content +
+    gap.length * 4;
+  return [cellsLine(columns, timelineHeaders), "─".repeat(Math.min(width, total))];
+}
+
+/** Rows laid out in `columns`, each row's content wrapped into the last column. */
+export function formatTimelineRows(
+  rows: readonly TimelineRow[],
+  columns: TimelineColumns,
+): string[] {
+  const lines: string[] = [];
+  for (const row of rows) {
+    const [first = "", ...rest] = wrapText(row.content, columns.content);
+    lines.push(cellsLine(columns, [row.time, row.relative, row.agent, row.type, first]));
+    for (const more of rest) lines.push(cellsLine(columns, ["", "", "", "", more]));
+  }
+  return lines;
+}
+
 /** The header line and a rule, then each row with its content wrapped into the last column. */
 export function formatTimelineTable(rows: readonly TimelineRow[], width: number): string[] {
   const columns = timelineColumns(rows, width);
-  const cells = (time: string, relative: string, agent: string, type: string, content: string) =>
-    [
-      fitWidth(time, columns.time),
-      fitWidth(relative, columns.relative),
-      fitWidth(agent, columns.agent),
-      fitWidth(type, columns.type),
-      content,
-    ]
-      .join(gap)
-      .trimEnd();
-  const [h1, h2, h3, h4, h5] = timelineHeaders;
-  const lines = [
-    cells(h1, h2, h3, h4, h5),
-    "─".repeat(
-      Math.min(
-        width,
-        columns.time +
-          columns.relative +
-          columns.agent +
-          columns.type +
-          columns.content +
-          gap.length * 4,
-      ),
-    ),
+  return [
+    ...formatTimelineHeader(columns, width),
+    ...(rows.length > 0 ? formatTimelineRows(rows, columns) : ["(no events match)"]),
   ];
-  for (const row of rows) {
-    const [first = "", ...rest] = wrapText(row.content, columns.content);
-    lines.push(cells(row.time, row.relative, row.agent, row.type, first));
-    for (const more of rest) lines.push(cells("", "", "", "", more));
-  }
-  if (rows.length === 0) lines.push("(no events match)");
-  return lines;
 }
 
 function memoryLine(memory: MemoryRow): string {
@@ -103,11 +127,8 @@ function wrapIndented(lead: string, body: string, width: number, indent = "  "):
   return [lead + first, ...rest.map((line) => indent + line)];
 }
 
-/**
- * The whole report: a heading, the table, then the final memory state, escalations with their
- * resolutions, and which agent read what. Plain lines: the Ink view shows the same lines.
- */
-export function formatTimelineReport(timeline: RunTimeline, width: number): string[] {
+/** The report's first lines: the run, its mode and scenario, its outcome. */
+export function formatTimelineHeading(timeline: RunTimeline, width: number): string[] {
   const heading = [
     `Run ${timeline.runId}`,
     timeline.mode ? `mode ${timeline.mode}` : undefined,
@@ -120,17 +141,30 @@ export function formatTimelineReport(timeline: RunTimeline, width: number): stri
   const outcome = summary
     ? `Outcome: ${summary.collision ? "collision" : summary.conflictsAvoided > 0 ? `${plural(summary.conflictsAvoided, "conflict")} avoided` : "no conflict"}; wasted ${plural(summary.wasted.modules, "module")}, ${formatTokens(summary.wasted.tokens)} tokens, ${formatDuration(summary.wasted.ms)}; total ${formatTokens(summary.totals.tokens)} tokens, ${formatDuration(summary.totals.ms)}`
     : "Outcome: the run has not ended (yet)";
+  return [...wrapIndented("", heading, width), ...wrapIndented("", outcome, width)];
+}
 
+/**
+ * The whole report: a heading, the table, then the final memory state, escalations with their
+ * resolutions, and which agent read what. Plain lines: the Ink view shows the same lines.
+ */
+export function formatTimelineReport(timeline: RunTimeline, width: number): string[] {
+  return [
+    ...formatTimelineHeading(timeline, width),
+    "",
+    ...formatTimelineTable(timeline.rows, width),
+    ...formatTimelineSections(timeline, width),
+  ];
+}
+
+/** The sections after the table: final memory state, escalations, who read what. */
+export function formatTimelineSections(timeline: RunTimeline, width: number): string[] {
   const section = (title: string, body: string[]) => [
     "",
     title,
     ...(body.length > 0 ? body : ["  (none)"]),
   ];
   return [
-    ...wrapIndented("", heading, width),
-    ...wrapIndented("", outcome, width),
-    "",
-    ...formatTimelineTable(timeline.rows, width),
     ...section(
       `Final memory state: ${timeline.activeMemories.length} active, ${timeline.supersededMemories.length} superseded`,
       [

@@ -1,6 +1,7 @@
 import type { RunSummary, ScenarioEvent } from "../../scenario/scenario-events.js";
 import { type AgentDirectory, agentDirectoryOf } from "./agent-directory.js";
 import { formatDuration, formatTokens, plural } from "./duration.js";
+import { humanizeText, shortReason } from "./event-line.js";
 
 /** What a finished run amounts to. */
 export type VerdictKind = "collision" | "avoided" | "escalated" | "clean";
@@ -63,7 +64,9 @@ export function verdictFor(summary: RunSummary, events: readonly ScenarioEvent[]
 
   if (summary.collision) {
     const collisions = events.flatMap((event) =>
-      event.type === "collision" ? [`${event.module}: ${event.description}`] : [],
+      event.type === "collision"
+        ? [`${event.module}: ${humanizeText(event.description, agents)}`]
+        : [],
     );
     return {
       kind: "collision",
@@ -76,9 +79,11 @@ export function verdictFor(summary: RunSummary, events: readonly ScenarioEvent[]
   if (summary.conflictsAvoided > 0) {
     const prevented = events.flatMap((event) =>
       event.type === "module-skip"
-        ? [`Skipped ${event.module}: ${event.reason}`]
+        ? [`Skipped ${event.module}: ${shortReason(event.reason, event.module, agents)}`]
         : event.type === "module-cancel"
-          ? [`Cancelled ${event.module} mid-build: ${event.reason}`]
+          ? [
+              `Cancelled ${event.module} mid-build: ${shortReason(event.reason, event.module, agents)}`,
+            ]
           : [],
     );
     return {

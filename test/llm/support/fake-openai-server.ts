@@ -21,7 +21,9 @@ export type FakeReply =
  * A small OpenAI-compatible server on 127.0.0.1 (port 0): POST /v1/chat/completions answers with
  * whatever `reply` returns for the request. The real `@ai-sdk/openai` provider talks to it.
  */
-export async function startFakeOpenAiServer(reply: (request: ReceivedRequest, index: number) => FakeReply) {
+export async function startFakeOpenAiServer(
+  reply: (request: ReceivedRequest, index: number) => FakeReply,
+) {
   const received: ReceivedRequest[] = [];
   const hanging = new Set<ServerResponse>();
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -34,11 +36,14 @@ export async function startFakeOpenAiServer(reply: (request: ReceivedRequest, in
         messages?: Array<{ role: string; content: unknown }>;
         response_format?: { json_schema?: { name?: string } };
       };
-      const user = [...(parsed.messages ?? [])].reverse().find((message) => message.role === "user");
+      const user = [...(parsed.messages ?? [])]
+        .reverse()
+        .find((message) => message.role === "user");
       const entry: ReceivedRequest = {
         authorization: request.headers.authorization,
         schemaName: parsed.response_format?.json_schema?.name,
-        prompt: typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? ""),
+        prompt:
+          typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? ""),
       };
       received.push(entry);
       const answer = reply(entry, received.length - 1);
@@ -47,8 +52,15 @@ export async function startFakeOpenAiServer(reply: (request: ReceivedRequest, in
         return;
       }
       if (answer.kind === "status") {
-        response.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
-        response.end(JSON.stringify(answer.body ?? { error: { message: `status ${answer.status}`, type: "test" } }));
+        response.writeHead(answer.status, {
+          "content-type": "application/json",
+          ...answer.headers,
+        });
+        response.end(
+          JSON.stringify(
+            answer.body ?? { error: { message: `status ${answer.status}`, type: "test" } },
+          ),
+        );
         return;
       }
       const content = answer.kind === "json" ? JSON.stringify(answer.content) : answer.content;
@@ -95,12 +107,16 @@ export function ruleFollowingReply(request: ReceivedRequest): FakeReply {
     }
     case "module_step": {
       const module = /about to build module "([^"]+)"/.exec(prompt)?.[1] ?? "";
-      const decisions = JSON.parse(/Decisions you know of: (\[[\s\S]*?\n\]|\[\])/.exec(prompt)?.[1] ?? "[]") as Array<{
+      const decisions = JSON.parse(
+        /Decisions you know of: (\[[\s\S]*?\n\]|\[\])/.exec(prompt)?.[1] ?? "[]",
+      ) as Array<{
         target: string;
         value: string;
         by: string;
       }>;
-      const deprecation = decisions.find((decision) => decision.target === module && decision.value === "deprecate");
+      const deprecation = decisions.find(
+        (decision) => decision.target === module && decision.value === "deprecate",
+      );
       return {
         kind: "json",
         content: deprecation
@@ -109,21 +125,37 @@ export function ruleFollowingReply(request: ReceivedRequest): FakeReply {
       };
     }
     case "review": {
-      const decisions = JSON.parse(/Decisions: (\[[\s\S]*?\n\]|\[\])/.exec(prompt)?.[1] ?? "[]") as Array<{
+      const decisions = JSON.parse(
+        /Decisions: (\[[\s\S]*?\n\]|\[\])/.exec(prompt)?.[1] ?? "[]",
+      ) as Array<{
         target: string;
         value: string;
         by: string;
       }>;
-      const builds = JSON.parse(/Builds: (\[[\s\S]*?\n\]|\[\])/.exec(prompt)?.[1] ?? "[]") as Array<{
+      const builds = JSON.parse(
+        /Builds: (\[[\s\S]*?\n\]|\[\])/.exec(prompt)?.[1] ?? "[]",
+      ) as Array<{
         module: string;
         agentId: string;
       }>;
       const findings = builds
-        .filter((build) => decisions.some((decision) => decision.target === build.module && decision.value === "deprecate"))
-        .map((build) => ({ module: build.module, agents: [build.agentId], description: `${build.module} was deprecated` }));
+        .filter((build) =>
+          decisions.some(
+            (decision) => decision.target === build.module && decision.value === "deprecate",
+          ),
+        )
+        .map((build) => ({
+          module: build.module,
+          agents: [build.agentId],
+          description: `${build.module} was deprecated`,
+        }));
       return { kind: "json", content: { findings } };
     }
     default:
-      return { kind: "status", status: 400, body: { error: { message: `unknown schema ${request.schemaName}` } } };
+      return {
+        kind: "status",
+        status: 400,
+        body: { error: { message: `unknown schema ${request.schemaName}` } },
+      };
   }
 }

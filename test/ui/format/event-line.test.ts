@@ -44,4 +44,54 @@ describe("describeEvent", () => {
     );
     expect(line.label).toBe("Coder-2");
   });
+
+  it("tidies the runner's free text: names instead of ids, no repeated module", () => {
+    const events = statewaveAvoidedEvents();
+    const agents = agentDirectoryOf(events);
+    const runId = "sw-4e5f6a7b";
+    const decision = describeEvent(
+      {
+        runId,
+        at: 0,
+        type: "decision-write",
+        agentId: "planner",
+        kind: "architectural_decision",
+        target: "legacy-session-token",
+        value: "deprecate",
+        content: "Deprecate legacy-session-token (replaced by JWT).",
+      },
+      agents,
+    );
+    expect(decision.text).toBe("DEPRECATING → legacy-session-token (replaced by JWT)");
+    const skip = describeEvent(
+      {
+        runId,
+        at: 0,
+        type: "module-skip",
+        agentId: "coder",
+        module: "legacy-session-token",
+        reason: "deprecated by planner: Deprecate legacy-session-token (replaced by JWT).",
+        causedBy: "planner",
+      },
+      agents,
+    );
+    expect(skip.text).toBe("Skipping → legacy-session-token (deprecated by Planner)");
+    const collision = describeEvent(
+      {
+        runId,
+        at: 0,
+        type: "collision",
+        module: "legacy-session-token",
+        detectedBy: "reviewer",
+        agents: ["coder", "planner"],
+        description: "coder built legacy-session-token, which planner deprecated",
+        wastedTokens: 1,
+        wastedMs: 1,
+      },
+      agents,
+    );
+    expect(collision.text).toBe(
+      "COLLISION → legacy-session-token: Coder built legacy-session-token, which Planner deprecated",
+    );
+  });
 });

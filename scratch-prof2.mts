@@ -1,0 +1,14 @@
+import { EmbeddedStore } from "./src/context/embedded-store.js";
+import { makeEpisodes } from "./src/bench/store-bench.js";
+import { rmSync } from "node:fs";
+for (const f of ["/tmp/prof2.db", "/tmp/prof2.db-wal", "/tmp/prof2.db-shm"]) rmSync(f, { force: true });
+const store = new EmbeddedStore({ path: "/tmp/prof2.db" });
+let seed = 1; const random = () => { seed = (seed * 16807) % 2147483647; return seed / 2147483647; };
+const n = Number(process.argv[2] ?? 10000);
+const eps = makeEpisodes("s", n, random);
+for (let i = 0; i < eps.length; i += 100) await store.createEpisodesBatch(eps.slice(i, i + 100));
+let t = performance.now(); await store.compileMemories("s"); console.log("compile ms", performance.now() - t);
+const task = "implement the auth token cache for login";
+for (let i = 0; i < 20; i++) await store.getContext("s", task);
+const { Session } = await import("node:inspector/promises");
+t = performance.now(); for (let i = 0; i < 200; i++) await store.getContext("s", task); console.log("getContext avg ms", (performance.now() - t) / 200);

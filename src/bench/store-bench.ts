@@ -1,0 +1,424 @@
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import type { CreateEpisodeInput } from "../context/context-store.js";
+import { EmbeddedStore } from "../context/embedded-store.js";
+
+/**
+ * `shared-ctx bench store`: ingest, raw SQLite limit, getContext/getTimeline latency at 1k/10k/100k
+ * episodes, and `serve` over loopback HTTP. A benchmark, never a test: it measures wall time.
+ */
+
+/** Options of {@link runStoreBench}. */
+export interface StoreBenchOptions {
+  /** An empty folder for the database files. */
+  dir: string;
+  /** Subject sizes for getContext. @default [1000, 10000, 100000] */
+  sizes?: readonly number[];
+  /** Episodes for the single-episode and raw insert runs. @default 5000 */
+  ingestCount?: number;
+  /** Seconds autocannon hammers `POST /v1/episodes`. @default 8 */
+  serveSeconds?: number;
+  /** Skip the HTTP part. @default false */
+  skipServe?: boolean;
+  /** Told what is being measured, for a progress line. */
+  onProgress?: (message: string) => void;
+}
+
+/** Latency figures in milliseconds. */
+export interface LatencyFigures {
+  p50: number;
+  p95: number;
+  samples: number;
+}
+
+/** Everything `bench store` measured, as printed by the table and by `--json`. */
+export interface StoreBenchResult {
+  /** `loadAverage`: the 1-minute load when the run started; figures from a busy machine are low. */
+  machine: { node: string; sqlite: string; cpus: number; platform: string; loadAverage: number };
+  ingest: {
+    singlePerSecond: number;
+    batchPerSecond: number;
+    rawPerSecond: number;
+    rawBatchPerSecond: number;
+    /** singlePerSecond / rawPerSecond. Target >= 0.5. */
+    singleToRaw: number;
+    /** batchPerSecond / rawBatchPerSecond. */
+    batchToRawBatch: number;
+  };
+  /** `memories` counts every status (superseded ones too). */
+  context: Array<{ episodes: number; memories: number; compileMs: number } & LatencyFigures>;
+  timeline: { episodes: number; page100: LatencyFigures; full: LatencyFigures };
+  serve?:
+    | {
+        connections: number;
+        createsPerSecond: number;
+        non2xx: number;
+        errors: number;
+        contextMemories: number;
+        contextP50Ms: number;
+        contextP95Ms: number;
+      }
+    | { skipped: string };
+  totalSeconds: number;
+}
+
+/** A small seeded PRNG (mulberry32): the same data set on every run. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const domainWords = (
+  "auth token session cookie jwt login logout password hash bcrypt cache redis database schema " +
+  "migration index query api endpoint route handler middleware validation error retry timeout " +
+  "queue worker job payment invoice user account profile email notification webhook config " +
+  "deploy docker build test fixture mock coverage lint format release version upload storage " +
+  "bucket search ranking frontend button form modal layout theme"
+).split(" ");
+const verbs = "use adopt implement fix refactor remove add document review verify".split(" ");
+
+/** Agent-like episodes: decisions with targets (so supersede happens), notes, findings, chat, state. */
+export function makeEpisodes(
+  subjectId: string,
+  count: number,
+  random: () => number,
+): CreateEpisodeInput[] {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const episodes: CreateEpisodeInput[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const words = [pick(verbs), pick(domainWords), pick(domainWords), pick(domainWords)];
+    // A long tail of rare words, like identifiers and file names in real notes.
+    for (let filler = 0; filler < 8; filler += 1) words.push(`w${Math.floor(random() * 5000)}`);
+    const content = `${words.join(" ")} (step ${index})`;
+    const roll = random();
+    const source = `agent-${Math.floor(random() * 8)}`;
+    if (roll < 0.1) {
+      episodes.push({
+        subjectId,
+        source,
+        type: "architectural_decision",
+        payload: { content, target: `area.${pick(domainWords)}` },
+      });
+    } else if (roll < 0.25) {
+      episodes.push({ subjectId, source, type: "review_finding", payload: { content } });
+    } else if (roll < 0.7) {
+      episodes.push({ subjectId, source, type: "implementation_note", payload: { content } });
+    } else if (roll < 0.9) {
+      episodes.push({ subjectId, source, type: "message", payload: { text: content } });
+    } else {
+      episodes.push({ subjectId, source, type: "state_update", payload: { update: "AAEC" } });
+    }
+  }
+  return episodes;
+}
+
+function tasks(random: () => number): string[] {
+  const pick = (items: readonly string[]) => items[Math.floor(random() * items.length)] as string;
+  return Array.from(
+    { length: 20 },
+    () => `implement the ${pick(domainWords)} ${pick(domainWords)} for ${pick(domainWords)}`,
+  );
+}
+
+/** p50/p95 of samples in ms. */
+export function latency(samples: number[]): LatencyFigures {
+  const sorted = [...samples].sort((left, right) => left - right);
+  const at = (fraction: number) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? 0;
+  return { p50: round(at(0.5), 3), p95: round(at(0.95), 3), samples: sorted.length };
+}
+
+function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+async function time(
+  iterations: number,
+  call: (index: number) => Promise<unknown>,
+): Promise<number[]> {
+  const samples: number[] = [];
+  for (let index = 0; index < iterations; index += 1) {
+    const started = performance.now();
+    await call(index);
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+async function insertBatches(store: EmbeddedStore, episodes: CreateEpisodeInput[]): Promise<void> {
+  for (let start = 0; start < episodes.length; start += 100) {
+    await store.createEpisodesBatch(episodes.slice(start, start + 100));
+  }
+}
+
+/** Same pragmas and same table as the store, rows prepared up front: the insert rate SQLite allows. */
+function rawInsertRates(dir: string, count: number): { single: number; batch: number } {
+  const path = join(dir, "raw.db");
+  // Let the store create its schema, so the raw inserts hit the very same table and indexes.
+  new EmbeddedStore({ path }).close();
+  const db = new Database(path);
+  db.pragma("journal_mode = WAL");
+  db.pragma("busy_timeout = 10000");
+  db.pragma("synchronous = NORMAL");
+  const insert = db.prepare(
+    `INSERT INTO episodes (id, tenant_id, subject_id, source, type, payload, metadata, provenance, session_id, created_at)
+     VALUES (?, NULL, 'raw', 'agent-1', 'implementation_note', ?, '{}', '{}', NULL, ?)`,
+  );
+  const rows = Array.from({ length: count }, (_, index) => [
+    randomUUID(),
+    JSON.stringify({ content: `raw insert ${index}` }),
+    new Date().toISOString(),
+  ]);
+  let started = performance.now();
+  for (const row of rows) insert.run(...row);
+  const single = count / ((performance.now() - started) / 1000);
+  for (const row of rows) row[0] = randomUUID();
+  const inTransaction = db.transaction((chunk: string[][]) => {
+    for (const row of chunk) insert.run(...row);
+  });
+  started = performance.now();
+  for (let start = 0; start < rows.length; start += 100)
+    inTransaction(rows.slice(start, start + 100));
+  const batch = count / ((performance.now() - started) / 1000);
+  db.close();
+  return { single, batch };
+}
+
+/** Runs every measurement once, in one process, and returns the figures. */
+export async function runStoreBench(options: StoreBenchOptions): Promise<StoreBenchResult> {
+  const began = performance.now();
+  const progress = options.onProgress ?? (() => {});
+  const ingestCount = options.ingestCount ?? 5000;
+  const sizes = options.sizes ?? [1000, 10_000, 100_000];
+  const random = seededRandom(42);
+  const sqliteVersion = (() => {
+    const db = new Database(":memory:");
+    const row = db.prepare("SELECT sqlite_version() AS version").get() as { version: string };
+    db.close();
+    return row.version;
+  })();
+  const { availableParallelism, loadavg, platform } = await import("node:os");
+  const loadAverage = round(loadavg()[0] ?? 0, 2);
+
+  progress(`ingest: ${ingestCount} single creates, ${ingestCount} in batches of 100, raw inserts`);
+  const raw = rawInsertRates(options.dir, ingestCount);
+  const ingestStore = new EmbeddedStore({ path: join(options.dir, "ingest.db") });
+  const singles = makeEpisodes("ingest-single", ingestCount, random);
+  let started = performance.now();
+  for (const input of singles) await ingestStore.createEpisode(input);
+  const singlePerSecond = ingestCount / ((performance.now() - started) / 1000);
+  const batched = makeEpisodes("ingest-batch", ingestCount, random);
+  started = performance.now();
+  await insertBatches(ingestStore, batched);
+  const batchPerSecond = ingestCount / ((performance.now() - started) / 1000);
+  await ingestStore.close();
+
+  const store = new EmbeddedStore({ path: join(options.dir, "context.db") });
+  const subjectId = "bench-subject";
+  const taskList = tasks(random);
+  const context: StoreBenchResult["context"] = [];
+  let timeline: StoreBenchResult["timeline"] | undefined;
+  let have = 0;
+  for (const size of sizes) {
+    progress(`getContext: growing one subject to ${size} episodes and compiling`);
+    await insertBatches(store, makeEpisodes(subjectId, size - have, random));
+    have = size;
+    const compileStarted = performance.now();
+    await store.compileMemories(subjectId);
+    const compileMs = performance.now() - compileStarted;
+    const memories = (await store.listSubjects()).subjects[0]?.memoryCount ?? 0;
+    await time(20, (index) => store.getContext(subjectId, taskList[index % taskList.length] ?? ""));
+    const iterations = size >= 100_000 ? 200 : 300;
+    const samples = await time(iterations, (index) =>
+      store.getContext(subjectId, taskList[index % taskList.length] ?? ""),
+    );
+    context.push({
+      episodes: size,
+      memories,
+      compileMs: round(compileMs, 1),
+      ...latency(samples),
+    });
+    if (size === 10_000) {
+      progress("getTimeline at 10k episodes");
+      const page100 = latency(await time(200, () => store.getTimeline(subjectId)));
+      const full = latency(await time(10, () => store.getTimeline(subjectId, { limit: 10_000 })));
+      timeline = { episodes: size, page100, full };
+    }
+  }
+  await store.close();
+
+  let serve: StoreBenchResult["serve"];
+  if (options.skipServe) {
+    serve = { skipped: "--skip-serve" };
+  } else {
+    progress("serve: autocannon, 16 loopback connections on POST /v1/episodes, then /v1/context");
+    serve = await benchServe(options.dir, options.serveSeconds ?? 8, random);
+  }
+
+  return {
+    machine: {
+      node: process.version,
+      sqlite: sqliteVersion,
+      cpus: availableParallelism(),
+      platform: `${platform()}`,
+      loadAverage,
+    },
+    ingest: {
+      singlePerSecond: Math.round(singlePerSecond),
+      batchPerSecond: Math.round(batchPerSecond),
+      rawPerSecond: Math.round(raw.single),
+      rawBatchPerSecond: Math.round(raw.batch),
+      singleToRaw: round(singlePerSecond / raw.single, 2),
+      batchToRawBatch: round(batchPerSecond / raw.batch, 2),
+    },
+    context,
+    timeline: timeline ?? {
+      episodes: 0,
+      page100: { p50: 0, p95: 0, samples: 0 },
+      full: { p50: 0, p95: 0, samples: 0 },
+    },
+    serve,
+    totalSeconds: round((performance.now() - began) / 1000, 1),
+  };
+}
+
+async function benchServe(
+  dir: string,
+  seconds: number,
+  random: () => number,
+): Promise<NonNullable<StoreBenchResult["serve"]>> {
+  let startServer: typeof import("../server/listen.js").startServer;
+  let autocannon: typeof import("autocannon");
+  try {
+    ({ startServer } = await import("../server/listen.js"));
+    autocannon = (await import("autocannon")).default;
+  } catch (error) {
+    return { skipped: `server or autocannon not available: ${String(error)}` };
+  }
+  const store = new EmbeddedStore({ path: join(dir, "serve.db") });
+  const contextSubject = "bench-context";
+  await insertBatches(store, makeEpisodes(contextSubject, 400, random));
+  const compiled = await store.compileMemories(contextSubject);
+  const server = await startServer({ store, port: 0 });
+  try {
+    const body = JSON.stringify({
+      subject_id: "bench-serve",
+      source: "agent-1",
+      type: "implementation_note",
+      payload: { content: "use the shared token helper for auth" },
+    });
+    const creates = await autocannon({
+      url: `${server.url}/v1/episodes`,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      connections: 16,
+      duration: seconds,
+    });
+    const contextRun = await autocannon({
+      url: `${server.url}/v1/context`,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        subject_id: contextSubject,
+        task: "implement the auth token cache for login",
+        max_tokens: 2000,
+      }),
+      connections: 1,
+      duration: Math.max(2, Math.round(seconds / 2)),
+    });
+    return {
+      connections: 16,
+      createsPerSecond: Math.round(creates.requests.average),
+      non2xx: creates.non2xx,
+      errors: creates.errors,
+      contextMemories: compiled.memoriesCreated,
+      contextP50Ms: contextRun.latency.p50,
+      contextP95Ms: contextRun.latency.p97_5,
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? text : text + " ".repeat(width - text.length);
+}
+
+function number(value: number): string {
+  return Math.round(value).toLocaleString("en-US");
+}
+
+/** The one table `bench store` prints. */
+export function formatStoreBenchTable(result: StoreBenchResult): string {
+  const rows: Array<[string, string, string]> = [];
+  const { ingest } = result;
+  rows.push(["createEpisode, one at a time", `${number(ingest.singlePerSecond)} /s`, ""]);
+  rows.push(["raw better-sqlite3 insert, same pragmas", `${number(ingest.rawPerSecond)} /s`, ""]);
+  rows.push([
+    "  createEpisode / raw",
+    `${Math.round(ingest.singleToRaw * 100)} %`,
+    ingest.singleToRaw >= 0.5 ? "target >= 50 %: met" : "target >= 50 %: MISSED",
+  ]);
+  rows.push(["createEpisodesBatch (100 per call)", `${number(ingest.batchPerSecond)} /s`, ""]);
+  rows.push(["raw insert, 100 per transaction", `${number(ingest.rawBatchPerSecond)} /s`, ""]);
+  rows.push(["  batch / raw batch", `${Math.round(ingest.batchToRawBatch * 100)} %`, ""]);
+  for (const entry of result.context) {
+    const target = entry.episodes === 10_000 ? 10 : entry.episodes === 100_000 ? 50 : undefined;
+    rows.push([
+      `getContext, ${number(entry.episodes)} episodes (${number(entry.memories)} memories)`,
+      `p50 ${entry.p50.toFixed(2)} ms  p95 ${entry.p95.toFixed(2)} ms`,
+      target === undefined
+        ? ""
+        : `target p95 <= ${target} ms: ${entry.p95 <= target ? "met" : "MISSED"}`,
+    ]);
+  }
+  const { timeline } = result;
+  rows.push([
+    `getTimeline, ${number(timeline.episodes)} episodes, first 100`,
+    `p50 ${timeline.page100.p50.toFixed(2)} ms  p95 ${timeline.page100.p95.toFixed(2)} ms`,
+    "",
+  ]);
+  rows.push([
+    `getTimeline, all ${number(timeline.episodes)}`,
+    `p50 ${timeline.full.p50.toFixed(1)} ms`,
+    "",
+  ]);
+  const { serve } = result;
+  if (serve && "skipped" in serve) {
+    rows.push(["serve", "skipped", serve.skipped]);
+  } else if (serve) {
+    rows.push([
+      `serve: POST /v1/episodes, ${serve.connections} connections`,
+      `${number(serve.createsPerSecond)} /s`,
+      `target >= 3,000 /s: ${serve.createsPerSecond >= 3000 ? "met" : "MISSED"}${serve.non2xx + serve.errors > 0 ? ` (${serve.non2xx} non-2xx, ${serve.errors} errors)` : ""}`,
+    ]);
+    rows.push([
+      `serve: POST /v1/context, ${serve.contextMemories} memories`,
+      `p50 ${serve.contextP50Ms} ms  p97.5 ${serve.contextP95Ms} ms`,
+      `target p50 <= 5 ms: ${serve.contextP50Ms <= 5 ? "met" : "MISSED"}`,
+    ]);
+  }
+  const widths = [0, 1, 2].map((column) =>
+    Math.max(...rows.map((row) => row[column as 0 | 1 | 2].length)),
+  );
+  const { machine } = result;
+  const lines = [
+    `shared-ctx bench store — Node ${machine.node}, SQLite ${machine.sqlite}, ${machine.cpus} CPUs, ${machine.platform}, load ${machine.loadAverage}`,
+    "",
+    ...rows.map(([name, value, note]) =>
+      `${pad(name, widths[0] ?? 0)}  ${pad(value, widths[1] ?? 0)}  ${note}`.trimEnd(),
+    ),
+    "",
+    `(one run, ${result.totalSeconds} s)`,
+  ];
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,244 @@
+import type { Escalation } from "../crdt/escalation.js";
+import type { SharedState } from "../crdt/shared-state.js";
+import type {
+  ContextBundle,
+  ContextStore,
+  Episode,
+  JsonObject,
+  Memory,
+  StoreChange,
+  Subscription,
+} from "./context-store.js";
+
+/** What `beforeActing` returns: the context ranked for the task, and what changed. */
+export interface ContextRead {
+  bundle: ContextBundle;
+  assembledContext: string;
+  /** Active decision memories (`architectural_decision`), newest first. */
+  decisions: Memory[];
+  /** Open escalations in the shared state (values two agents set differently; nobody won). */
+  disputes: Escalation[];
+  /** Memories this caller receives now and had not received before. */
+  changedSinceLastRead: Memory[];
+}
+
+/** Why something a caller read is no longer true. */
+export interface InvalidationNotice {
+  /** The memory that was superseded, when it is a memory. */
+  memoryId?: string;
+  /** What it is about: the memory's target, or the disputed key. */
+  target?: string;
+  reason: string;
+  /** The agent whose write caused it. */
+  by: string;
+}
+
+/** Options of {@link SharedContext}. */
+export interface SharedContextOptions {
+  store: ContextStore;
+  /** The subject every agent of the team shares (a project, a run). */
+  subjectId: string;
+  /** The merging shared state; its open escalations are reported as disputes. */
+  state?: SharedState;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+/** The decision kind `beforeActing` reports separately. */
+const decisionKind = "architectural_decision";
+
+/** A memory's supersede key (`payload.target`), as the store's compile rules record it. */
+function targetOf(memory: Memory): string | undefined {
+  const target = memory.metadata.target;
+  return typeof target === "string" ? target : undefined;
+}
+
+function sourceOf(memory: Memory): string {
+  const source = memory.metadata.source;
+  return typeof source === "string" ? source : "unknown";
+}
+
+/**
+ * The two-call primitive any agent loop can wrap: `beforeActing(callerId, task)` before each unit
+ * of work returns the shared context ranked for that task; `decide(callerId, content, { kind })`
+ * after publishes for everyone (compiled into a memory at once). Each caller's reads are recorded,
+ * so `onInvalidated` can tell it when something it read is superseded or becomes disputed.
+ *
+ * @example
+ * const shared = new SharedContext({ store, subjectId: "project-1" });
+ * const context = await shared.beforeActing("coder", "implement login");
+ * await shared.decide("planner", "Deprecate legacy-session-token", { kind: "architectural_decision", target: "legacy-session-token" });
+ */
+export class SharedContext {
+  readonly #store: ContextStore;
+  readonly #subjectId: string;
+  readonly #state: SharedState | undefined;
+  /** Memory ids each caller has received, ever (for `changedSinceLastRead`). */
+  readonly #seen = new Map<string, Set<string>>();
+  /** Memory id -> target, for the memories each caller currently relies on. */
+  readonly #reads = new Map<string, Map<string, string | undefined>>();
+  readonly #listeners = new Map<string, Set<(notice: InvalidationNotice) => void>>();
+  #subscription: Subscription | undefined;
+  #stopEscalations: (() => void) | undefined;
+  #closed = false;
+
+  constructor(options: SharedContextOptions) {
+    this.#store = options.store;
+    this.#subjectId = options.subjectId;
+    this.#state = options.state;
+  }
+
+  /** The shared subject. */
+  get subjectId(): string {
+    return this.#subjectId;
+  }
+
+  /**
+   * Reads the context for `task` as `callerId` sees it now, and records what it received.
+   * @param options.maxTokens token budget of the assembled context (@default the store's, 4000)
+   */
+  async beforeActing(
+    callerId: string,
+    task: string,
+    options: { maxTokens?: number } = {},
+  ): Promise<ContextRead> {
+    this.#ensureWatching();
+    await this.#state?.sync();
+    const [bundle, decisions] = await Promise.all([
+      this.#store.getContext(
+        this.#subjectId,
+        task,
+        options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {},
+      ),
+      this.#store.searchMemories(this.#subjectId, { kind: decisionKind, limit: 100 }),
+    ]);
+    const received = new Map<string, Memory>();
+    for (const memory of [...bundle.facts, ...decisions]) received.set(memory.id, memory);
+    const seen = this.#seen.get(callerId) ?? new Set<string>();
+    const changedSinceLastRead = [...received.values()].filter((memory) => !seen.has(memory.id));
+    for (const id of received.keys()) seen.add(id);
+    this.#seen.set(callerId, seen);
+    const reads = this.#reads.get(callerId) ?? new Map<string, string | undefined>();
+    for (const memory of received.values()) reads.set(memory.id, targetOf(memory));
+    this.#reads.set(callerId, reads);
+    const disputes = (this.#state?.escalations() ?? []).filter(
+      (escalation) => escalation.resolution === undefined,
+    );
+    return {
+      bundle,
+      assembledContext: bundle.assembledContext,
+      decisions,
+      disputes,
+      changedSinceLastRead,
+    };
+  }
+
+  /**
+   * Publishes what `callerId` decided: one episode of type `kind`, compiled into memories at once
+   * (a newer memory with the same kind and target supersedes the older one).
+   */
+  async decide(
+    callerId: string,
+    content: string,
+    options: { kind: string; target?: string; confidence?: number; payload?: JsonObject },
+  ): Promise<{ episode: Episode; memories: Memory[] }> {
+    const payload: JsonObject = { ...options.payload, content };
+    if (options.target !== undefined) payload.target = options.target;
+    if (options.confidence !== undefined) payload.confidence = options.confidence;
+    const episode = await this.#store.createEpisode({
+      subjectId: this.#subjectId,
+      source: callerId,
+      type: options.kind,
+      payload,
+    });
+    const compiled = await this.#store.compileMemories(this.#subjectId);
+    const memories = compiled.memories.filter((memory) =>
+      memory.sourceEpisodeIds.includes(episode.id),
+    );
+    return { episode, memories };
+  }
+
+  /**
+   * Calls `listener` when a memory `callerId` read is superseded by someone else's write, or when a
+   * field it read (a memory's target) or wrote becomes disputed. Returns the function that stops it.
+   */
+  onInvalidated(callerId: string, listener: (notice: InvalidationNotice) => void): () => void {
+    this.#ensureWatching();
+    const listeners = this.#listeners.get(callerId) ?? new Set();
+    listeners.add(listener);
+    this.#listeners.set(callerId, listeners);
+    return () => {
+      listeners.delete(listener);
+    };
+  }
+
+  /** Stops watching. Does not close the store or the state (they are the caller's). Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#subscription?.close();
+    this.#subscription = undefined;
+    this.#stopEscalations?.();
+    this.#stopEscalations = undefined;
+    this.#listeners.clear();
+  }
+
+  #notify(callerId: string, notice: InvalidationNotice): void {
+    for (const listener of [...(this.#listeners.get(callerId) ?? [])]) listener(notice);
+  }
+
+  #ensureWatching(): void {
+    if (this.#closed || this.#subscription !== undefined) return;
+    this.#subscription = this.#store.watch(this.#subjectId, (change) => this.#onChange(change));
+    this.#stopEscalations = this.#state?.onEscalation((escalation) =>
+      this.#onEscalation(escalation),
+    );
+  }
+
+  #onChange(change: StoreChange): void {
+    if (change.type !== "memory" || change.memory.status !== "superseded") return;
+    const superseded = change.memory;
+    const target = targetOf(superseded);
+    for (const [callerId, reads] of this.#reads) {
+      if (!reads.has(superseded.id)) continue;
+      reads.delete(superseded.id);
+      void this.#replacementOf(superseded).then((replacement) => {
+        const by = replacement ? sourceOf(replacement) : "unknown";
+        if (by === callerId) return;
+        const what = target ?? superseded.kind;
+        this.#notify(callerId, {
+          memoryId: superseded.id,
+          ...(target !== undefined ? { target } : {}),
+          by,
+          reason: replacement
+            ? `${what} changed: ${replacement.content}`
+            : `${what} was superseded`,
+        });
+      });
+    }
+  }
+
+  /** The active memory that took a superseded one's place (same kind and target). */
+  async #replacementOf(memory: Memory): Promise<Memory | undefined> {
+    const target = targetOf(memory);
+    const candidates = await this.#store.searchMemories(this.#subjectId, {
+      kind: memory.kind,
+      limit: 100,
+    });
+    return candidates.find((candidate) => targetOf(candidate) === target);
+  }
+
+  #onEscalation(escalation: Escalation): void {
+    if (escalation.resolution !== undefined) return;
+    const names = escalation.contenders.map((contender) => contender.agentId);
+    for (const [callerId, reads] of this.#reads) {
+      const readIt = [...reads.values()].includes(escalation.key);
+      if (!readIt && !names.includes(callerId)) continue;
+      const others = names.filter((name) => name !== callerId);
+      this.#notify(callerId, {
+        target: escalation.key,
+        by: others.join(", ") || names.join(", "),
+        reason: `${escalation.namespace}/${escalation.key} is disputed between ${names.join(" and ")}`,
+      });
+    }
+  }
+}

@@ -1,0 +1,29 @@
+/** One side of a dispute: who wrote what, when. */
+export interface Contender {
+  agentId: string;
+  value: unknown;
+  /** Milliseconds since the epoch, from the writer's clock. */
+  at: number;
+}
+
+/**
+ * What reading a disputed field returns: the values still standing, instead of silently picking
+ * one. An agent can act on it (show both, pick one and `resolve`), and `instanceof Disputed`
+ * tells it apart from any value a field can hold.
+ */
+export class Disputed {
+  /** The escalation to pass to `SharedState.resolve`. */
+  readonly escalationId: string;
+  /** The competing values, in the same order on every replica. */
+  readonly contenders: readonly Contender[];
+
+  constructor(escalationId: string, contenders: readonly Contender[]) {
+    this.escalationId = escalationId;
+    this.contenders = contenders;
+  }
+
+  /** How a dispute appears in `SharedState.toJSON()`. */
+  toJSON(): { disputed: string; contenders: Contender[] } {
+    return { disputed: this.escalationId, contenders: [...this.contenders] };
+  }
+}

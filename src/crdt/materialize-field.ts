@@ -1,0 +1,641 @@
+import type { JsonValue } from "../context/context-store.js";
+import { type Contender, Disputed } from "./disputed.js";
+import type { Escalation, EscalationReason } from "./escalation.js";
+import type { FieldKind } from "./field-kind.js";
+import { canonicalJson, isPlainObject } from "./json-value.js";
+import type { EntryRecord } from "./state-entry.js";
+
+/** "Has `later`'s writer seen `earlier`?", answered from the replica's causal history. */
+export type HappenedBefore = (earlier: EntryRecord, later: EntryRecord) => boolean;
+
+/** Who wrote a value, as `attribution()` reports it. */
+export interface Attributed {
+  agentId: string;
+  value: unknown;
+  at: number;
+}
+
+/** A field as every replica with the same entries sees it. */
+export interface FieldView {
+  /** The merged value; a `Disputed` when the field (or, nested, a map leaf) is disputed. */
+  value: unknown;
+  /** The kind of the value, when the live writes agree on one. */
+  kind: FieldKind | undefined;
+  /** Which agent wrote each surviving element or value (shape depends on the kind). */
+  attribution: unknown;
+  /** Every escalation of the field, open or resolved, in id order. */
+  escalations: Escalation[];
+  /** For each escalation id, the peer that announces it on the timeline. */
+  announcers: Map<string, string>;
+  /** Disputed register cells ("" = the field, else a map leaf path as JSON): the heads a new write joins. */
+  disputedHeads: Map<string, string[]>;
+  /** The generation a new write to this field belongs to. */
+  generation: number;
+  /** For each escalation id, the map leaf it is about (undefined: the whole field). */
+  escalationPaths: Map<string, readonly string[] | undefined>;
+}
+
+interface Leaf {
+  readonly entry: EntryRecord;
+  readonly path: readonly string[];
+  /** `undefined` for an object marker (an empty or nested object written at this path). */
+  readonly value: JsonValue | undefined;
+  readonly isMarker: boolean;
+}
+
+/**
+ * Derives a field's value, attribution and escalations from its entries. A pure function of the
+ * set of entries and their causal order, so replicas that hold the same entries agree exactly,
+ * whatever order the entries arrived in.
+ *
+ * Merge rules (see docs/notes/crdt.md): entries covered by a resolution (in its causal past)
+ * drop out; the remaining ("live") entries merge by their kind. A register keeps the writes no
+ * later write has seen (its heads); two heads with different values are a dispute. Two kinds of
+ * writes in one generation of a field are a kind mismatch.
+ */
+export function materializeField(input: {
+  subjectId: string;
+  namespace: string;
+  key: string;
+  /** In `compareEntries` order. */
+  entries: readonly EntryRecord[];
+  before: HappenedBefore;
+}): FieldView {
+  const { subjectId, namespace, key, entries, before } = input;
+  const escalations = new Map<string, Escalation>();
+  const announcers = new Map<string, string>();
+  const disputedHeads = new Map<string, string[]>();
+  const escalationPaths = new Map<string, readonly string[] | undefined>();
+
+  const supersedes = (later: EntryRecord, earlier: EntryRecord): boolean =>
+    later !== earlier && before(earlier, later) && !(later.data.j?.includes(earlier.id) ?? false);
+  const concurrent = (left: EntryRecord, right: EntryRecord): boolean =>
+    !supersedes(left, right) && !supersedes(right, left);
+
+  const resolutions = entries.filter((entry) => entry.data.r !== undefined);
+  const fieldResolutions = resolutions.filter((entry) => entry.data.rp === undefined);
+  const leafResolutionsFor = (path: readonly string[]): EntryRecord[] =>
+    resolutions.filter(
+      (entry) => entry.data.rp === undefined || pathsRelated(entry.data.rp, path),
+    );
+  const live = entries.filter(
+    (entry) => !fieldResolutions.some((resolution) => coveredBy(entry, resolution)),
+  );
+
+  let generation = 0;
+  for (const entry of entries) {
+    generation = Math.max(generation, entry.data.r === undefined ? entry.data.g : entry.data.g + 1);
+  }
+
+  const record: RecordEscalation = (
+    id: string,
+    cellKey: string,
+    path: readonly string[] | undefined,
+    reason: EscalationReason,
+    members: readonly EntryRecord[],
+    contenders: Contender[],
+    candidates: readonly EntryRecord[],
+  ): void => {
+    const resolver = candidates.find(
+      (resolution) =>
+        !members.includes(resolution) &&
+        members.every((member) => coveredBy(member, resolution)),
+    );
+    const escalation: Escalation = {
+      id,
+      subjectId,
+      namespace,
+      key: cellKey,
+      reason,
+      contenders,
+      raisedAt: Math.max(...members.map((member) => member.data.t)),
+    };
+    if (resolver) {
+      escalation.resolution = { value: resolver.data.v, by: resolver.data.a, at: resolver.data.t };
+    }
+    escalations.set(id, escalation);
+    escalationPaths.set(id, path);
+    const last = members[members.length - 1];
+    if (last) announcers.set(id, last.peer);
+  };
+
+  // Kind mismatches, one escalation per generation. A generation's members are its writes plus
+  // the resolutions that opened it (so a write of another kind on top of a resolution counts).
+  const generations = new Set(entries.filter((e) => e.data.r === undefined).map((e) => e.data.g));
+  for (const g of [...generations].sort((left, right) => left - right)) {
+    const members = entries.filter((entry) =>
+      entry.data.r === undefined
+        ? entry.data.g === g
+        : entry.data.rp === undefined && entry.data.g + 1 === g,
+    );
+    const byKind = groupByKind(members);
+    if (byKind.size < 2) continue;
+    record(
+      `${namespace}/${key}#${g}:kind`,
+      key,
+      undefined,
+      "kind-mismatch",
+      members,
+      kindContenders(byKind),
+      fieldResolutions,
+    );
+  }
+
+  // Concurrent different values of the field as a register.
+  const registerEntries = entries.filter((entry) => entry.data.f === "register");
+  recordRegisterDisputes({
+    cell: registerEntries.map((entry) => ({ entry, value: entry.data.v })),
+    idPrefix: `${namespace}/${key}`,
+    cellKey: key,
+    path: undefined,
+    concurrent,
+    candidates: fieldResolutions,
+    record,
+  });
+
+  // Map leaves: each leaf path is a register; a scalar against an object at one path is a
+  // kind mismatch of that leaf.
+  const mapEntries = entries.filter((entry) => entry.data.f === "map");
+  const allLeaves = mapEntries.flatMap((entry) => leavesOf(entry));
+  const leafPaths = new Map<string, readonly string[]>();
+  for (const leaf of allLeaves) leafPaths.set(JSON.stringify(leaf.path), leaf.path);
+  for (const [pathKey, path] of leafPaths) {
+    const scalars = allLeaves.filter(
+      (leaf) => !leaf.isMarker && JSON.stringify(leaf.path) === pathKey,
+    );
+    if (scalars.length === 0) continue;
+    const dotted = [key, ...path].join(".");
+    const candidates = leafResolutionsFor(path);
+    recordRegisterDisputes({
+      cell: scalars.map((leaf) => ({ entry: leaf.entry, value: leaf.value })),
+      idPrefix: `${namespace}/${dotted}`,
+      cellKey: dotted,
+      path,
+      concurrent,
+      candidates,
+      record,
+    });
+    const objectSide = uniqueEntries(
+      allLeaves.filter(
+        (leaf) => isStrictPrefix(path, leaf.path) || (leaf.isMarker && samePath(leaf.path, path)),
+      ),
+    );
+    const scalarSide = uniqueEntries(scalars);
+    const contested = new Set<EntryRecord>();
+    for (const scalar of scalarSide) {
+      for (const object of objectSide) {
+        if (concurrent(scalar, object)) {
+          contested.add(scalar);
+          contested.add(object);
+        }
+      }
+    }
+    for (const [g, members] of groupByGeneration([...contested])) {
+      record(
+        `${namespace}/${dotted}#${g}:kind`,
+        dotted,
+        path,
+        "kind-mismatch",
+        members,
+        members.map((member) => ({
+          agentId: member.data.a,
+          value: valueAtPath(member.data.v, path),
+          at: member.data.t,
+        })),
+        candidates,
+      );
+    }
+  }
+
+  const openFor = (cellKey: string, reason: EscalationReason): Escalation | undefined =>
+    [...escalations.values()]
+      .filter((escalation) => escalation.key === cellKey && escalation.reason === reason)
+      .find((escalation) => escalation.resolution === undefined);
+
+  const disputeOf: DisputeOf = (cellKey, path, reason, contenders, members) => {
+    let escalation = openFor(cellKey, reason);
+    if (!escalation) {
+      // Not expected (every live dispute has an open escalation), but never drop a dispute:
+      // name it from its members so replicas still agree.
+      const id = `${namespace}/${cellKey}#${members.map((member) => member.id).join(",")}`;
+      record(id, cellKey, path, reason, members, contenders, []);
+      escalation = escalations.get(id);
+    }
+    return new Disputed(escalation?.id ?? "", contenders);
+  };
+
+  const liveByKind = groupByKind(live);
+  let value: unknown;
+  let attribution: unknown;
+  let kind: FieldKind | undefined;
+  if (liveByKind.size > 1) {
+    const disputed = disputeOf(key, undefined, "kind-mismatch", kindContenders(liveByKind), live);
+    value = disputed;
+    attribution = disputed.toJSON();
+  } else {
+    const [only] = [...liveByKind];
+    const [liveKind, members] = only ?? [undefined, []];
+    kind = liveKind;
+    switch (liveKind) {
+      case undefined:
+        break;
+      case "set": {
+        const merged = mergeSet(members);
+        value = merged.value;
+        attribution = merged.attribution;
+        break;
+      }
+      case "text": {
+        value = members.map((member) => String(member.data.v)).join("\n");
+        attribution = members.map((member) => ({
+          agentId: member.data.a,
+          text: member.data.v,
+          at: member.data.t,
+        }));
+        break;
+      }
+      case "counter": {
+        const byAgent: Record<string, number> = {};
+        let total = 0;
+        for (const member of members) {
+          const increment = Number(member.data.v);
+          total += increment;
+          byAgent[member.data.a] = (byAgent[member.data.a] ?? 0) + increment;
+        }
+        value = total;
+        attribution = byAgent;
+        break;
+      }
+      case "register": {
+        const heads = members.filter(
+          (member) => !members.some((other) => supersedes(other, member)),
+        );
+        const contenders = heads.map(contenderOf);
+        if (new Set(heads.map((head) => canonicalJson(head.data.v))).size > 1) {
+          disputedHeads.set(
+            "",
+            heads.map((head) => head.id),
+          );
+          const disputed = disputeOf(key, undefined, "concurrent-register", contenders, heads);
+          value = disputed;
+          attribution = disputed.toJSON();
+        } else {
+          const last = contenders[contenders.length - 1];
+          value = last?.value;
+          attribution = last;
+        }
+        break;
+      }
+      case "map": {
+        const merged = mergeMap({
+          key,
+          members,
+          resolutions,
+          supersedes,
+          disputedHeads,
+          disputeOf,
+        });
+        value = merged.value;
+        attribution = merged.attribution;
+        break;
+      }
+    }
+  }
+
+  return {
+    value,
+    kind,
+    attribution,
+    escalations: [...escalations.values()].sort((left, right) =>
+      left.id < right.id ? -1 : left.id > right.id ? 1 : 0,
+    ),
+    announcers,
+    disputedHeads,
+    generation,
+    escalationPaths,
+  };
+}
+
+type RecordEscalation = (
+  id: string,
+  cellKey: string,
+  path: readonly string[] | undefined,
+  reason: EscalationReason,
+  members: readonly EntryRecord[],
+  contenders: Contender[],
+  candidates: readonly EntryRecord[],
+) => void;
+
+type DisputeOf = (
+  cellKey: string,
+  path: readonly string[] | undefined,
+  reason: EscalationReason,
+  contenders: Contender[],
+  members: readonly EntryRecord[],
+) => Disputed;
+
+/** Whether `resolution` had seen `entry` when it was written. */
+function coveredBy(entry: EntryRecord, resolution: EntryRecord): boolean {
+  if (entry === resolution) return false;
+  return (resolution.data.rv?.[entry.peer] ?? 0) > entry.counter;
+}
+
+function contenderOf(entry: EntryRecord): Contender {
+  return { agentId: entry.data.a, value: entry.data.v, at: entry.data.t };
+}
+
+function groupByKind(entries: readonly EntryRecord[]): Map<FieldKind, EntryRecord[]> {
+  const groups = new Map<FieldKind, EntryRecord[]>();
+  for (const entry of entries) {
+    const group = groups.get(entry.data.f);
+    if (group) group.push(entry);
+    else groups.set(entry.data.f, [entry]);
+  }
+  return groups;
+}
+
+function groupByGeneration(entries: readonly EntryRecord[]): Map<number, EntryRecord[]> {
+  const groups = new Map<number, EntryRecord[]>();
+  for (const entry of entries) {
+    const group = groups.get(entry.data.g);
+    if (group) group.push(entry);
+    else groups.set(entry.data.g, [entry]);
+  }
+  return groups;
+}
+
+/** One contender per kind: what that kind's writes add up to, credited to its first writer. */
+function kindContenders(byKind: Map<FieldKind, EntryRecord[]>): Contender[] {
+  const contenders: Contender[] = [];
+  for (const [kind, members] of byKind) {
+    const first = members[0];
+    if (!first) continue;
+    contenders.push({ agentId: first.data.a, value: plainValueOf(kind, members), at: first.data.t });
+  }
+  return contenders;
+}
+
+/** A kind's value without disputes, for showing a kind mismatch's contenders. */
+function plainValueOf(kind: FieldKind, members: readonly EntryRecord[]): unknown {
+  switch (kind) {
+    case "set":
+      return mergeSet(members).value;
+    case "text":
+      return members.map((member) => String(member.data.v)).join("\n");
+    case "counter":
+      return members.reduce((total, member) => total + Number(member.data.v), 0);
+    case "register":
+      return members[members.length - 1]?.data.v;
+    case "map": {
+      let merged: unknown = {};
+      for (const member of members) merged = deepMerge(merged, member.data.v);
+      return merged;
+    }
+  }
+}
+
+function deepMerge(target: unknown, source: unknown): unknown {
+  if (!isPlainObject(target) || !isPlainObject(source)) return source;
+  const result: Record<string, unknown> = { ...target };
+  for (const [name, value] of Object.entries(source)) result[name] = deepMerge(result[name], value);
+  return result;
+}
+
+/** Marks every write that has a concurrent write with a different value, one escalation per generation. */
+function recordRegisterDisputes(options: {
+  cell: ReadonlyArray<{ entry: EntryRecord; value: unknown }>;
+  idPrefix: string;
+  cellKey: string;
+  path: readonly string[] | undefined;
+  concurrent: (left: EntryRecord, right: EntryRecord) => boolean;
+  candidates: readonly EntryRecord[];
+  record: RecordEscalation;
+}): void {
+  const { cell, concurrent } = options;
+  const canonical = cell.map((item) => canonicalJson(item.value));
+  if (new Set(canonical).size < 2) return;
+  const contested: Array<{ entry: EntryRecord; value: unknown }> = [];
+  for (let index = 0; index < cell.length; index++) {
+    const item = cell[index];
+    if (!item) continue;
+    const isContested = cell.some(
+      (other, otherIndex) =>
+        canonical[otherIndex] !== canonical[index] && concurrent(item.entry, other.entry),
+    );
+    if (isContested) contested.push(item);
+  }
+  const byGeneration = new Map<number, Array<{ entry: EntryRecord; value: unknown }>>();
+  for (const item of contested) {
+    const group = byGeneration.get(item.entry.data.g);
+    if (group) group.push(item);
+    else byGeneration.set(item.entry.data.g, [item]);
+  }
+  for (const [g, members] of byGeneration) {
+    options.record(
+      `${options.idPrefix}#${g}`,
+      options.cellKey,
+      options.path,
+      "concurrent-register",
+      members.map((member) => member.entry),
+      members.map((member) => ({
+        agentId: member.entry.data.a,
+        value: member.value,
+        at: member.entry.data.t,
+      })),
+      options.candidates,
+    );
+  }
+}
+
+function mergeSet(members: readonly EntryRecord[]): {
+  value: JsonValue[];
+  attribution: Attributed[];
+} {
+  const seen = new Set<string>();
+  const value: JsonValue[] = [];
+  const attribution: Attributed[] = [];
+  for (const member of members) {
+    const elements = Array.isArray(member.data.v) ? member.data.v : [member.data.v];
+    for (const element of elements) {
+      const canonical = canonicalJson(element);
+      if (seen.has(canonical)) continue;
+      seen.add(canonical);
+      value.push(element);
+      attribution.push({ agentId: member.data.a, value: element, at: member.data.t });
+    }
+  }
+  return { value, attribution };
+}
+
+function leavesOf(entry: EntryRecord): Leaf[] {
+  const leaves: Leaf[] = [];
+  const walk = (value: JsonValue, path: string[]): void => {
+    if (isPlainObject(value)) {
+      const names = Object.keys(value);
+      if (names.length === 0) leaves.push({ entry, path, value: undefined, isMarker: true });
+      for (const name of names) {
+        const child = value[name];
+        if (child !== undefined) walk(child as JsonValue, [...path, name]);
+      }
+      return;
+    }
+    leaves.push({ entry, path, value, isMarker: false });
+  };
+  // A leaf resolution stores its value at its path, so the same walk applies.
+  walk(entry.data.v, []);
+  return leaves.filter((leaf) => leaf.path.length > 0 || leaf.isMarker);
+}
+
+function uniqueEntries(leaves: readonly Leaf[]): EntryRecord[] {
+  return [...new Set(leaves.map((leaf) => leaf.entry))];
+}
+
+function samePath(left: readonly string[], right: readonly string[]): boolean {
+  return left.length === right.length && left.every((part, index) => part === right[index]);
+}
+
+function isStrictPrefix(prefix: readonly string[], path: readonly string[]): boolean {
+  return prefix.length < path.length && prefix.every((part, index) => part === path[index]);
+}
+
+function pathsRelated(left: readonly string[], right: readonly string[]): boolean {
+  const length = Math.min(left.length, right.length);
+  for (let index = 0; index < length; index++) if (left[index] !== right[index]) return false;
+  return true;
+}
+
+function valueAtPath(value: JsonValue, path: readonly string[]): JsonValue | undefined {
+  let current: JsonValue | undefined = value;
+  for (const part of path) {
+    if (!isPlainObject(current)) return undefined;
+    current = current[part] as JsonValue | undefined;
+  }
+  return current;
+}
+
+/** Deep merge of a map field's live writes: each leaf path is a register. */
+function mergeMap(options: {
+  key: string;
+  members: readonly EntryRecord[];
+  resolutions: readonly EntryRecord[];
+  supersedes: (later: EntryRecord, earlier: EntryRecord) => boolean;
+  disputedHeads: Map<string, string[]>;
+  disputeOf: DisputeOf;
+}): { value: Record<string, unknown>; attribution: Record<string, unknown> } {
+  const { key, members, resolutions, supersedes, disputedHeads, disputeOf } = options;
+  const leafResolutions = resolutions.filter((entry) => entry.data.rp !== undefined);
+  const leaves = members
+    .flatMap((member) => leavesOf(member))
+    .filter(
+      (leaf) =>
+        !leafResolutions.some(
+          (resolution) =>
+            resolution.data.rp !== undefined &&
+            pathsRelated(resolution.data.rp, leaf.path) &&
+            coveredBy(leaf.entry, resolution),
+        ),
+    );
+  // A leaf is replaced by a later write at the same path, above it or below it.
+  const heads = leaves.filter(
+    (leaf) =>
+      !leaves.some(
+        (other) => pathsRelated(other.path, leaf.path) && supersedes(other.entry, leaf.entry),
+      ),
+  );
+  const byPath = new Map<string, Leaf[]>();
+  for (const leaf of heads) {
+    const pathKey = JSON.stringify(leaf.path);
+    const group = byPath.get(pathKey);
+    if (group) group.push(leaf);
+    else byPath.set(pathKey, [leaf]);
+  }
+  const paths = [...byPath.keys()].sort((left, right) => {
+    const leftPath = JSON.parse(left) as string[];
+    const rightPath = JSON.parse(right) as string[];
+    return leftPath.length - rightPath.length || (left < right ? -1 : left > right ? 1 : 0);
+  });
+
+  const value: Record<string, unknown> = {};
+  const attribution: Record<string, unknown> = {};
+  const blocked: string[][] = [];
+  for (const pathKey of paths) {
+    const path = JSON.parse(pathKey) as string[];
+    const group = byPath.get(pathKey) ?? [];
+    if (blocked.some((prefix) => pathsRelated(prefix, path) && prefix.length <= path.length)) {
+      continue;
+    }
+    const dotted = [key, ...path].join(".");
+    const scalars = group.filter((leaf) => !leaf.isMarker);
+    const below = heads.filter(
+      (leaf) => isStrictPrefix(path, leaf.path) || (leaf.isMarker && samePath(leaf.path, path)),
+    );
+    if (scalars.length > 0 && below.length > 0) {
+      const involved = [...new Set([...scalars, ...below].map((leaf) => leaf.entry))];
+      disputedHeads.set(
+        pathKey,
+        involved.map((entry) => entry.id),
+      );
+      const contenders = involved.map((entry) => ({
+        agentId: entry.data.a,
+        value: valueAtPath(entry.data.v, path),
+        at: entry.data.t,
+      }));
+      const disputed = disputeOf(dotted, path, "kind-mismatch", contenders, involved);
+      setAtPath(value, path, disputed);
+      attribution[path.join(".")] = disputed.toJSON();
+      blocked.push(path);
+      continue;
+    }
+    if (scalars.length === 0) {
+      setAtPath(value, path, {}, true);
+      continue;
+    }
+    const contenders = scalars.map((leaf) => ({
+      agentId: leaf.entry.data.a,
+      value: leaf.value,
+      at: leaf.entry.data.t,
+    }));
+    if (new Set(scalars.map((leaf) => canonicalJson(leaf.value))).size > 1) {
+      disputedHeads.set(
+        pathKey,
+        scalars.map((leaf) => leaf.entry.id),
+      );
+      const disputed = disputeOf(
+        dotted,
+        path,
+        "concurrent-register",
+        contenders,
+        scalars.map((leaf) => leaf.entry),
+      );
+      setAtPath(value, path, disputed);
+      attribution[path.join(".")] = disputed.toJSON();
+      continue;
+    }
+    const last = contenders[contenders.length - 1];
+    setAtPath(value, path, last?.value);
+    attribution[path.join(".")] = last;
+  }
+  return { value, attribution };
+}
+
+function setAtPath(
+  target: Record<string, unknown>,
+  path: readonly string[],
+  value: unknown,
+  keepExisting = false,
+): void {
+  let current = target;
+  for (const part of path.slice(0, -1)) {
+    const next = current[part];
+    if (isPlainObject(next)) current = next;
+    else {
+      const created: Record<string, unknown> = {};
+      current[part] = created;
+      current = created;
+    }
+  }
+  const last = path[path.length - 1];
+  if (last === undefined) return;
+  if (keepExisting && isPlainObject(current[last])) return;
+  current[last] = value;
+}

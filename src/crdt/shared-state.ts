@@ -1,0 +1,403 @@
+import { randomBytes } from "node:crypto";
+import type { ContextStore, Episode, StoreChange, Subscription } from "../context/context-store.js";
+import { Disputed } from "./disputed.js";
+import { SharedStateClosedError } from "./errors/shared-state-closed-error.js";
+import type { Escalation } from "./escalation.js";
+import type { NamespaceSchema } from "./field-kind.js";
+import {
+  escalationEpisode,
+  readSnapshot,
+  readUpdate,
+  resolutionEpisode,
+  snapshotEpisode,
+  stateEpisodeTypes,
+  updateEpisode,
+} from "./state-episodes.js";
+import { type RaisedEscalation, StateReplica } from "./state-replica.js";
+
+export { Disputed } from "./disputed.js";
+export type { Contender } from "./disputed.js";
+export type { Escalation, EscalationReason } from "./escalation.js";
+export type { FieldKind, NamespaceSchema } from "./field-kind.js";
+
+/** Options of `SharedState.open`. */
+export interface OpenSharedStateOptions {
+  /** Where updates travel and persist: an `EmbeddedStore`, a `StatewaveClient`, any `ContextStore`. */
+  store: ContextStore;
+  /** The subject whose shared state this is (one state per subject). */
+  subjectId: string;
+  /** The agent this replica writes as (`actingAs` writes as others). */
+  agentId: string;
+  /** Declared field kinds per namespace; undeclared fields are inferred (see `inferFieldKind`). */
+  schema?: Record<string, NamespaceSchema>;
+  /** @default Date.now */
+  now?: () => number;
+  /** Loro peer id; must be unique per replica. @default a random 64-bit id */
+  peerId?: bigint | number;
+  /** Follow other replicas through store.watch. @default true */
+  live?: boolean;
+  /** Write a `state_snapshot` episode after this many updates since the last one. @default 200 */
+  snapshotEvery?: number;
+  /** Called when a background step fails (importing a malformed update, announcing an escalation). */
+  onError?: (error: unknown) => void;
+}
+
+/** A change applied to the state, local or from another replica. */
+export interface SharedStateChange {
+  namespace: string;
+  key: string;
+  agentId: string;
+  local: boolean;
+}
+
+/** Timeline pages are read this many episodes at a time (Statewave's cap). */
+const pageSize = 100;
+
+/**
+ * Shared state that merges concurrent writes: one Loro replica per agent, synced through a
+ * `ContextStore` as `state_update` episodes. Mergeable fields (sets, text, maps, counters) merge;
+ * concurrent different register values and kind mismatches become escalations; every value is
+ * attributed to the agent that wrote it.
+ *
+ * @example
+ * const state = await SharedState.open({ store, subjectId: "run-1", agentId: "architect" });
+ * await state.put("plan", "auth", "RS256 JWT");
+ * const auth = state.get("plan", "auth");
+ * if (auth instanceof Disputed) await state.resolve(auth.escalationId, "RS256 JWT", { by: "lead" });
+ */
+export class SharedState {
+  readonly agentId: string;
+  readonly subjectId: string;
+  readonly #store: ContextStore;
+  readonly #replica: StateReplica;
+  readonly #snapshotEvery: number;
+  readonly #onError: (error: unknown) => void;
+  readonly #now: () => number;
+  readonly #seenEpisodes = new Set<string>();
+  readonly #announced = new Set<string>();
+  readonly #escalationListeners = new Set<(escalation: Escalation) => void>();
+  readonly #background = new Set<Promise<unknown>>();
+  #backgroundError: unknown;
+  #subscription: Subscription | undefined;
+  #publishChain: Promise<void> = Promise.resolve();
+  #publishedCounter = 0;
+  #updatesSinceSnapshot = 0;
+  #timelineOffset = 0;
+  #pendingImports: Uint8Array[] = [];
+  #flushScheduled = false;
+  #closed = false;
+
+  private constructor(options: OpenSharedStateOptions) {
+    this.agentId = options.agentId;
+    this.subjectId = options.subjectId;
+    this.#store = options.store;
+    this.#snapshotEvery = Math.max(1, options.snapshotEvery ?? 200);
+    this.#onError = options.onError ?? (() => {});
+    this.#now = options.now ?? Date.now;
+    this.#replica = new StateReplica({
+      subjectId: options.subjectId,
+      peerId: options.peerId ?? randomPeerId(),
+      schema: options.schema,
+      now: this.#now,
+    });
+    this.#replica.onEscalation((raised) => this.#escalated(raised));
+  }
+
+  /**
+   * Opens this agent's replica of a subject's state: imports the latest snapshot and the updates
+   * after it, then (when `live`) follows other replicas through `store.watch`.
+   */
+  static async open(options: OpenSharedStateOptions): Promise<SharedState> {
+    const state = new SharedState(options);
+    if (options.live ?? true) {
+      state.#subscription = options.store.watch(
+        options.subjectId,
+        (change) => state.#onStoreChange(change),
+        { onError: (error) => state.#onError(error) },
+      );
+    }
+    await state.#load();
+    return state;
+  }
+
+  /** This replica's Loro peer id. */
+  get peerId(): string {
+    return this.#replica.peer;
+  }
+
+  /**
+   * Writes a value as this agent. Applied locally at once; resolves when the update episode is
+   * stored. set: adds the elements; text: appends (a value that extends the current text appends
+   * the rest); map: deep-merges; counter: adds the number; register: sets the value.
+   * @throws InvalidStateValueError, FieldKindError, SharedStateClosedError
+   */
+  put(namespace: string, key: string, value: unknown): Promise<void> {
+    return this.#put(this.agentId, namespace, key, value);
+  }
+
+  /** The merged value, a `Disputed` listing the contenders, or undefined when never written. */
+  get(namespace: string, key: string): unknown | Disputed | undefined {
+    return this.#replica.get(namespace, key);
+  }
+
+  /** Every field of a namespace. */
+  list(namespace: string): Record<string, unknown | Disputed> {
+    return this.#replica.list(namespace);
+  }
+
+  /** Writes attributed to another agent (for code that writes on behalf of several). */
+  actingAs(agentId: string): {
+    put(namespace: string, key: string, value: unknown): Promise<void>;
+  } {
+    return { put: (namespace, key, value) => this.#put(agentId, namespace, key, value) };
+  }
+
+  /** Called once per escalation id, the first time this replica sees it. */
+  onEscalation(listener: (escalation: Escalation) => void): () => void {
+    this.#escalationListeners.add(listener);
+    return () => this.#escalationListeners.delete(listener);
+  }
+
+  /** Any change applied (local or remote): namespace/key that changed and who wrote it. */
+  onChange(listener: (change: SharedStateChange) => void): () => void {
+    return this.#replica.onChange(listener);
+  }
+
+  /** Every escalation this replica knows, open or resolved, ordered by id. */
+  escalations(): Escalation[] {
+    return this.#replica.escalations();
+  }
+
+  /**
+   * Resolves an escalation with `value`, attributed to `by`: every replica converges on it.
+   * @throws UnknownEscalationError when this replica has not seen the escalation.
+   */
+  async resolve(escalationId: string, value: unknown, options: { by: string }): Promise<void> {
+    this.#assertOpen();
+    this.#replica.resolve(escalationId, value, options.by);
+    await this.#publish(options.by);
+    const escalation = this.escalations().find((candidate) => candidate.id === escalationId);
+    if (escalation) {
+      await this.#store.createEpisode(
+        resolutionEpisode(escalation, value, options.by, this.#now()),
+      );
+    }
+  }
+
+  /** Which agent wrote each surviving element or value (shape per kind: see docs/notes/crdt.md). */
+  attribution(namespace: string, key: string): unknown {
+    return this.#replica.attribution(namespace, key);
+  }
+
+  /** The whole state as JSON, identical on replicas that have seen the same writes. */
+  toJSON(): Record<string, Record<string, unknown>> {
+    return this.#replica.toJSON();
+  }
+
+  /** Waits for every pending publish and for the remote updates already seen in the store. */
+  async sync(): Promise<void> {
+    await this.#publishChain;
+    await this.#readTimeline(false);
+    this.#flushImports();
+    await this.#settleBackground();
+  }
+
+  /** Stops following the store after flushing pending publishes. Does not close the store. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#subscription?.close();
+    this.#subscription = undefined;
+    await this.#publishChain;
+    await Promise.allSettled([...this.#background]);
+  }
+
+  /** The replica, for tests and tools that inspect versions. */
+  get replica(): StateReplica {
+    return this.#replica;
+  }
+
+  async #put(agentId: string, namespace: string, key: string, value: unknown): Promise<void> {
+    this.#assertOpen();
+    this.#replica.write(agentId, namespace, key, value);
+    await this.#publish(agentId);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new SharedStateClosedError(this.subjectId, this.agentId);
+  }
+
+  /** Publishes every own operation not yet stored, in order; a failed publish is retried by the next. */
+  #publish(agentId: string): Promise<void> {
+    const run = async (): Promise<void> => {
+      const to = this.#replica.ownCounter();
+      const from = this.#publishedCounter;
+      if (to <= from) return;
+      const update = this.#replica.exportOwn(from, to);
+      const episode = await this.#store.createEpisode(
+        updateEpisode(this.subjectId, agentId, { update, peer: this.#replica.peer, from, to }),
+      );
+      this.#seenEpisodes.add(episode.id);
+      this.#publishedCounter = Math.max(this.#publishedCounter, to);
+      this.#updatesSinceSnapshot++;
+      if (this.#updatesSinceSnapshot >= this.#snapshotEvery) {
+        this.#updatesSinceSnapshot = 0;
+        await this.#store.createEpisode(
+          snapshotEpisode(this.subjectId, agentId, {
+            snapshot: this.#replica.exportSnapshot(),
+            peer: this.#replica.peer,
+            version: this.#replica.version(),
+          }),
+        );
+      }
+    };
+    const result = this.#publishChain.then(run);
+    this.#publishChain = result.catch(() => {});
+    return result;
+  }
+
+  async #load(): Promise<void> {
+    await this.#readTimeline(true);
+    // A reopened replica (same peer id) must not publish again what is already stored.
+    this.#publishedCounter = this.#replica.ownCounter();
+  }
+
+  /** Reads the timeline from where the last read stopped and imports what it has not seen. */
+  async #readTimeline(initial: boolean): Promise<void> {
+    const episodes: Episode[] = [];
+    for (;;) {
+      const page = await this.#store.getTimeline(this.subjectId, {
+        limit: pageSize,
+        offset: this.#timelineOffset,
+      });
+      if (page.episodes.length === 0) break;
+      episodes.push(...page.episodes);
+      this.#timelineOffset += page.episodes.length;
+    }
+    if (!initial) {
+      for (const episode of episodes) this.#ingest(episode);
+      return;
+    }
+    // Opening: import the latest snapshot and only the updates it does not cover.
+    let snapshotIndex = -1;
+    for (let index = episodes.length - 1; index >= 0; index--) {
+      if (episodes[index]?.type === stateEpisodeTypes.snapshot) {
+        snapshotIndex = index;
+        break;
+      }
+    }
+    const snapshot = snapshotIndex >= 0 && episodes[snapshotIndex];
+    const base = snapshot ? readSnapshot(snapshot) : undefined;
+    const batch: Uint8Array[] = base ? [base.snapshot] : [];
+    episodes.forEach((episode, index) => {
+      this.#seenEpisodes.add(episode.id);
+      if (episode.type === stateEpisodeTypes.escalation) this.#noteAnnouncement(episode);
+      if (episode.type !== stateEpisodeTypes.update) return;
+      if (index > snapshotIndex) this.#updatesSinceSnapshot++;
+      const update = readUpdate(episode);
+      if (!update) return;
+      if (base && (base.version[update.peer] ?? 0) >= update.to) return;
+      batch.push(update.update);
+    });
+    this.#importNow(batch);
+  }
+
+  #onStoreChange(change: StoreChange): void {
+    if (change.type !== "episode") return;
+    this.#ingest(change.episode);
+  }
+
+  #ingest(episode: Episode): void {
+    if (this.#seenEpisodes.has(episode.id)) return;
+    this.#seenEpisodes.add(episode.id);
+    switch (episode.type) {
+      case stateEpisodeTypes.update: {
+        const update = readUpdate(episode);
+        // Own updates are counted when published (an in-process watch delivers them first).
+        if (!update || update.peer === this.#replica.peer) return;
+        this.#updatesSinceSnapshot++;
+        this.#pendingImports.push(update.update);
+        this.#scheduleFlush();
+        return;
+      }
+      case stateEpisodeTypes.snapshot:
+        if (episode.payload.peer !== this.#replica.peer) this.#updatesSinceSnapshot = 0;
+        return;
+      case stateEpisodeTypes.escalation:
+        this.#noteAnnouncement(episode);
+        return;
+      default:
+        return;
+    }
+  }
+
+  #noteAnnouncement(episode: Episode): void {
+    const id = episode.payload.escalationId;
+    if (typeof id === "string") this.#announced.add(id);
+  }
+
+  /** Updates arriving together are imported in one batch, on a microtask. */
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    queueMicrotask(() => {
+      this.#flushScheduled = false;
+      this.#flushImports();
+    });
+  }
+
+  #flushImports(): void {
+    const batch = this.#pendingImports;
+    this.#pendingImports = [];
+    this.#importNow(batch);
+  }
+
+  #importNow(batch: Uint8Array[]): void {
+    if (batch.length === 0) return;
+    try {
+      this.#replica.import(batch);
+    } catch (error) {
+      // One bad update must not stop the replica: import the rest one by one.
+      this.#onError(error);
+      for (const update of batch) {
+        try {
+          this.#replica.import([update]);
+        } catch (inner) {
+          this.#onError(inner);
+        }
+      }
+    }
+  }
+
+  #escalated(raised: RaisedEscalation): void {
+    const { escalation } = raised;
+    if (raised.announcedHere && !this.#announced.has(escalation.id)) {
+      this.#announced.add(escalation.id);
+      this.#track(this.#store.createEpisode(escalationEpisode(escalation, this.agentId)));
+    }
+    for (const listener of [...this.#escalationListeners]) listener(escalation);
+  }
+
+  #track(promise: Promise<unknown>): void {
+    const tracked = promise.then(
+      () => {},
+      (error: unknown) => {
+        this.#backgroundError ??= error;
+        this.#onError(error);
+      },
+    );
+    this.#background.add(tracked);
+    void tracked.finally(() => this.#background.delete(tracked));
+  }
+
+  async #settleBackground(): Promise<void> {
+    await Promise.allSettled([...this.#background]);
+    const error = this.#backgroundError;
+    this.#backgroundError = undefined;
+    if (error !== undefined) throw error;
+  }
+}
+
+function randomPeerId(): bigint {
+  return randomBytes(8).readBigUInt64BE(0);
+}

@@ -1,0 +1,483 @@
+import { LoroDoc, type LoroEventBatch, type LoroMap, type PeerID } from "loro-crdt";
+import type { JsonValue } from "../context/context-store.js";
+import { Disputed } from "./disputed.js";
+import { FieldKindError } from "./errors/field-kind-error.js";
+import { InvalidStateValueError } from "./errors/invalid-state-value-error.js";
+import { UnknownEscalationError } from "./errors/unknown-escalation-error.js";
+import type { Escalation } from "./escalation.js";
+import { type FieldKind, inferFieldKind, type NamespaceSchema, valueFitsKind } from "./field-kind.js";
+import { canonicalJson, isJsonValue, isPlainObject } from "./json-value.js";
+import { type FieldView, materializeField } from "./materialize-field.js";
+import {
+  compareEntries,
+  type EntryRecord,
+  entryId,
+  fieldId,
+  parseEntry,
+  type StoredEntry,
+} from "./state-entry.js";
+
+/** The root map holding every entry. */
+const logName = "log";
+const logContainerId = `cid:root-${logName}:Map`;
+
+/** Options of a `StateReplica`. */
+export interface StateReplicaOptions {
+  subjectId: string;
+  /** Unique per replica: two replicas with one peer id corrupt each other's history. */
+  peerId: bigint | number;
+  /** Declared field kinds per namespace; other fields are inferred. */
+  schema?: Record<string, NamespaceSchema>;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+/** A change applied to the replica (a local write or an imported one). */
+export interface StateChange {
+  namespace: string;
+  key: string;
+  agentId: string;
+  local: boolean;
+}
+
+/** An escalation seen by this replica for the first time. */
+export interface RaisedEscalation {
+  escalation: Escalation;
+  /** True when this replica is the one that announces it on the timeline (see docs/notes/crdt.md). */
+  announcedHere: boolean;
+}
+
+interface FieldIndex {
+  readonly namespace: string;
+  readonly key: string;
+  readonly entries: EntryRecord[];
+  sorted: boolean;
+}
+
+/**
+ * One agent's Loro replica of a subject's shared state, with no I/O: writes produce update
+ * bytes, `import` takes other replicas' bytes. `SharedState` adds the store; tests and the
+ * merge benchmark exchange bytes directly.
+ */
+export class StateReplica {
+  readonly doc: LoroDoc;
+  /** This replica's Loro peer id, as a decimal string. */
+  readonly peer: string;
+  readonly subjectId: string;
+  readonly #log: LoroMap;
+  readonly #schema: Record<string, NamespaceSchema>;
+  readonly #now: () => number;
+  readonly #fields = new Map<string, FieldIndex>();
+  readonly #namespaces = new Map<string, Set<string>>();
+  readonly #views = new Map<string, FieldView>();
+  readonly #pastCache = new Map<string, Map<string, number>>();
+  readonly #raised = new Set<string>();
+  readonly #changeListeners = new Set<(change: StateChange) => void>();
+  readonly #escalationListeners = new Set<(raised: RaisedEscalation) => void>();
+  #arrived: Array<{ entry: EntryRecord; local: boolean }> = [];
+  #lastLocalUpdate: Uint8Array | undefined;
+
+  constructor(options: StateReplicaOptions) {
+    this.subjectId = options.subjectId;
+    this.#schema = options.schema ?? {};
+    this.#now = options.now ?? Date.now;
+    this.doc = new LoroDoc();
+    this.doc.setPeerId(options.peerId);
+    this.peer = this.doc.peerIdStr;
+    this.#log = this.doc.getMap(logName);
+    // Events are synchronous (loro-crdt >= 1.8): collect here, act once the commit/import returns.
+    this.doc.subscribe((batch) => this.#collect(batch));
+    this.doc.subscribeLocalUpdates((bytes) => {
+      this.#lastLocalUpdate = bytes;
+    });
+  }
+
+  /**
+   * Writes `value` to a field as `agentId`, merging by the field's kind. Returns the update bytes
+   * of the write, or undefined when it changed nothing (e.g. set elements already present).
+   * @throws InvalidStateValueError when the value is not JSON.
+   * @throws FieldKindError when the schema declares a kind the value does not fit.
+   */
+  write(agentId: string, namespace: string, key: string, value: unknown): Uint8Array | undefined {
+    if (!isJsonValue(value)) throw new InvalidStateValueError({ namespace, key });
+    const declared = this.#schema[namespace]?.[key];
+    if (declared !== undefined && !valueFitsKind(declared, value)) {
+      throw new FieldKindError({ namespace, key, expected: declared, value });
+    }
+    const kind = declared ?? inferFieldKind(key, value);
+    const view = this.#fields.has(fieldId(namespace, key)) ? this.#view(namespace, key) : undefined;
+    const stored = this.#storedValue(kind, value, view);
+    if (stored === undefined) return undefined;
+    const entry: Omit<StoredEntry, "s"> = {
+      n: namespace,
+      k: key,
+      f: kind,
+      a: agentId,
+      v: stored,
+      t: this.#now(),
+      g: view?.generation ?? 0,
+    };
+    const joined = view ? this.#joinedHeads(kind, value, view) : [];
+    if (joined.length > 0) entry.j = joined;
+    return this.#append(entry, agentId);
+  }
+
+  /**
+   * Writes an attributed resolution of an escalation: every replica converges on `value` for
+   * the disputed field (or map leaf), and the escalation shows the resolution.
+   * @throws UnknownEscalationError when this replica has not seen the escalation.
+   */
+  resolve(escalationId: string, value: unknown, by: string): Uint8Array {
+    const found = this.#findEscalation(escalationId);
+    if (!found) {
+      throw new UnknownEscalationError(
+        escalationId,
+        this.escalations().map((escalation) => escalation.id),
+      );
+    }
+    const { escalation, view, path, fieldKey } = found;
+    if (!isJsonValue(value)) {
+      throw new InvalidStateValueError({ namespace: escalation.namespace, key: escalation.key });
+    }
+    const declared = this.#schema[escalation.namespace]?.[fieldKey];
+    let kind: FieldKind;
+    let stored: JsonValue = value;
+    if (path !== undefined) {
+      kind = "map";
+      stored = nestAtPath(path, value);
+    } else if (declared !== undefined) {
+      if (!valueFitsKind(declared, value)) {
+        throw new FieldKindError({
+          namespace: escalation.namespace,
+          key: fieldKey,
+          expected: declared,
+          value,
+        });
+      }
+      kind = declared;
+    } else {
+      kind =
+        escalation.reason === "concurrent-register" ? "register" : inferFieldKind(fieldKey, value);
+    }
+    const entry: Omit<StoredEntry, "s"> = {
+      n: escalation.namespace,
+      k: fieldKey,
+      f: kind,
+      a: by,
+      v: stored,
+      t: this.#now(),
+      g: view.generation,
+      r: escalationId,
+      rv: Object.fromEntries(this.doc.oplogVersion().toJSON()),
+    };
+    if (path !== undefined) entry.rp = [...path];
+    const bytes = this.#append(entry, by);
+    if (!bytes) throw new Error("a resolution always writes");
+    return bytes;
+  }
+
+  /** Imports other replicas' updates or snapshots (in any order; duplicates are ignored). */
+  import(updates: readonly Uint8Array[]): void {
+    if (updates.length === 0) return;
+    if (updates.length === 1 && updates[0]) this.doc.import(updates[0]);
+    else this.doc.importBatch([...updates]);
+    this.#settle();
+  }
+
+  /** The merged value, a `Disputed`, or undefined when the field was never written. */
+  get(namespace: string, key: string): unknown {
+    if (!this.#fields.has(fieldId(namespace, key))) return undefined;
+    return cloneValue(this.#view(namespace, key).value);
+  }
+
+  /** Every field of a namespace, by key. */
+  list(namespace: string): Record<string, unknown> {
+    const result: Record<string, unknown> = {};
+    for (const key of [...(this.#namespaces.get(namespace) ?? [])].sort()) {
+      const value = this.get(namespace, key);
+      if (value !== undefined) result[key] = value;
+    }
+    return result;
+  }
+
+  /** The namespaces written so far. */
+  namespaces(): string[] {
+    return [...this.#namespaces.keys()].sort();
+  }
+
+  /** Which agent wrote each surviving element or value of a field (see docs/notes/crdt.md). */
+  attribution(namespace: string, key: string): unknown {
+    if (!this.#fields.has(fieldId(namespace, key))) return undefined;
+    return JSON.parse(JSON.stringify(this.#view(namespace, key).attribution ?? null));
+  }
+
+  /** Every escalation, open or resolved, ordered by id. */
+  escalations(): Escalation[] {
+    const all: Escalation[] = [];
+    for (const field of this.#fields.values()) {
+      all.push(...this.#view(field.namespace, field.key).escalations);
+    }
+    return structuredClone(all).sort((left, right) =>
+      left.id < right.id ? -1 : left.id > right.id ? 1 : 0,
+    );
+  }
+
+  /** The whole state as plain JSON (disputes as `{ disputed, contenders }`), keys sorted. */
+  toJSON(): Record<string, Record<string, unknown>> {
+    const result: Record<string, Record<string, unknown>> = {};
+    for (const namespace of this.namespaces()) {
+      result[namespace] = JSON.parse(JSON.stringify(this.list(namespace)));
+    }
+    return result;
+  }
+
+  /** A full snapshot of the document. */
+  exportSnapshot(): Uint8Array {
+    return this.doc.export({ mode: "snapshot" });
+  }
+
+  /** This replica's own operations with counters in [from, to), as update bytes. */
+  exportOwn(from: number, to: number): Uint8Array {
+    return this.doc.export({
+      mode: "updates-in-range",
+      spans: [{ id: { peer: this.peer as PeerID, counter: from }, len: to - from }],
+    });
+  }
+
+  /** How many operations this replica has written (its next counter). */
+  ownCounter(): number {
+    return this.doc.oplogVersion().get(this.peer as PeerID) ?? 0;
+  }
+
+  /** The version vector: operations seen per peer. */
+  version(): Record<string, number> {
+    return Object.fromEntries(this.doc.oplogVersion().toJSON());
+  }
+
+  /** Called for every change applied, local or imported. */
+  onChange(listener: (change: StateChange) => void): () => void {
+    this.#changeListeners.add(listener);
+    return () => this.#changeListeners.delete(listener);
+  }
+
+  /** Called once per escalation id, when this replica first sees it. */
+  onEscalation(listener: (raised: RaisedEscalation) => void): () => void {
+    this.#escalationListeners.add(listener);
+    return () => this.#escalationListeners.delete(listener);
+  }
+
+  #append(entry: Omit<StoredEntry, "s">, agentId: string): Uint8Array | undefined {
+    const version = this.doc.oplogVersion();
+    const counter = version.get(this.peer as PeerID) ?? 0;
+    let order = 0;
+    for (const count of version.toJSON().values()) order += count;
+    this.#lastLocalUpdate = undefined;
+    this.#log.set(entryId(this.peer, counter), { ...entry, s: order });
+    this.doc.commit({ origin: agentId, message: agentId });
+    this.#settle();
+    return this.#lastLocalUpdate;
+  }
+
+  /** What a write stores, given what the field holds; undefined when it would change nothing. */
+  #storedValue(kind: FieldKind, value: JsonValue, view: FieldView | undefined): JsonValue | undefined {
+    const sameKind = view !== undefined && view.kind === kind;
+    switch (kind) {
+      case "text": {
+        const text = String(value);
+        const current = sameKind && typeof view.value === "string" ? view.value : undefined;
+        if (current === undefined) return text;
+        // A read-modify-write append: store only what was added, so concurrent appends both stay.
+        if (current.length > 0 && text.startsWith(current)) {
+          const added = text.slice(current.length).replace(/^\n/, "");
+          return added === "" ? undefined : added;
+        }
+        return text === "" ? undefined : text;
+      }
+      case "set": {
+        const elements = Array.isArray(value) ? value : [value];
+        const present = new Set(
+          sameKind && Array.isArray(view.value) ? view.value.map(canonicalJson) : [],
+        );
+        const added: JsonValue[] = [];
+        for (const element of elements) {
+          const canonical = canonicalJson(element);
+          if (present.has(canonical)) continue;
+          present.add(canonical);
+          added.push(element);
+        }
+        return added.length === 0 && view !== undefined ? undefined : added;
+      }
+      case "counter":
+      case "register":
+      case "map":
+        return value;
+    }
+  }
+
+  /** On a disputed register (or map leaf) a plain write joins the dispute instead of ending it. */
+  #joinedHeads(kind: FieldKind, value: JsonValue, view: FieldView): string[] {
+    if (kind === "register") return view.disputedHeads.get("") ?? [];
+    if (kind !== "map" || !isPlainObject(value)) return [];
+    const written = leafPaths(value);
+    const joined = new Set<string>();
+    for (const [pathKey, heads] of view.disputedHeads) {
+      if (pathKey === "") continue;
+      const path = JSON.parse(pathKey) as string[];
+      if (written.some((leaf) => related(leaf, path))) for (const head of heads) joined.add(head);
+    }
+    return [...joined];
+  }
+
+  #collect(batch: LoroEventBatch): void {
+    for (const event of batch.events) {
+      if (event.target !== logContainerId || event.diff.type !== "map") continue;
+      for (const [id, value] of Object.entries(event.diff.updated)) {
+        const entry = parseEntry(id, value);
+        if (entry) this.#arrived.push({ entry, local: batch.by === "local" });
+      }
+    }
+  }
+
+  /** Indexes what arrived, recomputes touched fields, then tells listeners. */
+  #settle(): void {
+    const arrived = this.#arrived;
+    if (arrived.length === 0) return;
+    this.#arrived = [];
+    const touched = new Map<string, FieldIndex>();
+    const changes = new Map<string, StateChange>();
+    for (const { entry, local } of arrived) {
+      const id = fieldId(entry.data.n, entry.data.k);
+      let field = this.#fields.get(id);
+      if (!field) {
+        field = { namespace: entry.data.n, key: entry.data.k, entries: [], sorted: true };
+        this.#fields.set(id, field);
+        let keys = this.#namespaces.get(field.namespace);
+        if (!keys) {
+          keys = new Set();
+          this.#namespaces.set(field.namespace, keys);
+        }
+        keys.add(field.key);
+      }
+      field.entries.push(entry);
+      field.sorted = false;
+      this.#views.delete(id);
+      touched.set(id, field);
+      const change = {
+        namespace: field.namespace,
+        key: field.key,
+        agentId: entry.data.a,
+        local,
+      };
+      changes.set(JSON.stringify(change), change);
+    }
+    const raised: RaisedEscalation[] = [];
+    for (const field of touched.values()) {
+      const view = this.#view(field.namespace, field.key);
+      for (const escalation of view.escalations) {
+        if (this.#raised.has(escalation.id)) continue;
+        this.#raised.add(escalation.id);
+        raised.push({
+          escalation: structuredClone(escalation),
+          announcedHere: view.announcers.get(escalation.id) === this.peer,
+        });
+      }
+    }
+    for (const change of changes.values()) {
+      for (const listener of [...this.#changeListeners]) listener(change);
+    }
+    for (const item of raised) {
+      for (const listener of [...this.#escalationListeners]) listener(item);
+    }
+  }
+
+  #view(namespace: string, key: string): FieldView {
+    const id = fieldId(namespace, key);
+    const cached = this.#views.get(id);
+    if (cached) return cached;
+    const field = this.#fields.get(id);
+    const entries = field?.entries ?? [];
+    if (field && !field.sorted) {
+      entries.sort(compareEntries);
+      field.sorted = true;
+    }
+    const view = materializeField({
+      subjectId: this.subjectId,
+      namespace,
+      key,
+      entries,
+      before: (earlier, later) => this.#happenedBefore(earlier, later),
+    });
+    this.#views.set(id, view);
+    return view;
+  }
+
+  /** Whether `later`'s writer had `earlier` in its document, from Loro's causal history. */
+  #happenedBefore(earlier: EntryRecord, later: EntryRecord): boolean {
+    if (earlier.peer === later.peer) return earlier.counter < later.counter;
+    const seen = later.data.rv;
+    if (seen) return (seen[earlier.peer] ?? 0) > earlier.counter;
+    // The order key grows along causality: a write with a smaller or equal key cannot follow.
+    if (earlier.data.s >= later.data.s) return false;
+    return (this.#pastOf(later).get(earlier.peer) ?? 0) > earlier.counter;
+  }
+
+  #pastOf(entry: EntryRecord): Map<string, number> {
+    const cached = this.#pastCache.get(entry.id);
+    if (cached) return cached;
+    // Ops of one change share its dependencies (Loro only merges commits with nothing imported
+    // in between), so the change's deps are this op's view of other peers.
+    const change = this.doc.getChangeAt({ peer: entry.peer as PeerID, counter: entry.counter });
+    const past = new Map<string, number>(this.doc.frontiersToVV(change.deps).toJSON());
+    this.#pastCache.set(entry.id, past);
+    return past;
+  }
+
+  #findEscalation(escalationId: string):
+    | { escalation: Escalation; view: FieldView; path: readonly string[] | undefined; fieldKey: string }
+    | undefined {
+    for (const field of this.#fields.values()) {
+      const view = this.#view(field.namespace, field.key);
+      const escalation = view.escalations.find((candidate) => candidate.id === escalationId);
+      if (escalation) {
+        return { escalation, view, path: view.escalationPaths.get(escalationId), fieldKey: field.key };
+      }
+    }
+    return undefined;
+  }
+}
+
+function nestAtPath(path: readonly string[], value: JsonValue): JsonValue {
+  let nested: JsonValue = value;
+  for (const part of [...path].reverse()) nested = { [part]: nested };
+  return nested;
+}
+
+function leafPaths(value: Record<string, unknown>, prefix: string[] = []): string[][] {
+  const paths: string[][] = [];
+  const names = Object.keys(value);
+  if (names.length === 0) paths.push(prefix);
+  for (const name of names) {
+    const child = value[name];
+    if (isPlainObject(child)) paths.push(...leafPaths(child, [...prefix, name]));
+    else paths.push([...prefix, name]);
+  }
+  return paths;
+}
+
+function related(left: readonly string[], right: readonly string[]): boolean {
+  const length = Math.min(left.length, right.length);
+  for (let index = 0; index < length; index++) if (left[index] !== right[index]) return false;
+  return true;
+}
+
+/** A deep copy that keeps `Disputed` instances (callers must not be able to change a cached view). */
+function cloneValue(value: unknown): unknown {
+  if (value instanceof Disputed) return value;
+  if (Array.isArray(value)) return value.map(cloneValue);
+  if (isPlainObject(value)) {
+    const copy: Record<string, unknown> = {};
+    for (const [name, child] of Object.entries(value)) copy[name] = cloneValue(child);
+    return copy;
+  }
+  return value;
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import { createOfflineBrain, offlineBrainName } from "../../src/agents/offline-brain.js";
+
+const brain = createOfflineBrain();
+const deprecation = {
+  target: "legacy-cache",
+  value: "deprecate",
+  by: "planner",
+  content: "Retire legacy-cache.",
+};
+
+describe("createOfflineBrain", () => {
+  it("is named as the offline deterministic brain", () => {
+    expect(brain.name).toBe(offlineBrainName);
+    expect(offlineBrainName).toBe("offline (deterministic)");
+  });
+
+  describe("decide", () => {
+    it("derives decisions from the Planner's slice", async () => {
+      const decisions = await brain.decide({
+        agentId: "planner",
+        slice: "Deprecate legacy Stripe v1 module. Keep invoice-store.",
+        inventory: [],
+        known: [],
+      });
+      expect(decisions).toEqual([
+        {
+          target: "legacy-stripe-v1",
+          value: "deprecate",
+          content: "Deprecate legacy Stripe v1 module.",
+        },
+        { target: "invoice-store", value: "keep", content: "Keep invoice-store." },
+      ]);
+    });
+
+    it("publishes what the scenario says it intends", async () => {
+      const intended = [{ target: "x", value: "deprecate" as const, content: "Deprecate x." }];
+      expect(
+        await brain.decide({ agentId: "p", slice: "whatever", inventory: [], known: [], intended }),
+      ).toEqual(intended);
+    });
+  });
+
+  describe("planModules", () => {
+    it("plans new modules from the slice, then the inventory modules it touches", async () => {
+      const modules = await brain.planModules({
+        agentId: "coder",
+        slice:
+          "Build a payment service. Update the existing modules it touches: legacy-stripe-v1, invoice-store.",
+        inventory: ["invoice-store", "legacy-stripe-v1", "unrelated"],
+      });
+      expect(modules).toEqual(["payment-service", "legacy-stripe-v1", "invoice-store"]);
+    });
+  });
+
+  describe("chooseModuleStep", () => {
+    it("builds when it knows nothing against it", async () => {
+      expect(
+        await brain.chooseModuleStep({
+          agentId: "coder",
+          module: "legacy-cache",
+          decisions: [],
+          disputes: [],
+        }),
+      ).toEqual({
+        action: "build",
+      });
+    });
+
+    it("skips a module it knows is deprecated, naming who decided", async () => {
+      expect(
+        await brain.chooseModuleStep({
+          agentId: "coder",
+          module: "legacy-cache",
+          decisions: [deprecation],
+          disputes: [],
+        }),
+      ).toEqual({
+        action: "skip",
+        reason: "deprecated by planner: Retire legacy-cache.",
+        causedBy: "planner",
+      });
+    });
+
+    it("holds a disputed module, naming both sides", async () => {
+      const choice = await brain.chooseModuleStep({
+        agentId: "coder",
+        module: "legacy-cache",
+        decisions: [],
+        disputes: [
+          {
+            target: "legacy-cache",
+            contenders: [
+              { agentId: "planner-a", value: "deprecated-by:planner-a" },
+              { agentId: "planner-b", value: "kept-by:planner-b" },
+            ],
+          },
+        ],
+      });
+      expect(choice).toMatchObject({ action: "skip", causedBy: "planner-a" });
+      expect(choice.action === "skip" && choice.reason).toContain(
+        "planner-b says kept-by:planner-b",
+      );
+    });
+
+    it("skips a module someone else claimed", async () => {
+      expect(
+        await brain.chooseModuleStep({
+          agentId: "coder-2",
+          module: "m",
+          decisions: [],
+          disputes: [],
+          claimedBy: "coder-1",
+        }),
+      ).toMatchObject({ action: "skip", causedBy: "coder-1" });
+    });
+  });
+
+  describe("review", () => {
+    it("finds deprecated builds and duplicates, with the builds in vain", async () => {
+      const findings = await brain.review({
+        agentId: "reviewer",
+        decisions: [deprecation],
+        results: [
+          { module: "legacy-cache", agentId: "coder", tokens: 100, ms: 1000 },
+          { module: "index", agentId: "coder-1", tokens: 50, ms: 500 },
+          { module: "index", agentId: "coder-2", tokens: 60, ms: 600 },
+          { module: "fine", agentId: "coder", tokens: 10, ms: 10 },
+        ],
+      });
+      expect(findings).toEqual([
+        {
+          module: "legacy-cache",
+          agents: ["planner", "coder"],
+          description: "coder built legacy-cache, which planner deprecated",
+          wasted: [{ module: "legacy-cache", agentId: "coder", tokens: 100, ms: 1000 }],
+        },
+        {
+          module: "index",
+          agents: ["coder-1", "coder-2"],
+          description: "index was built 2 times (coder-1, coder-2)",
+          wasted: [{ module: "index", agentId: "coder-2", tokens: 60, ms: 600 }],
+        },
+      ]);
+    });
+  });
+});

@@ -1,0 +1,127 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeTimelineCommand } from "../../src/cli/commands/timeline.js";
+import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { toRunEventEpisode } from "../../src/scenario/run-record.js";
+import { statewaveAvoidedEvents } from "../support/fixtures/run-events.js";
+import { useTempDir } from "../support/temp-dir.js";
+import { waitFor } from "../support/wait-for.js";
+import { runCommand } from "./cli-harness.js";
+import { seedRuns } from "./seed-runs.js";
+
+async function seeded(tempDir: () => string) {
+  const db = join(tempDir(), "store.db");
+  await seedRuns(db);
+  return { SHARED_CTX_DB: db };
+}
+
+describe("shared-ctx timeline", () => {
+  const tempDir = useTempDir("shared-ctx-timeline-");
+
+  it("prints the table, the memory state and who read what", async () => {
+    const result = await runCommand(makeTimelineCommand, ["timeline", "sw-4e5f6a7b"], {
+      env: await seeded(tempDir),
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("Run sw-4e5f6a7b · mode statewave · scenario auth-jwt");
+    expect(result.stdout).toMatch(/Time \(UTC\)\s+Relative\s+Agent\s+Event type\s+Content/);
+    expect(result.stdout).toMatch(
+      /T\+2\.5s\s+Coder\s+module-skip\s+Skipping → legacy-session-token \(deprecated by Planner\)/,
+    );
+    // The decision episode the pipeline wrote, next to the run events.
+    expect(result.stdout).toMatch(
+      /Planner\s+architectural_decision\s+Deprecate legacy-session-token: replaced by JWT/,
+    );
+    expect(result.stdout).toMatch(/Final memory state: 1 active, 0 superseded/);
+    expect(result.stdout).toMatch(/active\s+\[architectural_decision, confidence 0\.90\]/);
+    expect(result.stdout).toContain('Coder read 1 memory for "Implement the auth modules"');
+  });
+
+  it("filters by agent and type", async () => {
+    const result = await runCommand(
+      makeTimelineCommand,
+      ["timeline", "sw-4e5f6a7b", "--agent", "coder", "--type", "module-skip"],
+      { env: await seeded(tempDir) },
+    );
+    const rows = result.stdout.split("\n").filter((line) => /^\d\d:\d\d:\d\d\.\d{3}/.test(line));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain("module-skip");
+  });
+
+  it("prints one JSON document with --json", async () => {
+    const result = await runCommand(makeTimelineCommand, ["timeline", "nv-0a1b2c3d", "--json"], {
+      env: await seeded(tempDir),
+    });
+    const document = JSON.parse(result.stdout);
+    expect(document).toMatchObject({
+      runId: "nv-0a1b2c3d",
+      mode: "naive",
+      summary: { collision: true },
+    });
+    expect(document.rows.map((row: { type: string }) => row.type)).toContain("collision");
+  });
+
+  it("refuses an unknown run id, listing the recent ones (exit 2)", async () => {
+    const result = await runCommand(makeTimelineCommand, ["timeline", "sw-ffffffff"], {
+      env: await seeded(tempDir),
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('no run "sw-ffffffff"');
+    expect(result.stderr).toContain("Recent runs: sw-4e5f6a7b, nv-0a1b2c3d");
+  });
+
+  it("explains what a run id looks like when it is mistyped", async () => {
+    const result = await runCommand(makeTimelineCommand, ["timeline", "sw-4e5f"], {
+      env: await seeded(tempDir),
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain("run ids look like nv-1a2b3c4d or sw-1a2b3c4d");
+  });
+
+  it("names a store that cannot be opened", async () => {
+    const missing = join(tempDir(), "nowhere", "store.db");
+    const result = await runCommand(makeTimelineCommand, [
+      "timeline",
+      "sw-4e5f6a7b",
+      "--db",
+      missing,
+    ]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(`cannot open the store at ${missing}`);
+    const directory = tempDir();
+    const notAFile = await runCommand(makeTimelineCommand, [
+      "timeline",
+      "sw-4e5f6a7b",
+      "--db",
+      directory,
+    ]);
+    expect(notAFile.exitCode).toBe(1);
+    expect(notAFile.stderr).toContain(`cannot open the store at ${directory}`);
+  });
+
+  it("--follow prints rows as another connection writes them, until run-end", async () => {
+    const db = join(tempDir(), "store.db");
+    const writer = new EmbeddedStore({ path: db, pollIntervalMs: 5 });
+    const events = statewaveAvoidedEvents();
+    try {
+      await writer.createEpisode(toRunEventEpisode(events[0]!));
+      let seen = "";
+      const following = runCommand(makeTimelineCommand, ["timeline", "sw-4e5f6a7b", "--follow"], {
+        env: { SHARED_CTX_DB: db },
+        onStdout: (text) => {
+          seen = text;
+        },
+      });
+      await waitFor(() => expect(seen).toContain("run-start"));
+      expect(seen).not.toContain("module-skip");
+      for (const event of events.slice(1)) await writer.createEpisode(toRunEventEpisode(event));
+      const result = await following;
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toMatch(/Coder\s+module-skip/);
+      expect(result.stdout).toContain("Who read what");
+      expect(result.stdout.match(/run-start/g)).toHaveLength(1);
+    } finally {
+      await writer.close();
+    }
+  });
+});

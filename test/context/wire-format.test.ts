@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { fromWire, toWire } from "../../src/context/wire-format.js";
+
+describe("wire-format", () => {
+  it("rewrites keys recursively but leaves payload, metadata and provenance untouched", () => {
+    const camel = {
+      subjectId: "s",
+      payload: { camelKey: { deepKey: 1 }, snake_key: [{ innerKey: 2 }] },
+      metadata: { toolName: "x" },
+      nested: [{ sessionId: "a", provenance: { factIds: [] } }],
+      skipped: undefined,
+    };
+    const wire = toWire(camel);
+    expect(wire).toEqual({
+      subject_id: "s",
+      payload: { camelKey: { deepKey: 1 }, snake_key: [{ innerKey: 2 }] },
+      metadata: { toolName: "x" },
+      nested: [{ session_id: "a", provenance: { factIds: [] } }],
+    });
+    expect(
+      fromWire({ subject_id: "s", provenance: { fact_ids: ["m1"] }, created_at: "t" }),
+    ).toEqual({
+      subjectId: "s",
+      provenance: { fact_ids: ["m1"] },
+      createdAt: "t",
+    });
+  });
+
+  it("passes scalars and arrays through", () => {
+    expect(toWire([1, "a", null, { aB: true }])).toEqual([1, "a", null, { a_b: true }]);
+  });
+});

@@ -1,0 +1,190 @@
+import { describe, expect, it } from "vitest";
+import { Disputed } from "../../src/crdt/disputed.js";
+import { FieldKindError } from "../../src/crdt/errors/field-kind-error.js";
+import { InvalidStateValueError } from "../../src/crdt/errors/invalid-state-value-error.js";
+import { UnknownEscalationError } from "../../src/crdt/errors/unknown-escalation-error.js";
+import { inferFieldKind } from "../../src/crdt/field-kind.js";
+import { StateReplica } from "../../src/crdt/state-replica.js";
+
+/** Two replicas with fixed peers and clocks; `exchange` delivers everything both ways. */
+function pair(schema?: ConstructorParameters<typeof StateReplica>[0]["schema"]) {
+  let clock = 1000;
+  const now = () => clock++;
+  const a = new StateReplica({ subjectId: "s", peerId: 1, now, schema });
+  const b = new StateReplica({ subjectId: "s", peerId: 2, now, schema });
+  const exchange = () => {
+    a.import([b.doc.export({ mode: "update" })]);
+    b.import([a.doc.export({ mode: "update" })]);
+  };
+  return { a, b, exchange };
+}
+
+describe("inferFieldKind", () => {
+  it.each([
+    ["tags", ["x"], "set"],
+    ["config", { a: 1 }, "map"],
+    ["notes", "hello", "text"],
+    ["review_findings", "hello", "text"],
+    ["log", "line", "text"],
+    ["decision", "RS256", "register"],
+    ["notes", 3, "register"],
+    ["count", 3, "register"],
+  ] as const)("%s = %j is a %s", (key, value, kind) => {
+    expect(inferFieldKind(key, value)).toBe(kind);
+  });
+});
+
+describe("StateReplica", () => {
+  describe("mergeable kinds", () => {
+    it("unions sets in first-added order without duplicates", () => {
+      const { a, b, exchange } = pair();
+      a.write("alice", "plan", "tags", ["x", "y"]);
+      b.write("bob", "plan", "tags", ["y", "z"]);
+      exchange();
+      expect(a.get("plan", "tags")).toEqual(["x", "y", "z"]);
+      expect(b.toJSON()).toStrictEqual(a.toJSON());
+      expect(a.attribution("plan", "tags")).toEqual([
+        { agentId: "alice", value: "x", at: 1000 },
+        { agentId: "alice", value: "y", at: 1000 },
+        { agentId: "bob", value: "z", at: 1001 },
+      ]);
+    });
+
+    it("keeps concurrent text appends, and a read-modify-write stores only the addition", () => {
+      const { a, b, exchange } = pair();
+      a.write("alice", "plan", "notes", "first");
+      exchange();
+      a.write("alice", "plan", "notes", "first\nfrom alice");
+      b.write("bob", "plan", "notes", "from bob");
+      exchange();
+      expect(a.get("plan", "notes")).toBe("first\nfrom alice\nfrom bob");
+      expect(b.get("plan", "notes")).toBe(a.get("plan", "notes"));
+      expect(a.attribution("plan", "notes")).toEqual([
+        { agentId: "alice", text: "first", at: 1000 },
+        { agentId: "alice", text: "from alice", at: 1001 },
+        { agentId: "bob", text: "from bob", at: 1002 },
+      ]);
+    });
+
+    it("deep-merges maps and sums declared counters", () => {
+      const { a, b, exchange } = pair({ stats: { runs: "counter" } });
+      a.write("alice", "plan", "config", { db: { host: "h" }, retries: 3 });
+      b.write("bob", "plan", "config", { db: { port: 5432 } });
+      a.write("alice", "stats", "runs", 2);
+      b.write("bob", "stats", "runs", 5);
+      exchange();
+      expect(a.get("plan", "config")).toEqual({ db: { host: "h", port: 5432 }, retries: 3 });
+      expect(a.get("stats", "runs")).toBe(7);
+      expect(a.attribution("stats", "runs")).toEqual({ alice: 2, bob: 5 });
+      expect(a.attribution("plan", "config")).toMatchObject({
+        "db.host": { agentId: "alice" },
+        "db.port": { agentId: "bob" },
+      });
+      expect(a.escalations()).toEqual([]);
+    });
+  });
+
+  describe("registers", () => {
+    it("a write that has seen the previous one replaces it, without escalation", () => {
+      const { a, b, exchange } = pair();
+      a.write("alice", "plan", "db", "postgres");
+      exchange();
+      b.write("bob", "plan", "db", "mysql");
+      exchange();
+      expect(a.get("plan", "db")).toBe("mysql");
+      expect(a.attribution("plan", "db")).toEqual({ agentId: "bob", value: "mysql", at: 1001 });
+      expect(a.escalations()).toEqual([]);
+    });
+
+    it("concurrent equal values agree; concurrent different values are disputed on both replicas", () => {
+      const { a, b, exchange } = pair();
+      a.write("alice", "plan", "same", "x");
+      b.write("bob", "plan", "same", "x");
+      a.write("alice", "plan", "db", "postgres");
+      b.write("bob", "plan", "db", "mysql");
+      const raisedOnA: string[] = [];
+      a.onEscalation(({ escalation }) => raisedOnA.push(escalation.id));
+      exchange();
+      exchange();
+      expect(a.get("plan", "same")).toBe("x");
+      const disputed = a.get("plan", "db");
+      expect(disputed).toBeInstanceOf(Disputed);
+      expect((disputed as Disputed).contenders).toEqual([
+        { agentId: "alice", value: "postgres", at: 1002 },
+        { agentId: "bob", value: "mysql", at: 1003 },
+      ]);
+      expect(raisedOnA).toEqual(["plan/db#0"]);
+      expect(b.escalations()).toStrictEqual(a.escalations());
+      expect(a.escalations()).toMatchObject([
+        { id: "plan/db#0", reason: "concurrent-register", namespace: "plan", key: "db" },
+      ]);
+    });
+
+    it("a plain write on a disputed register joins the dispute; only resolve ends it", () => {
+      const { a, b, exchange } = pair();
+      a.write("alice", "plan", "db", "postgres");
+      b.write("bob", "plan", "db", "mysql");
+      exchange();
+      a.write("alice", "plan", "db", "sqlite");
+      exchange();
+      const disputed = b.get("plan", "db") as Disputed;
+      expect(disputed.contenders.map((contender) => contender.value)).toEqual([
+        "postgres",
+        "mysql",
+        "sqlite",
+      ]);
+      b.resolve(disputed.escalationId, "postgres", "lead");
+      exchange();
+      expect(a.get("plan", "db")).toBe("postgres");
+      expect(a.escalations()[0]?.resolution).toEqual({ value: "postgres", by: "lead", at: 1003 });
+      expect(a.toJSON()).toStrictEqual(b.toJSON());
+      a.write("alice", "plan", "db", "cockroach");
+      exchange();
+      expect(b.get("plan", "db")).toBe("cockroach");
+    });
+
+    it("disputes one leaf of a map and keeps the rest merged", () => {
+      const { a, b, exchange } = pair();
+      a.write("alice", "plan", "config", { db: { host: "a" }, port: 1 });
+      b.write("bob", "plan", "config", { db: { host: "b" } });
+      exchange();
+      const config = a.get("plan", "config") as { db: { host: unknown }; port: number };
+      expect(config.port).toBe(1);
+      expect(config.db.host).toBeInstanceOf(Disputed);
+      expect(a.escalations().map((escalation) => escalation.key)).toEqual(["config.db.host"]);
+      a.resolve("plan/config.db.host#0", "c", "lead");
+      exchange();
+      expect(b.get("plan", "config")).toEqual({ db: { host: "c" }, port: 1 });
+    });
+  });
+
+  describe("kind mismatch", () => {
+    it("escalates a list against a string (the write AgentSync drops) and keeps both", () => {
+      const { a, b, exchange } = pair();
+      a.write("alice", "plan", "owner", ["alice", "carol"]);
+      b.write("bob", "plan", "owner", "bob");
+      exchange();
+      const disputed = b.get("plan", "owner") as Disputed;
+      expect(disputed).toBeInstanceOf(Disputed);
+      expect(disputed.contenders).toEqual([
+        { agentId: "alice", value: ["alice", "carol"], at: 1000 },
+        { agentId: "bob", value: "bob", at: 1001 },
+      ]);
+      expect(a.escalations()).toMatchObject([{ id: "plan/owner#0:kind", reason: "kind-mismatch" }]);
+      a.resolve("plan/owner#0:kind", ["alice", "bob", "carol"], "lead");
+      exchange();
+      expect(b.get("plan", "owner")).toEqual(["alice", "bob", "carol"]);
+      expect(b.escalations()[0]?.resolution?.by).toBe("lead");
+    });
+  });
+
+  describe("errors", () => {
+    it("rejects values that are not JSON, values that break the schema, unknown escalations", () => {
+      const { a } = pair({ plan: { tags: "set" } });
+      expect(() => a.write("alice", "plan", "x", undefined)).toThrow(InvalidStateValueError);
+      expect(() => a.write("alice", "plan", "x", Number.NaN)).toThrow(InvalidStateValueError);
+      expect(() => a.write("alice", "plan", "tags", "one")).toThrow(FieldKindError);
+      expect(() => a.resolve("plan/nothing#0", 1, "lead")).toThrow(UnknownEscalationError);
+    });
+  });
+});

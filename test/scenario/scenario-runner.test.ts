@@ -1,0 +1,164 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { createVirtualClock } from "../../src/scenario/clock.js";
+import { listScenarios, loadScenario, scenarioFromTask } from "../../src/scenario/load-scenario.js";
+import { fromRunEventEpisode } from "../../src/scenario/run-record.js";
+import type { RunMode, ScenarioEvent } from "../../src/scenario/scenario-events.js";
+import { startRun } from "../../src/scenario/scenario-runner.js";
+import { deferred } from "../support/deferred.js";
+import { cancelledModules, runToEnd, sequentialIds } from "./support/run-scenario.js";
+
+const stores: EmbeddedStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
+function memoryStore(): EmbeddedStore {
+  const store = new EmbeddedStore({ path: ":memory:" });
+  stores.push(store);
+  return store;
+}
+
+const names = (await listScenarios()).map((scenario) => scenario.name);
+const modes: RunMode[] = ["naive", "statewave"];
+const seeds = [1, 7, 42];
+
+describe("startRun", () => {
+  describe.each(names)("scenario %s", (name) => {
+    it.each(modes.flatMap((mode) => seeds.map((seed) => [mode, seed] as const)))(
+      "%s mode, seed %i, reaches the expected outcome",
+      async (mode, seed) => {
+        const scenario = await loadScenario(name);
+        const expected = scenario.expected?.[mode];
+        expect(expected).toBeDefined();
+        const { summary, events } = await runToEnd(scenario, mode, { seed, store: memoryStore() });
+        expect({
+          collision: summary.collision,
+          escalations: summary.escalations,
+          wastedModules: summary.wastedModules,
+          cancelledModules: cancelledModules(events),
+        }).toEqual({
+          collision: expected?.collision,
+          escalations: expected?.escalations,
+          wastedModules: expected?.wastedModules,
+          cancelledModules: expected?.cancelledModules,
+        });
+        expect(summary.conflictsAvoided).toBeGreaterThanOrEqual(expected?.minConflictsAvoided ?? 0);
+      },
+    );
+  });
+
+  describe("result.events", () => {
+    it("persists every event in the store under the run id, in order", async () => {
+      const store = memoryStore();
+      const { events, runId } = await runToEnd(await loadScenario("auth-jwt"), "naive", { store });
+      expect(runId).toBe("nv-00000000");
+      const timeline = await store.getTimeline(runId, { limit: 1000 });
+      expect(timeline.episodes.map(fromRunEventEpisode)).toEqual(events);
+      expect(events[0]?.type).toBe("run-start");
+      expect(events.at(-1)?.type).toBe("run-end");
+    });
+
+    it("runs the agents concurrently: the Planner decides while the Coder works", async () => {
+      const { events } = await runToEnd(await loadScenario("auth-jwt"), "naive", {
+        store: memoryStore(),
+      });
+      const types = events.map(
+        (event) => `${event.type}:${"agentId" in event ? event.agentId : ""}`,
+      );
+      const firstModuleStart = types.indexOf("module-start:coder");
+      const decision = types.indexOf("decision-write:planner");
+      const lastModuleEnd = types.lastIndexOf("module-end:coder");
+      expect(decision).toBeGreaterThan(-1);
+      // The decision lands between the Coder's first and last build: neither waited for the other.
+      expect(events[decision]?.at).toBeLessThan(events[lastModuleEnd]?.at ?? 0);
+      expect(events[firstModuleStart]?.at).toBeLessThan(events[lastModuleEnd]?.at ?? 0);
+      expect(events.filter((event) => event.type === "agent-start")).toHaveLength(3);
+    });
+
+    it("is reproducible: the same seed gives the same events", async () => {
+      const scenario = await loadScenario("late-decision");
+      const first = await runToEnd(scenario, "naive", { seed: 3, store: memoryStore() });
+      const second = await runToEnd(scenario, "naive", { seed: 3, store: memoryStore() });
+      expect(second.events).toEqual(first.events);
+      const other = await runToEnd(scenario, "naive", { seed: 4, store: memoryStore() });
+      expect(other.summary.totals.ms).not.toBe(first.summary.totals.ms);
+    });
+
+    it("replays past events to a late subscriber", async () => {
+      const handle = startRun({
+        scenario: await loadScenario("auth-jwt"),
+        mode: "naive",
+        store: memoryStore(),
+        clock: createVirtualClock(),
+        seed: 1,
+        generateId: sequentialIds(),
+      });
+      await handle.done;
+      const replayed: ScenarioEvent[] = [];
+      handle.subscribe((event) => replayed.push(event));
+      expect(replayed[0]?.type).toBe("run-start");
+      expect(replayed.at(-1)?.type).toBe("run-end");
+    });
+  });
+
+  describe("options.signal", () => {
+    it("rejects done when the run is aborted", async () => {
+      const controller = new AbortController();
+      const started = deferred();
+      const handle = startRun({
+        scenario: await loadScenario("auth-jwt"),
+        mode: "naive",
+        store: memoryStore(),
+        clock: createVirtualClock(),
+        seed: 1,
+        signal: controller.signal,
+      });
+      handle.subscribe((event) => {
+        if (event.type === "module-start") started.resolve();
+      });
+      await started.promise;
+      controller.abort(new Error("stopped by the user"));
+      await expect(handle.done).rejects.toThrow("stopped by the user");
+    });
+  });
+
+  describe("a custom --task", () => {
+    const task = "Build a payment service. Deprecate legacy Stripe v1 module.";
+
+    it("collides in naive mode: the Coder migrates the module the Planner deprecates", async () => {
+      const { summary, events } = await runToEnd(scenarioFromTask(task), "naive", {
+        store: memoryStore(),
+      });
+      expect(summary.collision).toBe(true);
+      expect(summary.wastedModules).toEqual(["legacy-stripe-v1"]);
+      const decision = events.find((event) => event.type === "decision-write");
+      expect(decision).toMatchObject({
+        agentId: "planner",
+        target: "legacy-stripe-v1",
+        value: "deprecate",
+      });
+    });
+
+    it("avoids the collision in statewave mode: the Coder skips because of the Planner", async () => {
+      const { summary, events } = await runToEnd(scenarioFromTask(task), "statewave", {
+        store: memoryStore(),
+      });
+      expect(summary.collision).toBe(false);
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: "module-skip",
+          agentId: "coder",
+          module: "legacy-stripe-v1",
+          causedBy: "planner",
+        }),
+      );
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: "module-end",
+          agentId: "coder",
+          module: "payment-service",
+        }),
+      );
+    });
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { printDemoPlain } from "../../src/ui/plain-demo.js";
+import { naiveCollisionEvents, statewaveAvoidedEvents } from "../support/fixtures/run-events.js";
+import { scriptedRun } from "../support/fixtures/scripted-run.js";
+
+function buffer() {
+  let text = "";
+  return { write: (chunk: string) => (text += chunk), text: () => text };
+}
+
+describe("printDemoPlain", () => {
+  it("prints naive then shared context, each with its verdict, then the comparison", async () => {
+    const naive = scriptedRun(naiveCollisionEvents());
+    const statewave = scriptedRun(statewaveAvoidedEvents());
+    const output = buffer();
+    const printing = printDemoPlain({ naive, statewave, stop: async () => undefined }, output);
+    // The shared-context run finishes first; its lines still come after the naive run's.
+    statewave.emitAll();
+    naive.emit(3);
+    await Promise.resolve();
+    expect(output.text()).toContain("== Naive (message passing) · nv-0a1b2c3d");
+    expect(output.text()).not.toContain("Shared context (Statewave)");
+    naive.emitAll();
+    const result = await printing;
+    expect(result.naive.collision).toBe(true);
+
+    const text = output.text();
+    const order = [
+      "== Naive (message passing) · nv-0a1b2c3d · auth-jwt · offline (deterministic) ==",
+      "T+2.0s    [Planner] DEPRECATING → legacy-session-token (replaced by JWT)",
+      "COLLISION DETECTED — both agents already finished; the wasted compute cannot be recovered",
+      "== Shared context (Statewave) · sw-4e5f6a7b",
+      "T+2.5s    [Coder] Skipping → legacy-session-token (deprecated by Planner)",
+      "CONFLICT AVOIDED — the Coder read the Planner's decision before acting",
+      "== Comparison ==",
+      "Shared context saved 2,400 tokens and 12.0s of wasted work.",
+      "Timeline of the shared-context run: shared-ctx timeline sw-4e5f6a7b",
+    ].map((line) => text.indexOf(line));
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    // Every event line is printed exactly once.
+    expect(text.match(/\[Coder\] Skipping/g)).toHaveLength(1);
+  });
+
+  it("names the run that failed", async () => {
+    const naive = scriptedRun(naiveCollisionEvents());
+    const statewave = scriptedRun(statewaveAvoidedEvents());
+    const printing = printDemoPlain({ naive, statewave, stop: async () => undefined }, buffer());
+    naive.emit(2);
+    naive.fail(new Error("model timed out"));
+    await expect(printing).rejects.toThrow("the naive run failed: model timed out");
+  });
+});
