@@ -51,7 +51,9 @@ if (ttl instanceof Disputed) {
   // 4. Someone settles it; every replica converges on the attributed resolution.
   await coder.resolve(ttl.escalationId, 900, { by: "planner" });
   await planner.sync();
-  console.log(`  resolved by planner: token_ttl_seconds = ${planner.get("plan", "token_ttl_seconds")}`);
+  console.log(
+    `  resolved by planner: token_ttl_seconds = ${planner.get("plan", "token_ttl_seconds")}`,
+  );
 }
 
 await shared.close();

@@ -17,21 +17,6 @@
  * ```
  */
 
-// The two-call primitive and the merging shared state.
-export {
-  type ContextRead,
-  SharedContext,
-} from "./context/shared-context.js";
-export {
-  type Contender,
-  Disputed,
-  type Escalation,
-  type FieldKind,
-  type NamespaceSchema,
-  type OpenSharedStateOptions,
-  SharedState,
-} from "./crdt/shared-state.js";
-
 // Stores: the ContextStore contract, the embedded store, the Statewave client, and the factory.
 export type {
   CompileJob,
@@ -61,8 +46,6 @@ export type {
 } from "./context/context-store.js";
 export { createContextStore } from "./context/create-context-store.js";
 export { EmbeddedStore, type EmbeddedStoreOptions } from "./context/embedded-store.js";
-export { StatewaveClient, type StatewaveClientOptions } from "./context/statewave-client.js";
-
 // Errors.
 export { CompileJobNotFoundError } from "./context/errors/compile-job-not-found-error.js";
 export { CompileTimeoutError } from "./context/errors/compile-timeout-error.js";
@@ -72,9 +55,22 @@ export { StatewaveTimeoutError } from "./context/errors/statewave-timeout-error.
 export { StoreClosedError } from "./context/errors/store-closed-error.js";
 export { StoreSchemaError } from "./context/errors/store-schema-error.js";
 export { StoreValidationError } from "./context/errors/store-validation-error.js";
+// The two-call primitive and the merging shared state.
+export {
+  type ContextRead,
+  SharedContext,
+} from "./context/shared-context.js";
+export { StatewaveClient, type StatewaveClientOptions } from "./context/statewave-client.js";
+export {
+  type Contender,
+  Disputed,
+  type Escalation,
+  type FieldKind,
+  type NamespaceSchema,
+  type OpenSharedStateOptions,
+  SharedState,
+} from "./crdt/shared-state.js";
 export { SharedCtxError } from "./errors.js";
-export { UnsupportedStoreOperationError } from "./integrations/unsupported-store-operation-error.js";
-
 // Integrations: Vercel AI SDK tools and an MCP server.
 export {
   type SharedContextTools,
@@ -96,6 +92,7 @@ export type {
   PublishDecisionResult,
   TimelineResult,
 } from "./integrations/tool-results.js";
+export { UnsupportedStoreOperationError } from "./integrations/unsupported-store-operation-error.js";
 
 // Scenarios: the runner behind `shared-ctx run` and `demo`.
 export {
@@ -105,5 +102,5 @@ export {
   ScenarioValidationError,
   scenarioFromTask,
 } from "./scenario/load-scenario.js";
-export type { Scenario } from "./scenario/scenario-schema.js";
 export { type RunHandle, type StartRunOptions, startRun } from "./scenario/scenario-runner.js";
+export type { Scenario } from "./scenario/scenario-schema.js";

@@ -322,6 +322,8 @@ async function benchServe(
       body,
       connections: 16,
       duration: seconds,
+      // The load generator runs on its own thread, so it does not share the server's event loop.
+      workers: 1,
     });
     const contextRun = await autocannon({
       url: `${server.url}/v1/context`,
@@ -334,6 +336,7 @@ async function benchServe(
       }),
       connections: 1,
       duration: Math.max(2, Math.round(seconds / 2)),
+      workers: 1,
     });
     return {
       connections: 16,
@@ -382,16 +385,18 @@ export function formatStoreBenchTable(result: StoreBenchResult): string {
     ]);
   }
   const { timeline } = result;
-  rows.push([
-    `getTimeline, ${number(timeline.episodes)} episodes, first 100`,
-    `p50 ${timeline.page100.p50.toFixed(2)} ms  p95 ${timeline.page100.p95.toFixed(2)} ms`,
-    "",
-  ]);
-  rows.push([
-    `getTimeline, all ${number(timeline.episodes)}`,
-    `p50 ${timeline.full.p50.toFixed(1)} ms`,
-    "",
-  ]);
+  if (timeline.episodes > 0)
+    rows.push([
+      `getTimeline, ${number(timeline.episodes)} episodes, first 100`,
+      `p50 ${timeline.page100.p50.toFixed(2)} ms  p95 ${timeline.page100.p95.toFixed(2)} ms`,
+      "",
+    ]);
+  if (timeline.episodes > 0)
+    rows.push([
+      `getTimeline, all ${number(timeline.episodes)}`,
+      `p50 ${timeline.full.p50.toFixed(1)} ms`,
+      "",
+    ]);
   const { serve } = result;
   if (serve && "skipped" in serve) {
     rows.push(["serve", "skipped", serve.skipped]);

@@ -75,9 +75,7 @@ export function materializeField(input: {
   const resolutions = entries.filter((entry) => entry.data.r !== undefined);
   const fieldResolutions = resolutions.filter((entry) => entry.data.rp === undefined);
   const leafResolutionsFor = (path: readonly string[]): EntryRecord[] =>
-    resolutions.filter(
-      (entry) => entry.data.rp === undefined || pathsRelated(entry.data.rp, path),
-    );
+    resolutions.filter((entry) => entry.data.rp === undefined || pathsRelated(entry.data.rp, path));
   const live = entries.filter(
     (entry) => !fieldResolutions.some((resolution) => coveredBy(entry, resolution)),
   );
@@ -98,8 +96,7 @@ export function materializeField(input: {
   ): void => {
     const resolver = candidates.find(
       (resolution) =>
-        !members.includes(resolution) &&
-        members.every((member) => coveredBy(member, resolution)),
+        !members.includes(resolution) && members.every((member) => coveredBy(member, resolution)),
     );
     const escalation: Escalation = {
       id,
@@ -267,9 +264,7 @@ export function materializeField(input: {
         break;
       }
       case "register": {
-        const heads = members.filter(
-          (member) => !members.some((other) => supersedes(other, member)),
-        );
+        const heads = headsOf(members, supersedes);
         const contenders = heads.map(contenderOf);
         if (new Set(heads.map((head) => canonicalJson(head.data.v))).size > 1) {
           disputedHeads.set(
@@ -334,6 +329,36 @@ type DisputeOf = (
   members: readonly EntryRecord[],
 ) => Disputed;
 
+/**
+ * The writes no later write has replaced. Entries come in an order that respects causality,
+ * so a write can only be replaced by one after it.
+ */
+function headsOf(
+  members: readonly EntryRecord[],
+  supersedes: (later: EntryRecord, earlier: EntryRecord) => boolean,
+): EntryRecord[] {
+  let heads: EntryRecord[] = [];
+  for (const member of members) {
+    heads = heads.filter((head) => !supersedes(member, head));
+    heads.push(member);
+  }
+  return heads;
+}
+
+/** True when every entry replaced the one before it (in a sorted cell): nothing is concurrent. */
+function isChain(
+  entries: readonly EntryRecord[],
+  concurrent: (left: EntryRecord, right: EntryRecord) => boolean,
+): boolean {
+  for (let index = 1; index < entries.length; index++) {
+    const previous = entries[index - 1];
+    const current = entries[index];
+    if (!previous || !current || current.data.j !== undefined) return false;
+    if (concurrent(previous, current)) return false;
+  }
+  return true;
+}
+
 /** Whether `resolution` had seen `entry` when it was written. */
 function coveredBy(entry: EntryRecord, resolution: EntryRecord): boolean {
   if (entry === resolution) return false;
@@ -370,7 +395,11 @@ function kindContenders(byKind: Map<FieldKind, EntryRecord[]>): Contender[] {
   for (const [kind, members] of byKind) {
     const first = members[0];
     if (!first) continue;
-    contenders.push({ agentId: first.data.a, value: plainValueOf(kind, members), at: first.data.t });
+    contenders.push({
+      agentId: first.data.a,
+      value: plainValueOf(kind, members),
+      at: first.data.t,
+    });
   }
   return contenders;
 }
@@ -414,18 +443,31 @@ function recordRegisterDisputes(options: {
   const { cell, concurrent } = options;
   const canonical = cell.map((item) => canonicalJson(item.value));
   if (new Set(canonical).size < 2) return;
-  const contested: Array<{ entry: EntryRecord; value: unknown }> = [];
+  // Cheap common case: one writer after another, each having seen the previous write.
+  if (
+    isChain(
+      cell.map((item) => item.entry),
+      concurrent,
+    )
+  )
+    return;
+  const contested = new Set<number>();
   for (let index = 0; index < cell.length; index++) {
     const item = cell[index];
     if (!item) continue;
-    const isContested = cell.some(
-      (other, otherIndex) =>
-        canonical[otherIndex] !== canonical[index] && concurrent(item.entry, other.entry),
-    );
-    if (isContested) contested.push(item);
+    for (let otherIndex = index + 1; otherIndex < cell.length; otherIndex++) {
+      const other = cell[otherIndex];
+      if (!other || canonical[otherIndex] === canonical[index]) continue;
+      if (contested.has(index) && contested.has(otherIndex)) continue;
+      if (concurrent(item.entry, other.entry)) {
+        contested.add(index);
+        contested.add(otherIndex);
+      }
+    }
   }
+  const contestedItems = cell.filter((_, index) => contested.has(index));
   const byGeneration = new Map<number, Array<{ entry: EntryRecord; value: unknown }>>();
-  for (const item of contested) {
+  for (const item of contestedItems) {
     const group = byGeneration.get(item.entry.data.g);
     if (group) group.push(item);
     else byGeneration.set(item.entry.data.g, [item]);

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ContextStore, Episode, StoreChange, Subscription } from "../context/context-store.js";
-import { Disputed } from "./disputed.js";
+import type { Disputed } from "./disputed.js";
 import { SharedStateClosedError } from "./errors/shared-state-closed-error.js";
 import type { Escalation } from "./escalation.js";
 import type { NamespaceSchema } from "./field-kind.js";
@@ -15,8 +15,8 @@ import {
 } from "./state-episodes.js";
 import { type RaisedEscalation, StateReplica } from "./state-replica.js";
 
-export { Disputed } from "./disputed.js";
 export type { Contender } from "./disputed.js";
+export { Disputed } from "./disputed.js";
 export type { Escalation, EscalationReason } from "./escalation.js";
 export type { FieldKind, NamespaceSchema } from "./field-kind.js";
 

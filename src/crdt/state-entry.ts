@@ -24,8 +24,9 @@ export interface StoredEntry {
   /** Generation of the field: how many resolutions the writer had seen (it names escalations). */
   g: number;
   /**
-   * Order key: the sum of the writer's version vector before this write. It grows along
-   * causality, so sorting by (s, peer, counter) is one total order that respects "happened before".
+   * Order key, a Lamport clock: one more than the largest order key the writer held. It grows
+   * along causality, so sorting by (s, peer, counter) is one total order that respects
+   * "happened before".
    */
   s: number;
   /**

@@ -1,4 +1,9 @@
-import type { CreateEpisodeInput, Episode, JsonObject, JsonValue } from "../context/context-store.js";
+import type {
+  CreateEpisodeInput,
+  Episode,
+  JsonObject,
+  JsonValue,
+} from "../context/context-store.js";
 import type { Escalation } from "./escalation.js";
 
 /** Episode types the shared state writes to its subject. */

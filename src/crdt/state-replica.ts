@@ -5,7 +5,12 @@ import { FieldKindError } from "./errors/field-kind-error.js";
 import { InvalidStateValueError } from "./errors/invalid-state-value-error.js";
 import { UnknownEscalationError } from "./errors/unknown-escalation-error.js";
 import type { Escalation } from "./escalation.js";
-import { type FieldKind, inferFieldKind, type NamespaceSchema, valueFitsKind } from "./field-kind.js";
+import {
+  type FieldKind,
+  inferFieldKind,
+  type NamespaceSchema,
+  valueFitsKind,
+} from "./field-kind.js";
 import { canonicalJson, isJsonValue, isPlainObject } from "./json-value.js";
 import { type FieldView, materializeField } from "./materialize-field.js";
 import {
@@ -75,7 +80,8 @@ export class StateReplica {
   readonly #changeListeners = new Set<(change: StateChange) => void>();
   readonly #escalationListeners = new Set<(raised: RaisedEscalation) => void>();
   #arrived: Array<{ entry: EntryRecord; local: boolean }> = [];
-  #lastLocalUpdate: Uint8Array | undefined;
+  /** The largest order key of any entry held: a new write takes the next one (like a Lamport clock). */
+  #maxOrder = 0;
 
   constructor(options: StateReplicaOptions) {
     this.subjectId = options.subjectId;
@@ -87,18 +93,30 @@ export class StateReplica {
     this.#log = this.doc.getMap(logName);
     // Events are synchronous (loro-crdt >= 1.8): collect here, act once the commit/import returns.
     this.doc.subscribe((batch) => this.#collect(batch));
-    this.doc.subscribeLocalUpdates((bytes) => {
-      this.#lastLocalUpdate = bytes;
-    });
   }
 
   /**
-   * Writes `value` to a field as `agentId`, merging by the field's kind. Returns the update bytes
-   * of the write, or undefined when it changed nothing (e.g. set elements already present).
+   * Like `write`, and returns the update bytes of this write (undefined when nothing was written),
+   * for replicas that exchange bytes directly.
+   */
+  writeUpdate(
+    agentId: string,
+    namespace: string,
+    key: string,
+    value: unknown,
+  ): Uint8Array | undefined {
+    const from = this.ownCounter();
+    if (!this.write(agentId, namespace, key, value)) return undefined;
+    return this.exportOwn(from, this.ownCounter());
+  }
+
+  /**
+   * Writes `value` to a field as `agentId`, merging by the field's kind. Returns false when the
+   * write changed nothing (e.g. set elements already present), so there is nothing to publish.
    * @throws InvalidStateValueError when the value is not JSON.
    * @throws FieldKindError when the schema declares a kind the value does not fit.
    */
-  write(agentId: string, namespace: string, key: string, value: unknown): Uint8Array | undefined {
+  write(agentId: string, namespace: string, key: string, value: unknown): boolean {
     if (!isJsonValue(value)) throw new InvalidStateValueError({ namespace, key });
     const declared = this.#schema[namespace]?.[key];
     if (declared !== undefined && !valueFitsKind(declared, value)) {
@@ -107,7 +125,7 @@ export class StateReplica {
     const kind = declared ?? inferFieldKind(key, value);
     const view = this.#fields.has(fieldId(namespace, key)) ? this.#view(namespace, key) : undefined;
     const stored = this.#storedValue(kind, value, view);
-    if (stored === undefined) return undefined;
+    if (stored === undefined) return false;
     const entry: Omit<StoredEntry, "s"> = {
       n: namespace,
       k: key,
@@ -119,12 +137,14 @@ export class StateReplica {
     };
     const joined = view ? this.#joinedHeads(kind, value, view) : [];
     if (joined.length > 0) entry.j = joined;
-    return this.#append(entry, agentId);
+    this.#append(entry, agentId);
+    return true;
   }
 
   /**
    * Writes an attributed resolution of an escalation: every replica converges on `value` for
    * the disputed field (or map leaf), and the escalation shows the resolution.
+   * Returns the update bytes of the resolution.
    * @throws UnknownEscalationError when this replica has not seen the escalation.
    */
   resolve(escalationId: string, value: unknown, by: string): Uint8Array {
@@ -171,9 +191,9 @@ export class StateReplica {
       rv: Object.fromEntries(this.doc.oplogVersion().toJSON()),
     };
     if (path !== undefined) entry.rp = [...path];
-    const bytes = this.#append(entry, by);
-    if (!bytes) throw new Error("a resolution always writes");
-    return bytes;
+    const from = this.ownCounter();
+    this.#append(entry, by);
+    return this.exportOwn(from, this.ownCounter());
   }
 
   /** Imports other replicas' updates or snapshots (in any order; duplicates are ignored). */
@@ -266,20 +286,19 @@ export class StateReplica {
     return () => this.#escalationListeners.delete(listener);
   }
 
-  #append(entry: Omit<StoredEntry, "s">, agentId: string): Uint8Array | undefined {
-    const version = this.doc.oplogVersion();
-    const counter = version.get(this.peer as PeerID) ?? 0;
-    let order = 0;
-    for (const count of version.toJSON().values()) order += count;
-    this.#lastLocalUpdate = undefined;
-    this.#log.set(entryId(this.peer, counter), { ...entry, s: order });
+  #append(entry: Omit<StoredEntry, "s">, agentId: string): void {
+    const counter = this.ownCounter();
+    this.#log.set(entryId(this.peer, counter), { ...entry, s: this.#maxOrder + 1 });
     this.doc.commit({ origin: agentId, message: agentId });
     this.#settle();
-    return this.#lastLocalUpdate;
   }
 
   /** What a write stores, given what the field holds; undefined when it would change nothing. */
-  #storedValue(kind: FieldKind, value: JsonValue, view: FieldView | undefined): JsonValue | undefined {
+  #storedValue(
+    kind: FieldKind,
+    value: JsonValue,
+    view: FieldView | undefined,
+  ): JsonValue | undefined {
     const sameKind = view !== undefined && view.kind === kind;
     switch (kind) {
       case "text": {
@@ -360,6 +379,7 @@ export class StateReplica {
       }
       field.entries.push(entry);
       field.sorted = false;
+      this.#maxOrder = Math.max(this.#maxOrder, entry.data.s);
       this.#views.delete(id);
       touched.set(id, field);
       const change = {
@@ -433,13 +453,23 @@ export class StateReplica {
   }
 
   #findEscalation(escalationId: string):
-    | { escalation: Escalation; view: FieldView; path: readonly string[] | undefined; fieldKey: string }
+    | {
+        escalation: Escalation;
+        view: FieldView;
+        path: readonly string[] | undefined;
+        fieldKey: string;
+      }
     | undefined {
     for (const field of this.#fields.values()) {
       const view = this.#view(field.namespace, field.key);
       const escalation = view.escalations.find((candidate) => candidate.id === escalationId);
       if (escalation) {
-        return { escalation, view, path: view.escalationPaths.get(escalationId), fieldKey: field.key };
+        return {
+          escalation,
+          view,
+          path: view.escalationPaths.get(escalationId),
+          fieldKey: field.key,
+        };
       }
     }
     return undefined;

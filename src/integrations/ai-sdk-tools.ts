@@ -1,18 +1,18 @@
 import { type Tool, tool } from "ai";
 import type { SharedContext } from "../context/shared-context.js";
 import {
+  type CheckSharedDecisionsResult,
+  checkSharedDecisionsResult,
+  type PublishDecisionResult,
+  publishDecisionResult,
+} from "./tool-results.js";
+import {
   type CheckSharedDecisionsInput,
   checkSharedDecisionsInput,
   type PublishDecisionInput,
   publishDecisionInput,
   toolDescriptions,
 } from "./tool-schemas.js";
-import {
-  type CheckSharedDecisionsResult,
-  checkSharedDecisionsResult,
-  type PublishDecisionResult,
-  publishDecisionResult,
-} from "./tool-results.js";
 
 /** Options of {@link sharedContextTools}. */
 export interface SharedContextToolsOptions {

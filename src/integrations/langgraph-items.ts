@@ -24,9 +24,7 @@ export function itemNamespace(namespace: readonly string[], key: string): string
 }
 
 /** The (namespace, key) of an item namespace, or undefined for any other shared-state namespace. */
-export function parseItemNamespace(
-  name: string,
-): { namespace: string[]; key: string } | undefined {
+export function parseItemNamespace(name: string): { namespace: string[]; key: string } | undefined {
   if (!name.startsWith(prefix)) return undefined;
   let path: unknown;
   try {
@@ -49,7 +47,9 @@ export async function putItem(
   value: Record<string, unknown>,
 ): Promise<void> {
   const name = itemNamespace(namespace, key);
-  await Promise.all(Object.entries(value).map(([field, fieldValue]) => state.put(name, field, fieldValue)));
+  await Promise.all(
+    Object.entries(value).map(([field, fieldValue]) => state.put(name, field, fieldValue)),
+  );
 }
 
 /** The item at (`namespace`, `key`), or null when nothing was ever written there. */
@@ -65,7 +65,11 @@ export function getItem(
 }
 
 /** Every item under `op.namespacePrefix` that passes `op.filter` (and `op.query` as a substring). */
-export function searchItems(state: SharedState, op: SearchOperation, now: () => number): SearchItem[] {
+export function searchItems(
+  state: SharedState,
+  op: SearchOperation,
+  now: () => number,
+): SearchItem[] {
   const matches: SearchItem[] = [];
   for (const name of Object.keys(state.toJSON())) {
     const path = parseItemNamespace(name);

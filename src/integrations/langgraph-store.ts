@@ -132,7 +132,10 @@ export class SyncedStore extends BaseStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const views = [...this.agentViews.values(), ...[...this.nodeViews.values()].map((entry) => entry.view)];
+    const views = [
+      ...this.agentViews.values(),
+      ...[...this.nodeViews.values()].map((entry) => entry.view),
+    ];
     this.agentViews.clear();
     this.nodeViews.clear();
     await Promise.all(views.map((view) => view.close()));

@@ -67,7 +67,8 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       inputSchema: checkSharedDecisionsInput,
       annotations: { readOnlyHint: true },
     },
-    async ({ task }) => jsonResult(checkSharedDecisionsResult(await shared.beforeActing(agentId, task))),
+    async ({ task }) =>
+      jsonResult(checkSharedDecisionsResult(await shared.beforeActing(agentId, task))),
   );
 
   server.registerTool(
@@ -267,7 +268,10 @@ async function readTimeline(
       if (episodes.length >= options.limit) break;
       if (options.includeStateUpdates || !isStateSyncEpisode(episode)) episodes.push(episode);
     }
-    if (timeline.episodes.length < timelinePageSize && timeline.memories.length < timelinePageSize) {
+    if (
+      timeline.episodes.length < timelinePageSize &&
+      timeline.memories.length < timelinePageSize
+    ) {
       break;
     }
   }

@@ -1,5 +1,5 @@
-import type { ContextRead } from "../context/shared-context.js";
 import type { Episode, Memory, Timeline } from "../context/context-store.js";
+import type { ContextRead } from "../context/shared-context.js";
 import { Disputed, type Escalation } from "../crdt/shared-state.js";
 
 /**

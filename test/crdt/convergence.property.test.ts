@@ -140,10 +140,15 @@ function runScenario(
       messages.push({ from: index, bytes });
       continue;
     }
-    const value = valueOf(step, replica);
+    const value = valueWritten(step, replica);
     const seen = replica.version();
     const counter = replica.ownCounter();
-    const bytes = replica.write(agentId, step.type === "mixed" ? "mixed" : `${step.type}s`, keyOf(step), value);
+    const bytes = replica.writeUpdate(
+      agentId,
+      step.type === "mixed" ? "mixed" : `${step.type}s`,
+      keyOf(step),
+      value,
+    );
     if (bytes) messages.push({ from: index, bytes });
     writes.push({ op: step, agentId, at: clock, value, seen, peer: replica.peer, counter });
   }
@@ -151,7 +156,9 @@ function runScenario(
   // Everything reaches everyone, shuffled, with duplicates.
   const deliverAll = () => {
     replicas.forEach((replica, index) => {
-      const pool = messages.filter((message) => message.from !== index).map((message) => message.bytes);
+      const pool = messages
+        .filter((message) => message.from !== index)
+        .map((message) => message.bytes);
       const duplicates = pool.filter(() => nextRandom() % 4 === 0);
       const all = [...pool, ...duplicates];
       for (let position = all.length - 1; position > 0; position--) {
@@ -173,7 +180,7 @@ function keyOf(step: WriteOp): string {
   return `k${step.key}`;
 }
 
-function valueOf(step: WriteOp, replica: StateReplica): unknown {
+function valueWritten(step: WriteOp, replica: StateReplica): unknown {
   switch (step.type) {
     case "set":
       return step.elements;
@@ -185,7 +192,8 @@ function valueOf(step: WriteOp, replica: StateReplica): unknown {
       return step.amount;
     case "map": {
       const value: Record<string, Record<string, string>> = {};
-      for (const [outer, inner, leaf] of step.leaves) value[outer] = { ...value[outer], [inner]: leaf };
+      for (const [outer, inner, leaf] of step.leaves)
+        value[outer] = { ...value[outer], [inner]: leaf };
       return value;
     }
     case "register":
@@ -217,7 +225,10 @@ describe("StateReplica convergence (property)", () => {
           expect(other.escalations()).toStrictEqual(first.escalations());
         }
         // Raised exactly once per replica, and every replica raised exactly the final set.
-        const finalIds = first.escalations().map((escalation) => escalation.id).sort();
+        const finalIds = first
+          .escalations()
+          .map((escalation) => escalation.id)
+          .sort();
         // Ids name the field and the generation, never the order writes happened to arrive in.
         for (const id of finalIds) expect(id).toMatch(/^[a-z]+\/[\w.]+#\d+(:kind)?$/);
         for (const counts of raised) {
@@ -257,34 +268,64 @@ describe("StateReplica convergence (property)", () => {
           );
           const total = increments.reduce((sum, write) => sum + Number(write.value), 0);
           if (increments.length > 0) expect(replica.get("counters", key)).toBe(total);
-          const perAgent = replica.attribution("counters", key) as Record<string, number> | undefined;
+          const perAgent = replica.attribution("counters", key) as
+            | Record<string, number>
+            | undefined;
           for (const write of increments) expect(perAgent).toHaveProperty(write.agentId);
         }
         // Attribution: every element/segment/leaf/value is credited to an agent that wrote it.
-        const wrote = (agentId: string, type: WriteOp["type"], key: string, check: (write: WriteRecord) => boolean) =>
+        const wrote = (
+          agentId: string,
+          type: WriteOp["type"],
+          key: string,
+          check: (write: WriteRecord) => boolean,
+        ) =>
           writes.some(
-            (write) => write.agentId === agentId && write.op.type === type && keyOf(write.op) === key && check(write),
+            (write) =>
+              write.agentId === agentId &&
+              write.op.type === type &&
+              keyOf(write.op) === key &&
+              check(write),
           );
         for (const key of ["k0", "k1", "k2"]) {
-          const setCredits = (replica.attribution("sets", key) ?? []) as Array<{ agentId: string; value: string }>;
+          const setCredits = (replica.attribution("sets", key) ?? []) as Array<{
+            agentId: string;
+            value: string;
+          }>;
           expect(setCredits.map((credit) => credit.value)).toEqual(replica.get("sets", key) ?? []);
           for (const credit of setCredits) {
             expect(
-              wrote(credit.agentId, "set", key, (write) => (write.value as string[]).includes(credit.value)),
+              wrote(credit.agentId, "set", key, (write) =>
+                (write.value as string[]).includes(credit.value),
+              ),
             ).toBe(true);
           }
           const register = replica.get("registers", key);
           if (register !== undefined && !(register instanceof Disputed)) {
-            const credit = replica.attribution("registers", key) as { agentId: string; value: string };
+            const credit = replica.attribution("registers", key) as {
+              agentId: string;
+              value: string;
+            };
             expect(credit.value).toBe(register);
-            expect(wrote(credit.agentId, "register", key, (write) => write.value === register)).toBe(true);
+            expect(
+              wrote(credit.agentId, "register", key, (write) => write.value === register),
+            ).toBe(true);
           }
         }
         for (const key of textKeys) {
-          const segments = (replica.attribution("texts", key) ?? []) as Array<{ agentId: string; text: string }>;
-          expect(segments.map((segment) => segment.text).join("\n")).toBe(replica.get("texts", key) ?? "");
+          const segments = (replica.attribution("texts", key) ?? []) as Array<{
+            agentId: string;
+            text: string;
+          }>;
+          expect(segments.map((segment) => segment.text).join("\n")).toBe(
+            replica.get("texts", key) ?? "",
+          );
           for (const segment of segments) {
-            expect(wrote(segment.agentId, "text", key, (write) => String(write.value).endsWith(segment.text))).toBe(true);
+            expect(
+              wrote(segment.agentId, "text", key, (write) =>
+                String(write.value).endsWith(segment.text),
+              ),
+            ).toBe(true);
           }
         }
       }),
@@ -341,19 +382,29 @@ describe("StateReplica convergence (property)", () => {
   it("resolving every escalation leaves no dispute, identically everywhere", () => {
     fc.assert(
       fc.property(scenario, ({ replicaCount, ops, shuffleSeed }) => {
-        const { replicas, messages, deliverAll } = runScenario(replicaCount, ops, shuffleSeed, true);
+        const { replicas, messages, deliverAll } = runScenario(
+          replicaCount,
+          ops,
+          shuffleSeed,
+          true,
+        );
         const resolver = replicas[0] as StateReplica;
         for (let round = 0; round < 50; round++) {
           const open = resolver.escalations().find((escalation) => !escalation.resolution);
           if (!open) break;
-          messages.push({ from: 0, bytes: resolver.resolve(open.id, open.contenders[0]?.value ?? null, "resolver") });
+          messages.push({
+            from: 0,
+            bytes: resolver.resolve(open.id, open.contenders[0]?.value ?? null, "resolver"),
+          });
         }
         deliverAll();
         const json = resolver.toJSON();
         expect(JSON.stringify(json)).not.toContain('"disputed"');
         for (const replica of replicas) {
           expect(replica.toJSON()).toStrictEqual(json);
-          expect(replica.escalations().every((escalation) => escalation.resolution !== undefined)).toBe(true);
+          expect(
+            replica.escalations().every((escalation) => escalation.resolution !== undefined),
+          ).toBe(true);
         }
       }),
       { numRuns: 50 },

@@ -9,6 +9,7 @@ import { spawnTsChild } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 const writer = fileURLToPath(new URL("./fixtures/state-writer.ts", import.meta.url));
+// biome-ignore lint/correctness/useHookAtTopLevel: useTempDir is a vitest helper, not a React hook.
 const tempDir = useTempDir("shared-ctx-crdt-");
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -80,7 +81,10 @@ function expectSameOutcome([a, b]: [Result, Result]): void {
   }
   expect(a.state.plan?.decision).toMatchObject({
     disputed: "plan/decision#0",
-    contenders: [{ value: expect.stringMatching(/choice/) }, { value: expect.stringMatching(/choice/) }],
+    contenders: [
+      { value: expect.stringMatching(/choice/) },
+      { value: expect.stringMatching(/choice/) },
+    ],
   });
 }
 

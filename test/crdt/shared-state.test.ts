@@ -51,7 +51,9 @@ describe("SharedState", () => {
       await architect.put("plan", "tags", ["auth"]);
       await coder.sync();
       expect(coder.get("plan", "tags")).toEqual(["auth"]);
-      expect(seen).toEqual([{ namespace: "plan", key: "tags", agentId: "architect", local: false }]);
+      expect(seen).toEqual([
+        { namespace: "plan", key: "tags", agentId: "architect", local: false },
+      ]);
       const episode = (await store.getTimeline("run-1")).episodes[0];
       expect(episode).toMatchObject({
         type: "state_update",
@@ -136,7 +138,9 @@ describe("SharedState", () => {
       const types = await episodeTypes(store);
       expect(types.filter((type) => type === "state_snapshot")).toHaveLength(2);
       const reader = await open(store, "reader", { live: false });
-      expect(reader.get("plan", "tags")).toEqual(Array.from({ length: 12 }, (_, index) => `t${index}`));
+      expect(reader.get("plan", "tags")).toEqual(
+        Array.from({ length: 12 }, (_, index) => `t${index}`),
+      );
       expect(reader.toJSON()).toStrictEqual(writer.toJSON());
     });
 

@@ -38,8 +38,8 @@ describe("StateReplica", () => {
   describe("mergeable kinds", () => {
     it("unions sets in first-added order without duplicates", () => {
       const { a, b, exchange } = pair();
-      a.write("alice", "plan", "tags", ["x", "y"]);
-      b.write("bob", "plan", "tags", ["y", "z"]);
+      a.writeUpdate("alice", "plan", "tags", ["x", "y"]);
+      b.writeUpdate("bob", "plan", "tags", ["y", "z"]);
       exchange();
       expect(a.get("plan", "tags")).toEqual(["x", "y", "z"]);
       expect(b.toJSON()).toStrictEqual(a.toJSON());
@@ -52,10 +52,10 @@ describe("StateReplica", () => {
 
     it("keeps concurrent text appends, and a read-modify-write stores only the addition", () => {
       const { a, b, exchange } = pair();
-      a.write("alice", "plan", "notes", "first");
+      a.writeUpdate("alice", "plan", "notes", "first");
       exchange();
-      a.write("alice", "plan", "notes", "first\nfrom alice");
-      b.write("bob", "plan", "notes", "from bob");
+      a.writeUpdate("alice", "plan", "notes", "first\nfrom alice");
+      b.writeUpdate("bob", "plan", "notes", "from bob");
       exchange();
       expect(a.get("plan", "notes")).toBe("first\nfrom alice\nfrom bob");
       expect(b.get("plan", "notes")).toBe(a.get("plan", "notes"));
@@ -68,10 +68,10 @@ describe("StateReplica", () => {
 
     it("deep-merges maps and sums declared counters", () => {
       const { a, b, exchange } = pair({ stats: { runs: "counter" } });
-      a.write("alice", "plan", "config", { db: { host: "h" }, retries: 3 });
-      b.write("bob", "plan", "config", { db: { port: 5432 } });
-      a.write("alice", "stats", "runs", 2);
-      b.write("bob", "stats", "runs", 5);
+      a.writeUpdate("alice", "plan", "config", { db: { host: "h" }, retries: 3 });
+      b.writeUpdate("bob", "plan", "config", { db: { port: 5432 } });
+      a.writeUpdate("alice", "stats", "runs", 2);
+      b.writeUpdate("bob", "stats", "runs", 5);
       exchange();
       expect(a.get("plan", "config")).toEqual({ db: { host: "h", port: 5432 }, retries: 3 });
       expect(a.get("stats", "runs")).toBe(7);
@@ -87,9 +87,9 @@ describe("StateReplica", () => {
   describe("registers", () => {
     it("a write that has seen the previous one replaces it, without escalation", () => {
       const { a, b, exchange } = pair();
-      a.write("alice", "plan", "db", "postgres");
+      a.writeUpdate("alice", "plan", "db", "postgres");
       exchange();
-      b.write("bob", "plan", "db", "mysql");
+      b.writeUpdate("bob", "plan", "db", "mysql");
       exchange();
       expect(a.get("plan", "db")).toBe("mysql");
       expect(a.attribution("plan", "db")).toEqual({ agentId: "bob", value: "mysql", at: 1001 });
@@ -98,10 +98,10 @@ describe("StateReplica", () => {
 
     it("concurrent equal values agree; concurrent different values are disputed on both replicas", () => {
       const { a, b, exchange } = pair();
-      a.write("alice", "plan", "same", "x");
-      b.write("bob", "plan", "same", "x");
-      a.write("alice", "plan", "db", "postgres");
-      b.write("bob", "plan", "db", "mysql");
+      a.writeUpdate("alice", "plan", "same", "x");
+      b.writeUpdate("bob", "plan", "same", "x");
+      a.writeUpdate("alice", "plan", "db", "postgres");
+      b.writeUpdate("bob", "plan", "db", "mysql");
       const raisedOnA: string[] = [];
       a.onEscalation(({ escalation }) => raisedOnA.push(escalation.id));
       exchange();
@@ -122,10 +122,10 @@ describe("StateReplica", () => {
 
     it("a plain write on a disputed register joins the dispute; only resolve ends it", () => {
       const { a, b, exchange } = pair();
-      a.write("alice", "plan", "db", "postgres");
-      b.write("bob", "plan", "db", "mysql");
+      a.writeUpdate("alice", "plan", "db", "postgres");
+      b.writeUpdate("bob", "plan", "db", "mysql");
       exchange();
-      a.write("alice", "plan", "db", "sqlite");
+      a.writeUpdate("alice", "plan", "db", "sqlite");
       exchange();
       const disputed = b.get("plan", "db") as Disputed;
       expect(disputed.contenders.map((contender) => contender.value)).toEqual([
@@ -138,15 +138,15 @@ describe("StateReplica", () => {
       expect(a.get("plan", "db")).toBe("postgres");
       expect(a.escalations()[0]?.resolution).toEqual({ value: "postgres", by: "lead", at: 1003 });
       expect(a.toJSON()).toStrictEqual(b.toJSON());
-      a.write("alice", "plan", "db", "cockroach");
+      a.writeUpdate("alice", "plan", "db", "cockroach");
       exchange();
       expect(b.get("plan", "db")).toBe("cockroach");
     });
 
     it("disputes one leaf of a map and keeps the rest merged", () => {
       const { a, b, exchange } = pair();
-      a.write("alice", "plan", "config", { db: { host: "a" }, port: 1 });
-      b.write("bob", "plan", "config", { db: { host: "b" } });
+      a.writeUpdate("alice", "plan", "config", { db: { host: "a" }, port: 1 });
+      b.writeUpdate("bob", "plan", "config", { db: { host: "b" } });
       exchange();
       const config = a.get("plan", "config") as { db: { host: unknown }; port: number };
       expect(config.port).toBe(1);
@@ -161,8 +161,8 @@ describe("StateReplica", () => {
   describe("kind mismatch", () => {
     it("escalates a list against a string (the write AgentSync drops) and keeps both", () => {
       const { a, b, exchange } = pair();
-      a.write("alice", "plan", "owner", ["alice", "carol"]);
-      b.write("bob", "plan", "owner", "bob");
+      a.writeUpdate("alice", "plan", "owner", ["alice", "carol"]);
+      b.writeUpdate("bob", "plan", "owner", "bob");
       exchange();
       const disputed = b.get("plan", "owner") as Disputed;
       expect(disputed).toBeInstanceOf(Disputed);
@@ -181,9 +181,9 @@ describe("StateReplica", () => {
   describe("errors", () => {
     it("rejects values that are not JSON, values that break the schema, unknown escalations", () => {
       const { a } = pair({ plan: { tags: "set" } });
-      expect(() => a.write("alice", "plan", "x", undefined)).toThrow(InvalidStateValueError);
-      expect(() => a.write("alice", "plan", "x", Number.NaN)).toThrow(InvalidStateValueError);
-      expect(() => a.write("alice", "plan", "tags", "one")).toThrow(FieldKindError);
+      expect(() => a.writeUpdate("alice", "plan", "x", undefined)).toThrow(InvalidStateValueError);
+      expect(() => a.writeUpdate("alice", "plan", "x", Number.NaN)).toThrow(InvalidStateValueError);
+      expect(() => a.writeUpdate("alice", "plan", "tags", "one")).toThrow(FieldKindError);
       expect(() => a.resolve("plan/nothing#0", 1, "lead")).toThrow(UnknownEscalationError);
     });
   });

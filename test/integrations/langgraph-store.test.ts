@@ -30,7 +30,8 @@ function twoParallelWriters(store: BaseStore) {
   let arrived = 0;
   const bothRead = deferred();
   const writer =
-    (value: Record<string, unknown>) => async (_state: unknown, config: LangGraphRunnableConfig) => {
+    (value: Record<string, unknown>) =>
+    async (_state: unknown, config: LangGraphRunnableConfig) => {
       const nodeView = nodeStore(config);
       await nodeView.get(["plan"], "trip");
       arrived += 1;
@@ -82,7 +83,7 @@ describe("SyncedStore in a LangGraph StateGraph", () => {
     expect([...result.ran].sort()).toEqual(["flights", "hotels"]);
 
     const trip = await synced.get(["plan"], "trip");
-    expect([...(trip?.value.bookings as string[])].sort()).toEqual(["flight LH123", "hotel Adlon"]);
+    expect([...(trip!.value.bookings as string[])].sort()).toEqual(["flight LH123", "hotel Adlon"]);
 
     const budget: unknown = trip?.value.budget;
     expect(budget).toBeInstanceOf(Disputed);
@@ -113,7 +114,7 @@ describe("SyncedStore in a LangGraph StateGraph", () => {
 
     const later = await openSynced(path);
     const trip = await later.synced.get(["plan"], "trip");
-    expect([...(trip?.value.bookings as string[])].sort()).toEqual(["flight LH123", "hotel Adlon"]);
+    expect([...(trip!.value.bookings as string[])].sort()).toEqual(["flight LH123", "hotel Adlon"]);
     expect(trip?.value.budget).toBeInstanceOf(Disputed);
     expect(await later.synced.listNamespaces()).toEqual([["plan"]]);
     expect((await later.synced.search(["plan"])).map((item) => item.key)).toEqual(["trip"]);
@@ -130,7 +131,9 @@ describe("SyncedStore in a LangGraph StateGraph", () => {
     });
     expect(await synced.get(["users", "ada"], "missing")).toBeNull();
     expect(
-      (await synced.search(["users"], { filter: { theme: "light" } })).map((item) => item.namespace),
+      (await synced.search(["users"], { filter: { theme: "light" } })).map(
+        (item) => item.namespace,
+      ),
     ).toEqual([["users", "bob"]]);
     expect(await synced.listNamespaces({ prefix: ["users"], maxDepth: 1 })).toEqual([["users"]]);
     await expect(synced.delete(["users", "ada"], "prefs")).rejects.toThrow(/cannot delete/);

@@ -37,7 +37,9 @@ export async function connectMcpAgent(options: {
     ],
     cwd: repoRoot,
     env: Object.fromEntries(
-      Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      Object.entries(process.env).filter(
+        (entry): entry is [string, string] => entry[1] !== undefined,
+      ),
     ),
     stderr: "pipe",
   });

@@ -52,7 +52,9 @@ describe("shared-ctx mcp: two agents in two processes on one database", () => {
       target: "legacy-session-token",
     });
     expect(published).toMatchObject({
-      memories: [{ kind: "architectural_decision", content: "Deprecate legacy-session-token; use JWT" }],
+      memories: [
+        { kind: "architectural_decision", content: "Deprecate legacy-session-token; use JWT" },
+      ],
     });
 
     const read = await bob.call("check_shared_decisions", { task: "rebuild legacy-session-token" });

@@ -31,16 +31,24 @@ describe("the statewave pipeline", () => {
         expect(blind.summary.wastedModules).toEqual(scenario.expected?.naive.wastedModules);
         // The ablation removes the read, nothing else: the Planner still published.
         expect(blind.events.some((event) => event.type === "decision-write")).toBe(true);
-        expect(blind.events.some((event) => event.type === "context-read" && event.agentId === "coder")).toBe(false);
+        expect(
+          blind.events.some((event) => event.type === "context-read" && event.agentId === "coder"),
+        ).toBe(false);
       },
     );
   });
 
   describe("auth-jwt", () => {
     it("the Coder skips the deprecated module because it read the Planner's decision", async () => {
-      const { events } = await runToEnd(await loadScenario("auth-jwt"), "statewave", { store: memoryStore() });
+      const { events } = await runToEnd(await loadScenario("auth-jwt"), "statewave", {
+        store: memoryStore(),
+      });
       const skip = events.find((event) => event.type === "module-skip");
-      expect(skip).toMatchObject({ agentId: "coder", module: "legacy-session-token", causedBy: "planner" });
+      expect(skip).toMatchObject({
+        agentId: "coder",
+        module: "legacy-session-token",
+        causedBy: "planner",
+      });
       const readBefore = events
         .slice(0, events.indexOf(skip as (typeof events)[number]))
         .filter((event) => event.type === "context-read" && event.agentId === "coder")
@@ -53,43 +61,65 @@ describe("the statewave pipeline", () => {
   });
 
   describe("late-decision", () => {
-    it.each([1, 7, 42])("cuts the doomed build short: 0 < waste < naive waste (seed %i)", async (seed) => {
-      const scenario = await loadScenario("late-decision");
-      const naive = await runToEnd(scenario, "naive", { seed, store: memoryStore() });
-      const shared = await runToEnd(scenario, "statewave", { seed, store: memoryStore() });
-      expect(shared.summary.wasted.tokens).toBeGreaterThan(0);
-      expect(shared.summary.wasted.ms).toBeGreaterThan(0);
-      expect(shared.summary.wasted.tokens).toBeLessThan(naive.summary.wasted.tokens);
-      expect(shared.summary.wasted.ms).toBeLessThan(naive.summary.wasted.ms);
-      const cancel = shared.events.find((event) => event.type === "module-cancel");
-      const decision = shared.events.find((event) => event.type === "decision-write");
-      expect(cancel).toMatchObject({ agentId: "coder", module: "legacy-cache", causedBy: "planner" });
-      // Cancelled when the decision landed, not before the work started.
-      expect(cancel?.at).toBe(decision?.at);
-      const start = shared.events.find((event) => event.type === "module-start" && event.module === "legacy-cache");
-      expect(start?.at).toBeLessThan(decision?.at ?? 0);
-    });
+    it.each([1, 7, 42])(
+      "cuts the doomed build short: 0 < waste < naive waste (seed %i)",
+      async (seed) => {
+        const scenario = await loadScenario("late-decision");
+        const naive = await runToEnd(scenario, "naive", { seed, store: memoryStore() });
+        const shared = await runToEnd(scenario, "statewave", { seed, store: memoryStore() });
+        expect(shared.summary.wasted.tokens).toBeGreaterThan(0);
+        expect(shared.summary.wasted.ms).toBeGreaterThan(0);
+        expect(shared.summary.wasted.tokens).toBeLessThan(naive.summary.wasted.tokens);
+        expect(shared.summary.wasted.ms).toBeLessThan(naive.summary.wasted.ms);
+        const cancel = shared.events.find((event) => event.type === "module-cancel");
+        const decision = shared.events.find((event) => event.type === "decision-write");
+        expect(cancel).toMatchObject({
+          agentId: "coder",
+          module: "legacy-cache",
+          causedBy: "planner",
+        });
+        // Cancelled when the decision landed, not before the work started.
+        expect(cancel?.at).toBe(decision?.at);
+        const start = shared.events.find(
+          (event) => event.type === "module-start" && event.module === "legacy-cache",
+        );
+        expect(start?.at).toBeLessThan(decision?.at ?? 0);
+      },
+    );
   });
 
   describe("two-coders", () => {
     it("escalates the concurrent claims, builds once, and merges both coders' notes and tags", async () => {
       const store = memoryStore();
-      const { events, runId } = await runToEnd(await loadScenario("two-coders"), "statewave", { store });
+      const { events, runId } = await runToEnd(await loadScenario("two-coders"), "statewave", {
+        store,
+      });
       const escalation = events.find((event) => event.type === "escalation");
       expect(escalation).toMatchObject({ namespace: "modules", key: "search-index" });
-      expect(escalation?.type === "escalation" && escalation.contenders.map((contender) => contender.agentId).sort()).toEqual([
-        "coder-1",
-        "coder-2",
-      ]);
-      expect(events).toContainEqual(expect.objectContaining({ type: "escalation-resolve", by: "planner" }));
-      const builds = events.filter((event) => event.type === "module-end" && event.module === "search-index");
+      expect(
+        escalation?.type === "escalation" &&
+          escalation.contenders.map((contender) => contender.agentId).sort(),
+      ).toEqual(["coder-1", "coder-2"]);
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: "escalation-resolve", by: "planner" }),
+      );
+      const builds = events.filter(
+        (event) => event.type === "module-end" && event.module === "search-index",
+      );
       expect(builds).toHaveLength(1);
 
-      const inspector = await SharedState.open({ store, subjectId: runId, agentId: "inspector", live: false });
+      const inspector = await SharedState.open({
+        store,
+        subjectId: runId,
+        agentId: "inspector",
+        live: false,
+      });
       const notes = String(inspector.get("project", "notes"));
       expect(notes).toContain("coder-1 built");
       expect(notes).toContain("coder-2 built");
-      expect(inspector.get("project", "tags")).toEqual(expect.arrayContaining(["query-parser", "query-api", "search-index"]));
+      expect(inspector.get("project", "tags")).toEqual(
+        expect.arrayContaining(["query-parser", "query-api", "search-index"]),
+      );
       expect(inspector.escalations().filter((item) => item.key !== "search-index")).toEqual([]);
       await inspector.close();
     });
@@ -98,21 +128,35 @@ describe("the statewave pipeline", () => {
   describe("disagreeing-planners", () => {
     it("escalates with both planners named, leaves it open, and readers see the dispute", async () => {
       const store = memoryStore();
-      const { events, runId } = await runToEnd(await loadScenario("disagreeing-planners"), "statewave", { store });
+      const { events, runId } = await runToEnd(
+        await loadScenario("disagreeing-planners"),
+        "statewave",
+        { store },
+      );
       const escalation = events.find((event) => event.type === "escalation");
-      expect(escalation?.type === "escalation" && escalation.contenders.map((contender) => contender.agentId).sort()).toEqual([
-        "planner-a",
-        "planner-b",
-      ]);
+      expect(
+        escalation?.type === "escalation" &&
+          escalation.contenders.map((contender) => contender.agentId).sort(),
+      ).toEqual(["planner-a", "planner-b"]);
       expect(events.some((event) => event.type === "escalation-resolve")).toBe(false);
       const coderRead = events.find(
-        (event) => event.type === "context-read" && event.agentId === "coder" && event.task === "Build module legacy-cache",
+        (event) =>
+          event.type === "context-read" &&
+          event.agentId === "coder" &&
+          event.task === "Build module legacy-cache",
       );
       expect(coderRead?.type === "context-read" && coderRead.disputes).toEqual([
         expect.stringMatching(/legacy-cache: planner-[ab] says .* vs planner-[ab] says/),
       ]);
-      expect(events).toContainEqual(expect.objectContaining({ type: "module-skip", module: "legacy-cache" }));
-      const inspector = await SharedState.open({ store, subjectId: runId, agentId: "inspector", live: false });
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: "module-skip", module: "legacy-cache" }),
+      );
+      const inspector = await SharedState.open({
+        store,
+        subjectId: runId,
+        agentId: "inspector",
+        live: false,
+      });
       expect(inspector.get("modules", "legacy-cache")).toBeInstanceOf(Disputed);
       await inspector.close();
     });

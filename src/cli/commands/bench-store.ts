@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import type { CliDeps } from "../cli-deps.js";
 import { UsageError } from "../fatal-error.js";
 
@@ -23,7 +23,7 @@ export function makeBenchStoreCommand(deps: CliDeps): Command {
     )
     .option("--json", "print the figures as one JSON document")
     .option("--skip-serve", "leave out the HTTP (serve) figures")
-    .addOption(new Option("--quick", "smaller sizes (1k, 10k) for a fast look").hideHelp(false))
+    .option("--quick", "smaller sizes (1k, 10k) for a fast look")
     .option("--serve-seconds <n>", "how long autocannon runs against serve", "8")
     .action(async (flags: BenchStoreFlags) => {
       const serveSeconds = Number(flags.serveSeconds ?? "8");

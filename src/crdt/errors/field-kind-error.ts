@@ -13,7 +13,11 @@ export class FieldKindError extends SharedCtxError {
 
   constructor(options: { namespace: string; key: string; expected: FieldKind; value: unknown }) {
     const received =
-      options.value === null ? "null" : Array.isArray(options.value) ? "array" : typeof options.value;
+      options.value === null
+        ? "null"
+        : Array.isArray(options.value)
+          ? "array"
+          : typeof options.value;
     super(
       `${options.namespace}/${options.key} is declared as ${options.expected} and cannot take a ${received}`,
     );

@@ -60,7 +60,7 @@ function avoidedHeadline(events: readonly ScenarioEvent[], agents: AgentDirector
 export function verdictFor(summary: RunSummary, events: readonly ScenarioEvent[]): Verdict {
   const agents = agentDirectoryOf(events);
   const escalations = describeEscalations(events, agents);
-  const wasted = `Built in vain: ${plural(summary.wasted.modules, "module")} (${formatTokens(summary.wasted.tokens)} tokens, ${formatDuration(summary.wasted.ms)})`;
+  const wasted = `Wasted: ${plural(summary.wasted.modules, "module")} built in vain, ${formatTokens(summary.wasted.tokens)} tokens, ${formatDuration(summary.wasted.ms)}`;
 
   if (summary.collision) {
     const collisions = events.flatMap((event) =>

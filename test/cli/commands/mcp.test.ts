@@ -1,39 +1,24 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { CliDeps } from "../../../src/cli/cli-deps.js";
-import { runCli } from "../../../src/cli/main.js";
+import { makeMcpCommand } from "../../../src/cli/commands/mcp.js";
 import { spawnTsChild, waitForExit } from "../../support/run-child.js";
 import { useTempDir } from "../../support/temp-dir.js";
+import { runCommand } from "../cli-harness.js";
 
 const runCliScript = fileURLToPath(
   new URL("../../integrations/fixtures/run-cli.ts", import.meta.url),
 );
 
-function bufferDeps(): CliDeps & { out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  return {
-    stdout: { write: (chunk: string) => (out += chunk) },
-    stderr: { write: (chunk: string) => (err += chunk) },
-    env: {},
-    cwd: process.cwd(),
-    signal: new AbortController().signal,
-    out: () => out,
-    err: () => err,
-  };
-}
-
 describe("shared-ctx mcp", () => {
   const tempDir = useTempDir("shared-ctx-mcp-cli-");
 
   it("refuses to start without --subject (usage error, exit 2)", async () => {
-    const deps = bufferDeps();
-    const code = await runCli(["mcp"], deps);
+    const result = await runCommand(makeMcpCommand, ["mcp"]);
 
-    expect(code).toBe(2);
-    expect(deps.err()).toContain("--subject");
-    expect(deps.out()).toBe("");
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain("--subject");
+    expect(result.stdout).toBe("");
   });
 
   it("writes nothing but protocol to stdout, and exits cleanly when the client closes stdin", async () => {

@@ -99,7 +99,7 @@ describe("VerdictBox", () => {
     expect(frame.replace(/[║\s]+/g, " ")).toContain(
       "COLLISION DETECTED — both agents already finished; the wasted compute cannot be recovered",
     );
-    expect(frame).toContain("Built in vain: 1 module (2,400 tokens, 12.0s)");
+    expect(frame).toContain("Wasted: 1 module built in vain, 2,400 tokens, 12.0s");
     expect(frame.split("\n")[0]).toMatch(/^╔═+╗$/);
     expectFits(frame, columns);
   });

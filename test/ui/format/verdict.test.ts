@@ -26,7 +26,7 @@ describe("verdictFor", () => {
     expect(verdict.title).toBe(
       "COLLISION DETECTED — both agents already finished; the wasted compute cannot be recovered",
     );
-    expect(verdict.details).toContain("Built in vain: 1 module (2,400 tokens, 12.0s)");
+    expect(verdict.details).toContain("Wasted: 1 module built in vain, 2,400 tokens, 12.0s");
   });
 
   it("reports a conflict avoided, naming who read whose decision", () => {

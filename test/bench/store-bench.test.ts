@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import {
+  formatStoreBenchTable,
+  latency,
+  makeEpisodes,
+  type StoreBenchResult,
+} from "../../src/bench/store-bench.js";
+
+describe("latency", () => {
+  it("takes nearest-rank percentiles", () => {
+    const samples = Array.from({ length: 100 }, (_, index) => index + 1);
+    expect(latency(samples)).toEqual({ p50: 50, p95: 95, samples: 100 });
+    expect(latency([])).toEqual({ p50: 0, p95: 0, samples: 0 });
+  });
+});
+
+describe("makeEpisodes", () => {
+  it("is the same data set for the same seed", () => {
+    const seeded = (seed: number) => () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
+    expect(makeEpisodes("s", 50, seeded(7))).toEqual(makeEpisodes("s", 50, seeded(7)));
+    const types = new Set(makeEpisodes("s", 500, seeded(7)).map((episode) => episode.type));
+    expect(types).toEqual(
+      new Set([
+        "architectural_decision",
+        "review_finding",
+        "implementation_note",
+        "message",
+        "state_update",
+      ]),
+    );
+  });
+});
+
+describe("formatStoreBenchTable", () => {
+  const result: StoreBenchResult = {
+    machine: { node: "v20.0.0", sqlite: "3.50.0", cpus: 2, platform: "linux", loadAverage: 0.5 },
+    ingest: {
+      singlePerSecond: 20000,
+      batchPerSecond: 90000,
+      rawPerSecond: 30000,
+      rawBatchPerSecond: 120000,
+      singleToRaw: 0.67,
+      batchToRawBatch: 0.75,
+    },
+    context: [
+      { episodes: 10_000, memories: 9000, compileMs: 500, p50: 2, p95: 3.5, samples: 300 },
+      { episodes: 100_000, memories: 90000, compileMs: 5000, p50: 4, p95: 60, samples: 200 },
+    ],
+    timeline: {
+      episodes: 10_000,
+      page100: { p50: 0.5, p95: 0.8, samples: 200 },
+      full: { p50: 90, p95: 95, samples: 10 },
+    },
+    serve: {
+      connections: 16,
+      createsPerSecond: 4000,
+      non2xx: 0,
+      errors: 0,
+      contextMemories: 300,
+      contextP50Ms: 3,
+      contextP95Ms: 6,
+    },
+    totalSeconds: 100,
+  };
+
+  it("prints every figure with its target verdict", () => {
+    const table = formatStoreBenchTable(result);
+    expect(table).toContain("createEpisode / raw");
+    expect(table).toMatch(/67 %\s+target >= 50 %: met/);
+    expect(table).toMatch(/10,000 episodes.*p95 3.50 ms\s+target p95 <= 10 ms: met/);
+    expect(table).toMatch(/100,000 episodes.*p95 60.00 ms\s+target p95 <= 50 ms: MISSED/);
+    expect(table).toMatch(/4,000 \/s\s+target >= 3,000 \/s: met/);
+    expect(table).toContain("load 0.5");
+  });
+
+  it("says when serve was skipped", () => {
+    expect(formatStoreBenchTable({ ...result, serve: { skipped: "--skip-serve" } })).toMatch(
+      /serve\s+skipped\s+--skip-serve/,
+    );
+  });
+});
