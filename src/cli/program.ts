@@ -21,10 +21,6 @@ export function createProgram(deps: CliDeps): Command {
     .version(packageVersion(), "-v, --version", "print the version")
     .helpOption("-h, --help", "show help")
     .showSuggestionAfterError(true)
-    .configureOutput({
-      writeOut: (text) => deps.stdout.write(text),
-      writeErr: (text) => deps.stderr.write(text),
-    })
     .addHelpText(
       "after",
       [
@@ -50,5 +46,19 @@ export function createProgram(deps: CliDeps): Command {
   ]) {
     program.addCommand(make(deps));
   }
+  routeOutputAndExits(program, deps);
   return program;
+}
+
+/**
+ * `addCommand()` does not pass output settings or `exitOverride()` down to subcommands: without
+ * this, a bad option on `shared-ctx run` would print to the real stderr and exit the process
+ * instead of reaching `runCli`'s exit-code mapping. Applied to the whole tree, once.
+ */
+function routeOutputAndExits(command: Command, deps: CliDeps): void {
+  command.exitOverride().configureOutput({
+    writeOut: (text) => deps.stdout.write(text),
+    writeErr: (text) => deps.stderr.write(text),
+  });
+  for (const child of command.commands) routeOutputAndExits(child, deps);
 }

@@ -100,6 +100,27 @@ describe("EmbeddedStore", () => {
       expect(error).toMatchObject({ field, expected: expect.any(String) });
     });
 
+    it("rejects a payload JSON cannot hold, writing nothing of the batch", async () => {
+      const store = open();
+      const cyclic: Record<string, unknown> = {};
+      cyclic.self = cyclic;
+      const error = await store
+        .createEpisodesBatch([note("s"), { ...note("s"), payload: cyclic as never }])
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(StoreValidationError);
+      expect(error).toMatchObject({ field: "episodes[1].payload" });
+      expect((await store.getTimeline("s")).episodes).toEqual([]);
+    });
+
+    it("returns exactly what a later read gives back", async () => {
+      const store = open();
+      const payload = { content: "x", dropped: undefined, notANumber: Number.NaN };
+      const created = await store.createEpisode({ ...note("s"), payload: payload as never });
+      const [stored] = (await store.getTimeline("s")).episodes;
+      expect(created).toEqual(stored);
+      expect(created.payload).toEqual({ content: "x", notANumber: null });
+    });
+
     it("names the batch item that is wrong", async () => {
       const store = open();
       const error = await store

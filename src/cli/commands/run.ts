@@ -53,13 +53,6 @@ export function makeRunCommand(deps: CliDeps): Command {
       .description(
         "run one pipeline (naive message passing, or the shared context) and summarise it",
       )
-      // addCommand() does not pass these down from the program: without them a bad option would
-      // print to the real stderr and exit the process instead of reaching runCli's exit-code mapping.
-      .exitOverride()
-      .configureOutput({
-        writeOut: (text) => deps.stdout.write(text),
-        writeErr: (text) => deps.stderr.write(text),
-      })
       .addOption(
         new Option("--mode <mode>", "coordination layer")
           .choices(["naive", "statewave"])

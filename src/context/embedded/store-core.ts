@@ -12,6 +12,7 @@ import type {
   DeleteSubjectResult,
   Episode,
   GetContextOptions,
+  JsonObject,
   ListSubjectsOptions,
   ListSubjectsResult,
   Memory,
@@ -25,6 +26,7 @@ import type {
 import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.js";
 import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
+import { StoreValidationError } from "../errors/store-validation-error.js";
 import { type MemoryCandidate, rankContext, searchTerms, textTerms } from "../rank-context.js";
 import {
   inputLimits,
@@ -64,6 +66,43 @@ const contextCandidates = {
 
 /** Machinery episode types never shown as "Recent activity". */
 const hiddenEpisodeTypes = "('state_update', 'state_snapshot', 'run_event')";
+
+/** Resolves when `job` settles or after `ms`; rejects when `signal` aborts. Leaves no timer or listener behind. */
+function waitForJob(
+  job: Promise<void> | undefined,
+  ms: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const finish = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    const onAbort = () => {
+      finish();
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      finish();
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    job?.then(() => {
+      finish();
+      resolve();
+    });
+  });
+}
+
+/** JSON text of a payload/metadata/provenance object; a value JSON cannot hold is a validation error. */
+function toJsonText(field: string, value: JsonObject): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    // BigInt or a cycle: reject the input rather than fail half-way with a TypeError.
+    throw new StoreValidationError(field, "a JSON-serialisable object");
+  }
+}
 
 /**
  * The FTS prefix of one (tenant, subject): 22 letters/digits, so `prefix + word` is one token
@@ -151,7 +190,15 @@ export class EmbeddedStoreCore {
 
   // ---- episodes -------------------------------------------------------------------------------
 
-  #insertEpisode(tenantId: string | null, input: ValidEpisodeInput, createdAt: string): Episode {
+  #insertEpisode(
+    tenantId: string | null,
+    input: ValidEpisodeInput,
+    createdAt: string,
+    field: string,
+  ): Episode {
+    const payload = toJsonText(`${field}payload`, input.payload);
+    const metadata = toJsonText(`${field}metadata`, input.metadata);
+    const provenance = toJsonText(`${field}provenance`, input.provenance);
     const id = this.#generateId();
     this.#statement(
       `INSERT INTO episodes (id, tenant_id, subject_id, source, type, payload, metadata, provenance, session_id, created_at)
@@ -162,9 +209,9 @@ export class EmbeddedStoreCore {
       input.subjectId,
       input.source,
       input.type,
-      JSON.stringify(input.payload),
-      JSON.stringify(input.metadata),
-      JSON.stringify(input.provenance),
+      payload,
+      metadata,
+      provenance,
       input.sessionId,
       createdAt,
     );
@@ -173,10 +220,11 @@ export class EmbeddedStoreCore {
       subjectId: input.subjectId,
       source: input.source,
       type: input.type,
-      // Copies, so later changes to the caller's objects never alter what was returned.
-      payload: structuredClone(input.payload),
-      metadata: structuredClone(input.metadata),
-      provenance: structuredClone(input.provenance),
+      // Parsed back from the stored text: the caller gets exactly what a later read returns,
+      // and later changes to its own objects never alter it.
+      payload: JSON.parse(payload),
+      metadata: JSON.parse(metadata),
+      provenance: JSON.parse(provenance),
       sessionId: input.sessionId,
       createdAt,
     };
@@ -186,7 +234,7 @@ export class EmbeddedStoreCore {
     this.#open(signal);
     const valid = validateEpisodeInput(input);
     // Autocommit: the insert is its own transaction, committed when run() returns.
-    const episode = this.#insertEpisode(tenantId, valid, this.#timestamp());
+    const episode = this.#insertEpisode(tenantId, valid, this.#timestamp(), "");
     this.#hub.notify(tenantId, episode.subjectId);
     return episode;
   }
@@ -200,7 +248,9 @@ export class EmbeddedStoreCore {
     const valid = validateEpisodeBatch(inputs);
     const createdAt = this.#timestamp();
     const episodes = this.#db.transaction(() =>
-      valid.map((input) => this.#insertEpisode(tenantId, input, createdAt)),
+      valid.map((input, index) =>
+        this.#insertEpisode(tenantId, input, createdAt, `episodes[${index}].`),
+      ),
     )();
     for (const subjectId of new Set(episodes.map((episode) => episode.subjectId))) {
       this.#hub.notify(tenantId, subjectId);
@@ -397,22 +447,11 @@ export class EmbeddedStoreCore {
       if (remaining <= 0) throw new CompileTimeoutError(started.jobId, timeoutMs);
       // In this process the job's own promise says when it is done; poll only as a fallback.
       const running = this.#jobs.get(started.jobId);
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(
-          resolve,
-          running ? remaining : Math.min(pollIntervalMs, remaining),
-        );
-        const onAbort = () => {
-          clearTimeout(timer);
-          reject(options.signal?.reason);
-        };
-        options.signal?.addEventListener("abort", onAbort, { once: true });
-        running?.then(() => {
-          clearTimeout(timer);
-          options.signal?.removeEventListener("abort", onAbort);
-          resolve();
-        });
-      });
+      await waitForJob(
+        running,
+        running ? remaining : Math.min(pollIntervalMs, remaining),
+        options.signal,
+      );
     }
   }
 
