@@ -1,4 +1,4 @@
-import { LoroDoc, type LoroEventBatch, type LoroMap, type PeerID } from "loro-crdt";
+import { LoroDoc, type LoroMap, type PeerID } from "loro-crdt";
 import type { JsonValue } from "../context/context-store.js";
 import { Disputed } from "./disputed.js";
 import { FieldKindError } from "./errors/field-kind-error.js";
@@ -22,9 +22,8 @@ import {
   type StoredEntry,
 } from "./state-entry.js";
 
-/** The root map holding every entry. */
+/** The root map holding every entry. Each operation of the document is one entry. */
 const logName = "log";
-const logContainerId = `cid:root-${logName}:Map`;
 
 /** Options of a `StateReplica`. */
 export interface StateReplicaOptions {
@@ -57,6 +56,11 @@ interface FieldIndex {
   readonly key: string;
   readonly entries: EntryRecord[];
   sorted: boolean;
+  readonly kinds: Set<FieldKind>;
+  /** The generation a new write belongs to (kept here so a write needs no full view). */
+  generation: number;
+  /** Only registers, maps and fields with two kinds can escalate: others are derived on read. */
+  mayEscalate: boolean;
 }
 
 /**
@@ -79,7 +83,8 @@ export class StateReplica {
   readonly #raised = new Set<string>();
   readonly #changeListeners = new Set<(change: StateChange) => void>();
   readonly #escalationListeners = new Set<(raised: RaisedEscalation) => void>();
-  #arrived: Array<{ entry: EntryRecord; local: boolean }> = [];
+  /** Operations indexed so far, per peer: an import indexes what lies beyond. */
+  readonly #indexed = new Map<string, number>();
   /** The largest order key of any entry held: a new write takes the next one (like a Lamport clock). */
   #maxOrder = 0;
 
@@ -91,8 +96,6 @@ export class StateReplica {
     this.doc.setPeerId(options.peerId);
     this.peer = this.doc.peerIdStr;
     this.#log = this.doc.getMap(logName);
-    // Events are synchronous (loro-crdt >= 1.8): collect here, act once the commit/import returns.
-    this.doc.subscribe((batch) => this.#collect(batch));
   }
 
   /**
@@ -123,7 +126,10 @@ export class StateReplica {
       throw new FieldKindError({ namespace, key, expected: declared, value });
     }
     const kind = declared ?? inferFieldKind(key, value);
-    const view = this.#fields.has(fieldId(namespace, key)) ? this.#view(namespace, key) : undefined;
+    const field = this.#fields.get(fieldId(namespace, key));
+    // Sets and counters never need the current value: writing them stays O(1) as fields grow.
+    const needsView = field !== undefined && kind !== "set" && kind !== "counter";
+    const view = needsView ? this.#view(namespace, key) : undefined;
     const stored = this.#storedValue(kind, value, view);
     if (stored === undefined) return false;
     const entry: Omit<StoredEntry, "s"> = {
@@ -133,7 +139,7 @@ export class StateReplica {
       a: agentId,
       v: stored,
       t: this.#now(),
-      g: view?.generation ?? 0,
+      g: field?.generation ?? 0,
     };
     const joined = view ? this.#joinedHeads(kind, value, view) : [];
     if (joined.length > 0) entry.j = joined;
@@ -201,7 +207,17 @@ export class StateReplica {
     if (updates.length === 0) return;
     if (updates.length === 1 && updates[0]) this.doc.import(updates[0]);
     else this.doc.importBatch([...updates]);
-    this.#settle();
+    // Every operation is one entry keyed by its id: the version vector says which ones are new.
+    const arrived: EntryRecord[] = [];
+    for (const [peer, end] of this.doc.oplogVersion().toJSON()) {
+      for (let counter = this.#indexed.get(peer) ?? 0; counter < end; counter++) {
+        const id = entryId(peer, counter);
+        const entry = parseEntry(id, this.#log.get(id));
+        if (entry) arrived.push(entry);
+      }
+      this.#indexed.set(peer, end);
+    }
+    this.#settle(arrived, false);
   }
 
   /** The merged value, a `Disputed`, or undefined when the field was never written. */
@@ -235,7 +251,7 @@ export class StateReplica {
   escalations(): Escalation[] {
     const all: Escalation[] = [];
     for (const field of this.#fields.values()) {
-      all.push(...this.#view(field.namespace, field.key).escalations);
+      if (field.mayEscalate) all.push(...this.#view(field.namespace, field.key).escalations);
     }
     return structuredClone(all).sort((left, right) =>
       left.id < right.id ? -1 : left.id > right.id ? 1 : 0,
@@ -288,9 +304,12 @@ export class StateReplica {
 
   #append(entry: Omit<StoredEntry, "s">, agentId: string): void {
     const counter = this.ownCounter();
-    this.#log.set(entryId(this.peer, counter), { ...entry, s: this.#maxOrder + 1 });
+    const id = entryId(this.peer, counter);
+    const stored: StoredEntry = { ...entry, s: this.#maxOrder + 1 };
+    this.#log.set(id, stored);
     this.doc.commit({ origin: agentId, message: agentId });
-    this.#settle();
+    this.#indexed.set(this.peer, counter + 1);
+    this.#settle([{ id, peer: this.peer, counter, data: stored }], true);
   }
 
   /** What a write stores, given what the field holds; undefined when it would change nothing. */
@@ -303,12 +322,18 @@ export class StateReplica {
     switch (kind) {
       case "text": {
         const text = String(value);
-        const current = sameKind && typeof view.value === "string" ? view.value : undefined;
-        if (current === undefined) return text;
-        // A read-modify-write append: store only what was added, so concurrent appends both stay.
-        if (current.length > 0 && text.startsWith(current)) {
-          const added = text.slice(current.length).replace(/^\n/, "");
-          return added === "" ? undefined : added;
+        if (!sameKind || !Array.isArray(view.attribution)) return text;
+        // A read-modify-write append: store only what was added, so concurrent appends all stay.
+        // The writer may have read an older text (fewer segments): try the longest prefix first.
+        const segments = (view.attribution as Array<{ text: string }>).map((segment) => segment.text);
+        let prefix = segments.join("\n");
+        for (let count = segments.length; count > 0; count--) {
+          if (prefix.length > 0 && text.startsWith(prefix)) {
+            const rest = text.slice(prefix.length);
+            if (rest === "") return undefined;
+            if (rest.startsWith("\n")) return rest.slice(1);
+          }
+          prefix = prefix.slice(0, Math.max(0, prefix.length - (segments[count - 1]?.length ?? 0) - 1));
         }
         return text === "" ? undefined : text;
       }
@@ -347,28 +372,24 @@ export class StateReplica {
     return [...joined];
   }
 
-  #collect(batch: LoroEventBatch): void {
-    for (const event of batch.events) {
-      if (event.target !== logContainerId || event.diff.type !== "map") continue;
-      for (const [id, value] of Object.entries(event.diff.updated)) {
-        const entry = parseEntry(id, value);
-        if (entry) this.#arrived.push({ entry, local: batch.by === "local" });
-      }
-    }
-  }
-
-  /** Indexes what arrived, recomputes touched fields, then tells listeners. */
-  #settle(): void {
-    const arrived = this.#arrived;
+  /** Indexes new entries, re-derives fields that may escalate, then tells listeners. */
+  #settle(arrived: readonly EntryRecord[], local: boolean): void {
     if (arrived.length === 0) return;
-    this.#arrived = [];
     const touched = new Map<string, FieldIndex>();
     const changes = new Map<string, StateChange>();
-    for (const { entry, local } of arrived) {
+    for (const entry of arrived) {
       const id = fieldId(entry.data.n, entry.data.k);
       let field = this.#fields.get(id);
       if (!field) {
-        field = { namespace: entry.data.n, key: entry.data.k, entries: [], sorted: true };
+        field = {
+          namespace: entry.data.n,
+          key: entry.data.k,
+          entries: [],
+          sorted: true,
+          kinds: new Set(),
+          generation: 0,
+          mayEscalate: false,
+        };
         this.#fields.set(id, field);
         let keys = this.#namespaces.get(field.namespace);
         if (!keys) {
@@ -377,21 +398,25 @@ export class StateReplica {
         }
         keys.add(field.key);
       }
+      const last = field.entries[field.entries.length - 1];
       field.entries.push(entry);
-      field.sorted = false;
+      if (last && compareEntries(last, entry) > 0) field.sorted = false;
+      field.kinds.add(entry.data.f);
+      field.generation = Math.max(
+        field.generation,
+        entry.data.r === undefined ? entry.data.g : entry.data.g + 1,
+      );
+      field.mayEscalate ||=
+        field.kinds.size > 1 || entry.data.f === "register" || entry.data.f === "map";
       this.#maxOrder = Math.max(this.#maxOrder, entry.data.s);
       this.#views.delete(id);
       touched.set(id, field);
-      const change = {
-        namespace: field.namespace,
-        key: field.key,
-        agentId: entry.data.a,
-        local,
-      };
+      const change = { namespace: field.namespace, key: field.key, agentId: entry.data.a, local };
       changes.set(JSON.stringify(change), change);
     }
     const raised: RaisedEscalation[] = [];
     for (const field of touched.values()) {
+      if (!field.mayEscalate) continue;
       const view = this.#view(field.namespace, field.key);
       for (const escalation of view.escalations) {
         if (this.#raised.has(escalation.id)) continue;
@@ -461,6 +486,7 @@ export class StateReplica {
       }
     | undefined {
     for (const field of this.#fields.values()) {
+      if (!field.mayEscalate) continue;
       const view = this.#view(field.namespace, field.key);
       const escalation = view.escalations.find((candidate) => candidate.id === escalationId);
       if (escalation) {

@@ -20,51 +20,42 @@ interface McpCommandOptions {
  * stdio for one agent. Stdout carries the protocol and nothing else; messages go to stderr.
  */
 export function makeMcpCommand(deps: CliDeps): Command {
-  return (
-    new Command("mcp")
-      .description(
-        "serve shared context to one coding agent (Claude Code, Cursor, ...) over MCP stdio",
-      )
-      // addCommand() does not pass these down from the program: without them a bad option would
-      // print to the real stderr and exit the process instead of reaching runCli's exit-code mapping.
-      .exitOverride()
-      .configureOutput({
-        writeOut: (text) => deps.stdout.write(text),
-        writeErr: (text) => deps.stderr.write(text),
-      })
-      .requiredOption("--subject <id>", "the shared subject (one per project or task)")
-      .option(
-        "--agent <name>",
-        "who this agent is: decisions and state writes are attributed to it",
-        deps.env.SHARED_CTX_AGENT ?? "agent",
-      )
-      .option(
-        "--db <path>",
-        "embedded store file (default: $SHARED_CTX_DB or ./.shared-ctx/store.db)",
-      )
-      .addOption(
-        new Option("--store <kind>", "where the shared context lives").choices([
-          "embedded",
-          "statewave",
-        ]),
-      )
-      .option(
-        "--url <url>",
-        "Statewave server URL (default: $STATEWAVE_URL or http://localhost:8100)",
-      )
-      .addHelpText(
-        "after",
-        [
-          "",
-          "Tools: check_shared_decisions, publish_decision, get_timeline, put_state, get_state,",
-          "resolve_escalation. Give each agent its own --agent and the same --subject and --db.",
-          "",
-          "Example (Claude Code):",
-          "  $ claude mcp add shared-ctx -- npx shared-ctx mcp --subject my-repo --agent claude",
-        ].join("\n"),
-      )
-      .action((options: McpCommandOptions) => serveMcp(options, deps))
-  );
+  return new Command("mcp")
+    .description(
+      "serve shared context to one coding agent (Claude Code, Cursor, ...) over MCP stdio",
+    )
+    .requiredOption("--subject <id>", "the shared subject (one per project or task)")
+    .option(
+      "--agent <name>",
+      "who this agent is: decisions and state writes are attributed to it",
+      deps.env.SHARED_CTX_AGENT ?? "agent",
+    )
+    .option(
+      "--db <path>",
+      "embedded store file (default: $SHARED_CTX_DB or ./.shared-ctx/store.db)",
+    )
+    .addOption(
+      new Option("--store <kind>", "where the shared context lives").choices([
+        "embedded",
+        "statewave",
+      ]),
+    )
+    .option(
+      "--url <url>",
+      "Statewave server URL (default: $STATEWAVE_URL or http://localhost:8100)",
+    )
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Tools: check_shared_decisions, publish_decision, get_timeline, put_state, get_state,",
+        "resolve_escalation. Give each agent its own --agent and the same --subject and --db.",
+        "",
+        "Example (Claude Code):",
+        "  $ claude mcp add shared-ctx -- npx shared-ctx mcp --subject my-repo --agent claude",
+      ].join("\n"),
+    )
+    .action((options: McpCommandOptions) => serveMcp(options, deps));
 }
 
 async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void> {
