@@ -44,7 +44,10 @@ export type {
   TimelineOptions,
   WatchOptions,
 } from "./context/context-store.js";
-export { createContextStore } from "./context/create-context-store.js";
+export {
+  type CreateContextStoreOptions,
+  createContextStore,
+} from "./context/create-context-store.js";
 export { EmbeddedStore, type EmbeddedStoreOptions } from "./context/embedded-store.js";
 // Errors.
 export { CompileJobNotFoundError } from "./context/errors/compile-job-not-found-error.js";
@@ -61,6 +64,10 @@ export {
   SharedContext,
 } from "./context/shared-context.js";
 export { StatewaveClient, type StatewaveClientOptions } from "./context/statewave-client.js";
+export { FieldKindError } from "./crdt/errors/field-kind-error.js";
+export { InvalidStateValueError } from "./crdt/errors/invalid-state-value-error.js";
+export { SharedStateClosedError } from "./crdt/errors/shared-state-closed-error.js";
+export { UnknownEscalationError } from "./crdt/errors/unknown-escalation-error.js";
 export {
   type Contender,
   Disputed,
@@ -93,7 +100,6 @@ export type {
   TimelineResult,
 } from "./integrations/tool-results.js";
 export { UnsupportedStoreOperationError } from "./integrations/unsupported-store-operation-error.js";
-
 // Scenarios: the runner behind `shared-ctx run` and `demo`.
 export {
   defaultScenarioName,
@@ -104,3 +110,9 @@ export {
 } from "./scenario/load-scenario.js";
 export { type RunHandle, type StartRunOptions, startRun } from "./scenario/scenario-runner.js";
 export type { Scenario } from "./scenario/scenario-schema.js";
+// `shared-ctx serve`: the Statewave-compatible HTTP server over an embedded store.
+export {
+  type RunningServer,
+  type StartServerOptions,
+  startServer,
+} from "./server/listen.js";

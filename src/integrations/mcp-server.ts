@@ -9,6 +9,7 @@ import {
   isStateSyncEpisode,
   publishDecisionResult,
   stateValueView,
+  type TimelineResult,
   timelineResult,
 } from "./tool-results.js";
 import {
@@ -255,7 +256,7 @@ async function readTimeline(
   store: ContextStore,
   subjectId: string,
   options: { limit: number; includeStateUpdates: boolean },
-) {
+): Promise<TimelineResult> {
   const episodes: Episode[] = [];
   const memories = new Map<string, Memory>();
   for (let page = 0; page < timelineMaxPages && episodes.length < options.limit; page += 1) {

@@ -324,6 +324,40 @@ describe("EmbeddedStore", () => {
       expect(errors).toHaveLength(2);
     });
 
+    it("replays a large subject page by page, each change once and in order", async () => {
+      const store = open();
+      for (let start = 0; start < 1200; start += 100) {
+        await store.createEpisodesBatch(
+          Array.from({ length: 100 }, (_, index) => note("s", String(start + index))),
+        );
+      }
+      await store.compileMemories("s");
+      const episodes: number[] = [];
+      let memories = 0;
+      store.watch(
+        "s",
+        (change) => {
+          if (change.type === "episode") episodes.push(Number(change.episode.payload.content));
+          else memories += 1;
+        },
+        { replay: true },
+      );
+      await expect.poll(() => memories, { timeout: 5000, interval: 5 }).toBe(1200);
+      expect(episodes).toEqual(Array.from({ length: 1200 }, (_, index) => index));
+    });
+
+    it("keeps following a subject that was deleted and written again", async () => {
+      const store = open();
+      const seen: string[] = [];
+      store.watch("s", (change) => {
+        if (change.type === "episode") seen.push(String(change.episode.payload.content));
+      });
+      await store.createEpisode(note("s", "before"));
+      await store.deleteSubject("s");
+      await store.createEpisode(note("s", "after"));
+      expect(seen).toEqual(["before", "after"]);
+    });
+
     it("sees writes from another handle on the same file by polling", async () => {
       const path = join(tempDir(), "shared.db");
       const watcher = open(path, { pollIntervalMs: 5 });

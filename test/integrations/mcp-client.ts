@@ -48,7 +48,11 @@ export async function connectMcpAgent(options: {
     stderr += chunk.toString();
   });
   const client = new Client({ name: `test-${options.agentId}`, version: "0.0.0" });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    throw new Error(`shared-ctx mcp did not start: ${String(error)}\n${stderr}`);
+  }
   return {
     client,
     async call(name, input) {

@@ -109,4 +109,22 @@ describe("shared-ctx mcp: two agents in two processes on one database", () => {
       ]);
     }
   });
+
+  it("reports the dispute to a reading agent, and a resolution settles it for both", async () => {
+    const read = await bob.call("check_shared_decisions", { task: "choose the database" });
+    const disputes = read.disputes as Array<{ id: string; key: string }>;
+    expect(disputes).toEqual([expect.objectContaining({ namespace: "plan", key: "database" })]);
+
+    const resolved = await bob.call("resolve_escalation", {
+      escalationId: disputes[0]?.id,
+      value: "postgres",
+    });
+    expect(resolved).toMatchObject({ resolution: { value: "postgres", by: "bob" } });
+
+    const database = await eventually(
+      () => alice.call("get_state", { namespace: "plan", key: "database" }),
+      (state) => expect(state.value).toBe("postgres"),
+    );
+    expect(database.escalations).toEqual([]);
+  });
 });

@@ -13,7 +13,6 @@ export interface EpisodeRow {
   provenance: string;
   session_id: string | null;
   created_at: string;
-  compiled: number;
 }
 
 /** A `memories` row as better-sqlite3 returns it. */

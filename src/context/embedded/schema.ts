@@ -10,10 +10,12 @@ export const migrations: readonly string[] = [
   // 1: episodes, memories (+ FTS over active memory content), compile jobs, counters.
   `
   CREATE TABLE episodes (
-    -- AUTOINCREMENT: the sequence is never reused, even after deleteSubject, so it is a total
-    -- order every reader and watcher can rely on.
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
+    -- The rowid: the total order of episodes. Deliberately not AUTOINCREMENT (that writes one
+    -- more page per commit); a new episode always gets max(seq) + 1, so within a subject that
+    -- still exists the sequence only grows.
+    seq INTEGER PRIMARY KEY,
+    -- Random UUIDs: no UNIQUE index, whose random-page write per insert costs ingest speed.
+    id TEXT NOT NULL,
     -- NULL = the default tenant; compared with IS so NULL matches NULL.
     tenant_id TEXT,
     subject_id TEXT NOT NULL,
@@ -23,11 +25,18 @@ export const migrations: readonly string[] = [
     metadata TEXT NOT NULL,
     provenance TEXT NOT NULL,
     session_id TEXT,
-    created_at TEXT NOT NULL,
-    compiled INTEGER NOT NULL DEFAULT 0
+    created_at TEXT NOT NULL
   );
   CREATE INDEX episodes_by_subject ON episodes (tenant_id, subject_id, seq);
-  CREATE INDEX episodes_uncompiled ON episodes (tenant_id, subject_id, seq) WHERE compiled = 0;
+
+  -- How far compile got per subject: episodes with a higher seq are not compiled yet. One row
+  -- per subject instead of a flag per episode keeps inserts to two b-trees.
+  CREATE TABLE compile_marks (
+    tenant_id TEXT,
+    subject_id TEXT NOT NULL,
+    compiled_seq INTEGER NOT NULL
+  );
+  CREATE INDEX compile_marks_by_subject ON compile_marks (tenant_id, subject_id);
 
   CREATE TABLE memories (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -152,7 +152,8 @@ export class EmbeddedStoreCore {
       // lose the last commits (they are fsynced at checkpoint, not per commit). That is the
       // promise of the issue ("survives a crash of the process") at a fraction of FULL's cost.
       this.#db.pragma("synchronous = NORMAL");
-      this.#db.pragma("foreign_keys = ON");
+      // 16 MiB of page cache (the default is 2 MiB): the subject indexes stay in memory.
+      this.#db.pragma("cache_size = -16000");
       migrate(this.#db, options.path);
     } catch (error) {
       this.#db.close();
@@ -160,9 +161,9 @@ export class EmbeddedStoreCore {
     }
     this.#hub = new WatchHub(
       {
-        cursors: () => this.#cursors(),
-        changesAfter: (tenantId, subjectId, after) =>
-          this.#changesAfter(tenantId, subjectId, after),
+        cursors: (tenantId, subjectId) => this.#cursors(tenantId, subjectId),
+        changesAfter: (tenantId, subjectId, after, limit) =>
+          this.#changesAfter(tenantId, subjectId, after, limit),
         dataVersion: () => Number(this.#db.pragma("data_version", { simple: true })),
       },
       { pollIntervalMs: options.pollIntervalMs ?? 25, crossProcess: !inMemory },
@@ -274,8 +275,8 @@ export class EmbeddedStoreCore {
 
   #compileLocked(tenantId: string | null, subjectId: string): Memory[] {
     const episodes = this.#statement<EpisodeRow>(
-      `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND compiled = 0 ORDER BY seq`,
-    ).all(tenantId, subjectId);
+      `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND seq > ? ORDER BY seq`,
+    ).all(tenantId, subjectId, this.#compiledUpTo(tenantId, subjectId));
     const last = episodes.at(-1);
     if (!last) return [];
     const now = this.#timestamp();
@@ -356,11 +357,25 @@ export class EmbeddedStoreCore {
       index.run(result.lastInsertRowid, scopedTerms(scope, memory.content));
       created.set(memory.id, memory);
     }
-    this.#statement(
-      `UPDATE episodes SET compiled = 1 WHERE tenant_id IS ? AND subject_id = ? AND compiled = 0 AND seq <= ?`,
-    ).run(tenantId, subjectId, last.seq);
+    const marked = this.#statement(
+      `UPDATE compile_marks SET compiled_seq = ? WHERE tenant_id IS ? AND subject_id = ?`,
+    ).run(last.seq, tenantId, subjectId);
+    if (marked.changes === 0) {
+      this.#statement(
+        `INSERT INTO compile_marks (tenant_id, subject_id, compiled_seq) VALUES (?, ?, ?)`,
+      ).run(tenantId, subjectId, last.seq);
+    }
     this.#statement(`UPDATE counters SET value = ? WHERE name = 'memory_change'`).run(changeSeq);
     return [...created.values()];
+  }
+
+  /** The seq of the last episode compile has seen for the subject (0: none yet). */
+  #compiledUpTo(tenantId: string | null, subjectId: string): number {
+    return (
+      this.#statement<{ seq: number }>(
+        `SELECT compiled_seq AS seq FROM compile_marks WHERE tenant_id IS ? AND subject_id = ?`,
+      ).get(tenantId, subjectId)?.seq ?? 0
+    );
   }
 
   compileMemoriesAsync(
@@ -439,11 +454,12 @@ export class EmbeddedStoreCore {
     const started = this.compileMemoriesAsync(tenantId, subjectId, options.signal);
     const timeoutMs = options.timeoutMs ?? 60_000;
     const pollIntervalMs = options.pollIntervalMs ?? 500;
-    const deadline = Date.now() + timeoutMs;
+    // Monotonic: a wall-clock jump must not end (or stretch) the wait.
+    const deadline = performance.now() + timeoutMs;
     for (;;) {
       const job = this.getCompileStatus(tenantId, started.jobId, options.signal);
       if (job.status === "completed" || job.status === "failed") return job;
-      const remaining = deadline - Date.now();
+      const remaining = deadline - performance.now();
       if (remaining <= 0) throw new CompileTimeoutError(started.jobId, timeoutMs);
       // In this process the job's own promise says when it is done; poll only as a fallback.
       const running = this.#jobs.get(started.jobId);
@@ -553,11 +569,15 @@ export class EmbeddedStoreCore {
         ).all(tenantId, subjectId, contextCandidates.decisions),
       );
       const episodes = this.#statement<EpisodeRow>(
-        `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND compiled = 0
-           AND type NOT IN ${hiddenEpisodeTypes}
-           ORDER BY seq DESC LIMIT ?`,
+        `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND seq > ?
+           AND type NOT IN ${hiddenEpisodeTypes} ORDER BY seq DESC LIMIT ?`,
       )
-        .all(tenantId, subjectId, contextCandidates.episodes)
+        .all(
+          tenantId,
+          subjectId,
+          this.#compiledUpTo(tenantId, subjectId),
+          contextCandidates.episodes,
+        )
         .map((row) => ({ episode: episodeFromRow(row), sequence: row.seq }));
       return { memories, episodes };
     })();
@@ -662,12 +682,13 @@ export class EmbeddedStoreCore {
     return this.#hub.watch(tenantId, subjectId, listener, options);
   }
 
-  #cursors(): { episode: number; memory: number } {
+  #cursors(tenantId: string | null, subjectId: string): { episode: number; memory: number } {
     return this.#db.transaction(() => ({
+      // The subject's own newest episode: any later one gets a higher seq (max + 1).
       episode:
-        this.#statement<{ seq: number }>(
-          `SELECT seq FROM sqlite_sequence WHERE name = 'episodes'`,
-        ).get()?.seq ?? 0,
+        this.#statement<{ seq: number | null }>(
+          `SELECT max(seq) AS seq FROM episodes WHERE tenant_id IS ? AND subject_id = ?`,
+        ).get(tenantId, subjectId)?.seq ?? 0,
       memory:
         this.#statement<{ value: number }>(
           `SELECT value FROM counters WHERE name = 'memory_change'`,
@@ -679,21 +700,22 @@ export class EmbeddedStoreCore {
     tenantId: string | null,
     subjectId: string,
     after: { episode: number; memory: number },
+    limit: number,
   ): Array<{ change: StoreChange; episode?: number; memory?: number }> {
     if (this.#closed) return [];
     return this.#db.transaction(() => {
       const changes: Array<{ change: StoreChange; episode?: number; memory?: number }> = [];
       for (const row of this.#statement<EpisodeRow>(
-        `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND seq > ? ORDER BY seq`,
-      ).all(tenantId, subjectId, after.episode)) {
+        `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      ).all(tenantId, subjectId, after.episode, limit)) {
         changes.push({
           change: { type: "episode", episode: episodeFromRow(row) },
           episode: row.seq,
         });
       }
       for (const row of this.#statement<MemoryRow>(
-        `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? AND change_seq > ? ORDER BY change_seq`,
-      ).all(tenantId, subjectId, after.memory)) {
+        `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? AND change_seq > ? ORDER BY change_seq LIMIT ?`,
+      ).all(tenantId, subjectId, after.memory, limit)) {
         changes.push({
           change: { type: "memory", memory: memoryFromRow(row) },
           memory: row.change_seq,

@@ -2,17 +2,24 @@ import type { StoreChange, Subscription, WatchOptions } from "../context-store.j
 
 /** What the hub needs from the store: rows after a cursor, in order, and the current cursors. */
 export interface ChangeSource {
-  /** The current end of the episode sequence and of the memory change sequence. */
-  cursors(): { episode: number; memory: number };
-  /** Changes of one subject after the cursors, oldest first, with the cursor each one moves to. */
+  /** Where a new watcher of the subject starts: its newest episode, the newest memory change. */
+  cursors(tenantId: string | null, subjectId: string): { episode: number; memory: number };
+  /**
+   * Changes of one subject after the cursors, oldest first, with the cursor each one moves to:
+   * at most `limit` episodes, then at most `limit` memory changes.
+   */
   changesAfter(
     tenantId: string | null,
     subjectId: string,
     after: { episode: number; memory: number },
+    limit: number,
   ): Array<{ change: StoreChange; episode?: number; memory?: number }>;
   /** A number that moves when another connection (process) commits: `PRAGMA data_version`. */
   dataVersion(): number;
 }
+
+/** Rows read per catch-up query. */
+const deliveryPage = 500;
 
 interface Watcher {
   tenantId: string | null;
@@ -58,7 +65,9 @@ export class WatchHub {
       subjectId,
       listener,
       onError: options.onError,
-      cursor: options.replay ? { episode: 0, memory: 0 } : this.#source.cursors(),
+      cursor: options.replay
+        ? { episode: 0, memory: 0 }
+        : this.#source.cursors(tenantId, subjectId),
       delivering: false,
       dirty: false,
       closed: false,
@@ -84,12 +93,15 @@ export class WatchHub {
     }
   }
 
-  /** A subject was deleted: its watchers start again from the current end. */
+  /**
+   * A subject was deleted here: its watchers start again from the beginning, since every
+   * episode written to it from now on is new (and may reuse a deleted seq).
+   */
   reset(tenantId: string | null, subjectId: string): void {
-    const cursor = this.#source.cursors();
+    const cursor = this.#source.cursors(tenantId, subjectId);
     for (const watcher of this.#watchers) {
       if (watcher.tenantId === tenantId && watcher.subjectId === subjectId) {
-        watcher.cursor = { ...cursor };
+        watcher.cursor = { episode: 0, memory: cursor.memory };
       }
     }
   }
@@ -118,13 +130,19 @@ export class WatchHub {
     }
     watcher.delivering = true;
     try {
+      let full = false;
       do {
         watcher.dirty = false;
+        // Pages, so replaying a 100k-episode subject never loads it all at once.
         const changes = this.#source.changesAfter(
           watcher.tenantId,
           watcher.subjectId,
           watcher.cursor,
+          deliveryPage,
         );
+        full =
+          changes.filter((item) => item.episode !== undefined).length === deliveryPage ||
+          changes.filter((item) => item.memory !== undefined).length === deliveryPage;
         for (const item of changes) {
           if (watcher.closed) return;
           // Move the cursor before calling out, so a re-entrant write never re-delivers this one.
@@ -137,7 +155,7 @@ export class WatchHub {
             watcher.onError?.(error);
           }
         }
-      } while (watcher.dirty && !watcher.closed);
+      } while ((watcher.dirty || full) && !watcher.closed);
     } catch (error) {
       watcher.onError?.(error);
     } finally {

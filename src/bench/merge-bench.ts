@@ -1,0 +1,520 @@
+import { Disputed } from "../crdt/disputed.js";
+import type { NamespaceSchema } from "../crdt/field-kind.js";
+import { canonicalJson, isPlainObject } from "../crdt/json-value.js";
+import { StateReplica } from "../crdt/state-replica.js";
+
+/**
+ * AgentSync's three-way merge harness, rebuilt: the same scripted concurrent writes go through
+ * three strategies, and each row says what survived.
+ *
+ * - `lww`: every agent keeps a local copy and writes whole values; replicas keep the write with
+ *   the latest timestamp per key (LangGraph's InMemoryStore, Letta's blocks, MCP memory).
+ * - `transactional`: one store with a version per key; a write against a stale version is a
+ *   conflict, settled by one "model call". The model is a deterministic local resolver (three-way
+ *   merge, or "keep mine" for scalars); its calls are counted and timed, no LLM is called.
+ * - `crdt`: one `StateReplica` (Loro) per agent, written without seeing the others, then merged.
+ */
+
+export type MergeStrategy = "lww" | "transactional" | "crdt";
+export type MergeOutcome = "auto_merged" | "resolved" | "escalated" | "corrupted";
+
+/** One row of the table; `--json` prints these objects. */
+export interface MergeBenchRow {
+  workload: string;
+  strategy: MergeStrategy;
+  /** `ok` when no write was silently lost and replicas agree; else what went wrong. */
+  verdict: "ok" | "silent loss" | "diverged";
+  outcome: MergeOutcome;
+  /** Writes whose effect is gone from the final state without having been surfaced. */
+  writes_lost: number;
+  escalations: number;
+  model_calls: number;
+  /**
+   * lww and crdt: from the last write until every replica holds the merged state (replicas merge
+   * in parallel, as separate agent processes do: the slowest is timed). transactional: the time
+   * spent in conflict resolution.
+   */
+  latency_ms: number;
+  converged: boolean;
+}
+
+/** Per-write cost of a strategy on the largest many_agents run. */
+export interface WriteCost {
+  strategy: MergeStrategy;
+  /** Writing, publishing and merging into every replica, divided by the number of writes. */
+  microsecondsPerWrite: number;
+}
+
+export interface MergeBenchResult {
+  rows: MergeBenchRow[];
+  writeCosts: WriteCost[];
+}
+
+export interface MergeBenchOptions {
+  /** Agents of the many_agents workload. @default [2, 8, 64] */
+  agentCounts?: readonly number[];
+  /** Writes per agent in many_agents. @default 100 */
+  writesPerAgent?: number;
+  /** Milliseconds clock for timings. @default performance.now */
+  now?: () => number;
+}
+
+interface Write {
+  agent: string;
+  namespace: string;
+  key: string;
+  /** set: one element; text: one line; counter: 1; register/map: the value. */
+  value: unknown;
+  kind: "set" | "text" | "counter" | "register" | "map";
+}
+
+interface Workload {
+  name: string;
+  agents: string[];
+  /** Per agent, in the order it writes them. Agents write concurrently (round-robin). */
+  scripts: Write[][];
+  schema: Record<string, NamespaceSchema>;
+}
+
+function cleanMerge(): Workload {
+  const script = (agent: string, tag: string, leaf: string, value: unknown): Write[] => [
+    { agent, namespace: "plan", key: "tags", value: tag, kind: "set" },
+    { agent, namespace: "plan", key: "notes", value: `${agent}: ${tag} done`, kind: "text" },
+    { agent, namespace: "plan", key: "config", value: { db: { [leaf]: value } }, kind: "map" },
+    { agent, namespace: "plan", key: "reviews", value: 1, kind: "counter" },
+  ];
+  return {
+    name: "clean_merge",
+    agents: ["architect", "coder"],
+    scripts: [
+      script("architect", "auth", "host", "db.local"),
+      script("coder", "api", "port", 5432),
+    ],
+    schema: { plan: { reviews: "counter" } },
+  };
+}
+
+function semanticConflict(): Workload {
+  return {
+    name: "semantic_conflict",
+    agents: ["architect", "security"],
+    scripts: [
+      [{ agent: "architect", namespace: "plan", key: "token", value: "RS256", kind: "register" }],
+      [{ agent: "security", namespace: "plan", key: "token", value: "HS256", kind: "register" }],
+    ],
+    schema: {},
+  };
+}
+
+function typeMismatch(): Workload {
+  return {
+    name: "type_mismatch",
+    agents: ["planner", "coder"],
+    scripts: [
+      [
+        {
+          agent: "planner",
+          namespace: "plan",
+          key: "owner",
+          value: ["alice", "carol"],
+          kind: "set",
+        },
+      ],
+      [{ agent: "coder", namespace: "plan", key: "owner", value: "bob", kind: "register" }],
+    ],
+    schema: {},
+  };
+}
+
+function manyAgents(count: number, writes: number): Workload {
+  const agents = Array.from({ length: count }, (_, index) => `agent-${index}`);
+  const scripts = agents.map((agent) =>
+    Array.from({ length: writes }, (_, index): Write => {
+      switch (index % 5) {
+        case 0:
+          return { agent, namespace: "work", key: "tags", value: `${agent}-${index}`, kind: "set" };
+        case 1:
+          return {
+            agent,
+            namespace: "work",
+            key: "notes",
+            value: `${agent} step ${index}`,
+            kind: "text",
+          };
+        case 2:
+          return { agent, namespace: "work", key: "hits", value: 1, kind: "counter" };
+        case 3:
+          return {
+            agent,
+            namespace: "work",
+            key: `status_${agent}`,
+            value: `step ${index}`,
+            kind: "register",
+          };
+        default:
+          return {
+            agent,
+            namespace: "work",
+            key: "progress",
+            value: { [agent]: index },
+            kind: "map",
+          };
+      }
+    }),
+  );
+  return {
+    name: `many_agents(${count}x${writes})`,
+    agents,
+    scripts,
+    schema: { work: { hits: "counter" } },
+  };
+}
+
+/** Round-robin interleaving: the order writes happen in when agents run side by side. */
+function interleave(workload: Workload): Write[] {
+  const order: Write[] = [];
+  const longest = Math.max(...workload.scripts.map((script) => script.length));
+  for (let index = 0; index < longest; index++) {
+    for (const script of workload.scripts) {
+      const write = script[index];
+      if (write) order.push(write);
+    }
+  }
+  return order;
+}
+
+type Values = Map<string, unknown>;
+const slot = (write: Write) => `${write.namespace}/${write.key}`;
+
+/** How an agent that only knows `current` writes `write` as a whole value (what lww and transactions store). */
+function wholeValue(current: unknown, write: Write): unknown {
+  switch (write.kind) {
+    case "set":
+      return [...(Array.isArray(current) ? current : []), write.value];
+    case "text":
+      return typeof current === "string"
+        ? `${current}\n${String(write.value)}`
+        : String(write.value);
+    case "counter":
+      return (typeof current === "number" ? current : 0) + Number(write.value);
+    case "map":
+      return deepMerge(current, write.value);
+    case "register":
+      return write.value;
+  }
+}
+
+function deepMerge(target: unknown, source: unknown): unknown {
+  if (!isPlainObject(target) || !isPlainObject(source)) return source;
+  const merged: Record<string, unknown> = { ...target };
+  for (const [name, value] of Object.entries(source)) merged[name] = deepMerge(merged[name], value);
+  return merged;
+}
+
+/**
+ * Counts writes whose effect is missing from `final` and was not surfaced (a `Disputed` lists
+ * it, or a model call saw it). A register write replaced by the same agent's later write is not lost.
+ */
+function countLost(
+  workload: Workload,
+  read: (write: Write) => unknown,
+  surfaced: Set<Write>,
+): number {
+  let lost = 0;
+  const all = workload.scripts.flat();
+  const counters = new Map<string, number>();
+  for (const write of all) {
+    if (surfaced.has(write)) continue;
+    const value = read(write);
+    if (value instanceof Disputed) {
+      if (
+        value.contenders.some(
+          (contender) =>
+            canonicalJson(contender.value) === canonicalJson(write.value) ||
+            contender.agentId === write.agent,
+        )
+      )
+        continue;
+    }
+    switch (write.kind) {
+      case "set":
+        if (
+          !Array.isArray(value) ||
+          !value.some((element) => canonicalJson(element) === canonicalJson(write.value))
+        )
+          lost++;
+        break;
+      case "text":
+        if (typeof value !== "string" || !value.includes(String(write.value))) lost++;
+        break;
+      case "counter":
+        counters.set(slot(write), (counters.get(slot(write)) ?? 0) + Number(write.value));
+        break;
+      case "map": {
+        for (const [name, leaf] of flatten(write.value)) {
+          if (
+            canonicalJson(valueAt(value, name)) !== canonicalJson(leaf) &&
+            !(valueAt(value, name) instanceof Disputed)
+          ) {
+            const replacedBySameAgent = laterSameAgent(workload, write, (later) =>
+              flatten(later.value).some(([other]) => other === name),
+            );
+            if (!replacedBySameAgent) lost++;
+          }
+        }
+        break;
+      }
+      case "register":
+        if (
+          canonicalJson(value) !== canonicalJson(write.value) &&
+          !laterSameAgent(workload, write, () => true)
+        )
+          lost++;
+        break;
+    }
+  }
+  for (const [key, expected] of counters) {
+    const write = all.find((candidate) => slot(candidate) === key);
+    const actual = write ? Number(read(write) ?? 0) : 0;
+    lost += Math.max(0, expected - actual);
+  }
+  return lost;
+}
+
+function laterSameAgent(
+  workload: Workload,
+  write: Write,
+  touches: (later: Write) => boolean,
+): boolean {
+  const script = workload.scripts.find((candidate) => candidate.includes(write)) ?? [];
+  return script
+    .slice(script.indexOf(write) + 1)
+    .some((later) => slot(later) === slot(write) && touches(later));
+}
+
+function flatten(value: unknown, prefix: string[] = []): Array<[string, unknown]> {
+  if (!isPlainObject(value)) return [[prefix.join("."), value]];
+  return Object.entries(value).flatMap(([name, child]) => flatten(child, [...prefix, name]));
+}
+
+function valueAt(value: unknown, dotted: string): unknown {
+  let current = value;
+  for (const part of dotted.split("."))
+    current = isPlainObject(current) ? current[part] : undefined;
+  return current;
+}
+
+function runLww(workload: Workload, now: () => number): { row: MergeBenchRow; cost: number } {
+  const writes = interleave(workload);
+  const started = now();
+  const locals = new Map<string, Values>(workload.agents.map((agent) => [agent, new Map()]));
+  const log: string[] = [];
+  writes.forEach((write, timestamp) => {
+    const local = locals.get(write.agent) as Values;
+    const value = wholeValue(local.get(slot(write)), write);
+    local.set(slot(write), value);
+    log.push(JSON.stringify({ slot: slot(write), value, timestamp, agent: write.agent }));
+  });
+  // Every replica applies the whole log: the latest timestamp per key wins.
+  let slowest = 0;
+  let final: Map<string, { value: unknown; timestamp: number }> = new Map();
+  for (const _agent of workload.agents) {
+    const replicaStarted = now();
+    const replica = new Map<string, { value: unknown; timestamp: number }>();
+    for (const line of log) {
+      const message = JSON.parse(line) as { slot: string; value: unknown; timestamp: number };
+      const current = replica.get(message.slot);
+      if (!current || current.timestamp < message.timestamp) replica.set(message.slot, message);
+    }
+    slowest = Math.max(slowest, now() - replicaStarted);
+    final = replica;
+  }
+  const total = now() - started;
+  const lost = countLost(workload, (write) => final.get(slot(write))?.value, new Set());
+  return {
+    row: {
+      workload: workload.name,
+      strategy: "lww",
+      verdict: lost > 0 ? "silent loss" : "ok",
+      outcome: lost > 0 ? "corrupted" : "auto_merged",
+      writes_lost: lost,
+      escalations: 0,
+      model_calls: 0,
+      latency_ms: slowest,
+      converged: true,
+    },
+    cost: total / writes.length,
+  };
+}
+
+/** The "model": a deterministic three-way merge; scalars it cannot merge keep the caller's value. */
+function resolveConflict(base: unknown, theirs: unknown, mine: unknown): unknown {
+  if (typeof theirs === "number" && typeof mine === "number" && typeof base === "number") {
+    return theirs + (mine - base);
+  }
+  if (typeof theirs === "number" && typeof mine === "number" && base === undefined)
+    return theirs + mine;
+  if (Array.isArray(theirs) && Array.isArray(mine)) {
+    const merged = [...theirs];
+    for (const element of mine)
+      if (!merged.some((item) => canonicalJson(item) === canonicalJson(element)))
+        merged.push(element);
+    return merged;
+  }
+  if (
+    typeof theirs === "string" &&
+    typeof mine === "string" &&
+    (base === undefined || typeof base === "string")
+  ) {
+    const lines = theirs.split("\n");
+    for (const line of mine.split("\n")) if (!lines.includes(line)) lines.push(line);
+    return lines.join("\n");
+  }
+  if (isPlainObject(theirs) && isPlainObject(mine)) return deepMerge(theirs, mine);
+  return mine;
+}
+
+function runTransactional(
+  workload: Workload,
+  now: () => number,
+): { row: MergeBenchRow; cost: number } {
+  const writes = interleave(workload);
+  const store = new Map<string, { value: unknown; version: number }>();
+  const locals = new Map<string, Map<string, { value: unknown; version: number }>>(
+    workload.agents.map((agent) => [agent, new Map()]),
+  );
+  const modelSaw = new Set<string>();
+  let modelCalls = 0;
+  let resolving = 0;
+  const started = now();
+  for (const write of writes) {
+    const local = locals.get(write.agent) as Map<string, { value: unknown; version: number }>;
+    const key = slot(write);
+    const seen = local.get(key);
+    const mine = wholeValue(seen?.value, write);
+    const current = store.get(key);
+    if ((current?.version ?? 0) === (seen?.version ?? 0)) {
+      const next = { value: mine, version: (current?.version ?? 0) + 1 };
+      store.set(key, next);
+      local.set(key, next);
+      continue;
+    }
+    // Optimistic check failed: one model call merges (or picks) and the agent re-reads.
+    const callStarted = now();
+    const merged = resolveConflict(seen?.value, current?.value, mine);
+    resolving += now() - callStarted;
+    modelCalls++;
+    modelSaw.add(key);
+    const next = { value: merged, version: (current?.version ?? 0) + 1 };
+    store.set(key, next);
+    local.set(key, next);
+  }
+  const total = now() - started;
+  // A value the model chose against was seen by it: surfaced, not silently lost. (Mergeable
+  // values it merged are checked like any other.)
+  const kindsPerSlot = new Map<string, Set<string>>();
+  for (const write of writes)
+    kindsPerSlot.set(slot(write), (kindsPerSlot.get(slot(write)) ?? new Set()).add(write.kind));
+  const surfaced = new Set(
+    writes.filter(
+      (write) =>
+        modelSaw.has(slot(write)) &&
+        (write.kind === "register" || (kindsPerSlot.get(slot(write))?.size ?? 0) > 1),
+    ),
+  );
+  const lost = countLost(workload, (write) => store.get(slot(write))?.value, surfaced);
+  return {
+    row: {
+      workload: workload.name,
+      strategy: "transactional",
+      verdict: lost > 0 ? "silent loss" : "ok",
+      outcome: lost > 0 ? "corrupted" : modelCalls > 0 ? "resolved" : "auto_merged",
+      writes_lost: lost,
+      escalations: 0,
+      model_calls: modelCalls,
+      latency_ms: resolving,
+      converged: true,
+    },
+    cost: total / writes.length,
+  };
+}
+
+function runCrdt(workload: Workload, now: () => number): { row: MergeBenchRow; cost: number } {
+  let clock = 0;
+  const started = now();
+  const replicas = workload.agents.map(
+    (agent, index) =>
+      new StateReplica({
+        subjectId: workload.name,
+        peerId: index + 1,
+        schema: workload.schema,
+        now: () => ++clock,
+      }),
+  );
+  // Each agent writes to its own replica without seeing the others (the worst case for merging).
+  workload.scripts.forEach((script, index) => {
+    const replica = replicas[index] as StateReplica;
+    for (const write of script) {
+      const value = write.kind === "set" ? [write.value] : write.value;
+      replica.write(write.agent, write.namespace, write.key, value);
+    }
+  });
+  const updates = replicas.map((replica) => replica.exportOwn(0, replica.ownCounter()));
+  // Every replica imports the others' updates; each is timed alone (they run in parallel).
+  let slowest = 0;
+  replicas.forEach((replica, index) => {
+    const mergeStarted = now();
+    replica.import(updates.filter((_, other) => other !== index));
+    replica.toJSON();
+    slowest = Math.max(slowest, now() - mergeStarted);
+  });
+  const total = now() - started;
+  const reference = JSON.stringify(replicas[0]?.toJSON());
+  const converged = replicas.every((replica) => JSON.stringify(replica.toJSON()) === reference);
+  const first = replicas[0] as StateReplica;
+  const escalations = first.escalations().length;
+  const lost = countLost(workload, (write) => first.get(write.namespace, write.key), new Set());
+  const writeCount = workload.scripts.flat().length;
+  return {
+    row: {
+      workload: workload.name,
+      strategy: "crdt",
+      verdict: !converged ? "diverged" : lost > 0 ? "silent loss" : "ok",
+      outcome: lost > 0 ? "corrupted" : escalations > 0 ? "escalated" : "auto_merged",
+      writes_lost: lost,
+      escalations,
+      model_calls: 0,
+      latency_ms: slowest,
+      converged,
+    },
+    cost: total / writeCount,
+  };
+}
+
+/** Runs every workload through every strategy. Pure: timing comes from `now`. */
+export function runMergeBench(options: MergeBenchOptions = {}): MergeBenchResult {
+  const now = options.now ?? (() => performance.now());
+  const counts = options.agentCounts ?? [2, 8, 64];
+  const writesPerAgent = options.writesPerAgent ?? 100;
+  const workloads = [
+    cleanMerge(),
+    semanticConflict(),
+    typeMismatch(),
+    ...counts.map((count) => manyAgents(count, writesPerAgent)),
+  ];
+  const rows: MergeBenchRow[] = [];
+  let writeCosts: WriteCost[] = [];
+  for (const workload of workloads) {
+    const results = {
+      lww: runLww(workload, now),
+      transactional: runTransactional(workload, now),
+      crdt: runCrdt(workload, now),
+    };
+    rows.push(results.lww.row, results.transactional.row, results.crdt.row);
+    writeCosts = (Object.keys(results) as MergeStrategy[]).map((strategy) => ({
+      strategy,
+      microsecondsPerWrite: results[strategy].cost * 1000,
+    }));
+  }
+  return { rows, writeCosts };
+}
