@@ -297,6 +297,13 @@ function flatten(value: unknown, prefix: string[] = []): Array<[string, unknown]
   return Object.entries(value).flatMap(([name, child]) => flatten(child, [...prefix, name]));
 }
 
+function nest(dotted: string, leaf: unknown): unknown {
+  return dotted
+    .split(".")
+    .reverse()
+    .reduce<unknown>((inner, part) => ({ [part]: inner }), leaf);
+}
+
 function valueAt(value: unknown, dotted: string): unknown {
   let current = value;
   for (const part of dotted.split("."))
@@ -367,10 +374,20 @@ function resolveConflict(base: unknown, theirs: unknown, mine: unknown): unknown
     (base === undefined || typeof base === "string")
   ) {
     const lines = theirs.split("\n");
-    for (const line of mine.split("\n")) if (!lines.includes(line)) lines.push(line);
+    const present = new Set(lines);
+    for (const line of mine.split("\n")) if (!present.has(line)) lines.push(line);
     return lines.join("\n");
   }
-  if (isPlainObject(theirs) && isPlainObject(mine)) return deepMerge(theirs, mine);
+  if (isPlainObject(theirs) && isPlainObject(mine)) {
+    // Three-way: only the leaves the caller changed since it read are applied.
+    let merged: unknown = theirs;
+    for (const [name, leaf] of flatten(mine)) {
+      if (canonicalJson(valueAt(base, name)) !== canonicalJson(leaf)) {
+        merged = deepMerge(merged, nest(name, leaf));
+      }
+    }
+    return merged;
+  }
   return mine;
 }
 
@@ -443,7 +460,7 @@ function runCrdt(workload: Workload, now: () => number): { row: MergeBenchRow; c
   let clock = 0;
   const started = now();
   const replicas = workload.agents.map(
-    (agent, index) =>
+    (_agent, index) =>
       new StateReplica({
         subjectId: workload.name,
         peerId: index + 1,
@@ -517,4 +534,56 @@ export function runMergeBench(options: MergeBenchOptions = {}): MergeBenchResult
     }));
   }
   return { rows, writeCosts };
+}
+
+const columns: Array<keyof MergeBenchRow> = [
+  "workload",
+  "strategy",
+  "verdict",
+  "outcome",
+  "writes_lost",
+  "escalations",
+  "model_calls",
+  "latency_ms",
+  "converged",
+];
+
+/** The table `shared-ctx bench merge` prints, with the per-write costs and the targets. */
+export function formatMergeBenchTable(result: MergeBenchResult): string {
+  const cells = result.rows.map((row) =>
+    columns.map((column) =>
+      column === "latency_ms" ? row.latency_ms.toFixed(1) : String(row[column]),
+    ),
+  );
+  const widths = columns.map((column, index) =>
+    Math.max(column.length, ...cells.map((line) => line[index]?.length ?? 0)),
+  );
+  const format = (line: readonly string[]) =>
+    line
+      .map((cell, index) => cell.padEnd(widths[index] ?? 0))
+      .join("  ")
+      .trimEnd();
+  const lines = [format(columns), format(widths.map((width) => "-".repeat(width)))];
+  for (const line of cells) lines.push(format(line));
+  const cost = (strategy: MergeStrategy) =>
+    result.writeCosts.find((item) => item.strategy === strategy)?.microsecondsPerWrite ?? 0;
+  const largest = result.rows.filter((row) => row.workload.startsWith("many_agents")).at(-1);
+  const crdtRows = result.rows.filter((row) => row.strategy === "crdt");
+  const ratio = cost("lww") > 0 ? cost("crdt") / cost("lww") : 0;
+  const largestCrdt = crdtRows.filter((row) => row.workload === largest?.workload)[0];
+  lines.push(
+    "",
+    `Cost per write on ${largest?.workload ?? "many_agents"} (write, publish, merge into every replica): ` +
+      (["lww", "transactional", "crdt"] as const)
+        .map((strategy) => `${strategy} ${cost(strategy).toFixed(1)} µs`)
+        .join(", "),
+    "transactional's model calls are a deterministic local resolver (three-way merge, or keep the caller's scalar), counted and timed: no LLM is called.",
+    "latency_ms: lww and crdt, from the last write until the slowest replica holds the merged state (replicas merge in parallel); transactional, time in conflict resolution.",
+    "",
+    "Targets:",
+    `  crdt loses 0 writes on every workload: ${crdtRows.every((row) => row.writes_lost === 0) ? "met" : "MISSED"}`,
+    `  ${largestCrdt?.workload ?? "many_agents"} crdt converges in <= 250 ms: ${(largestCrdt?.latency_ms ?? Number.POSITIVE_INFINITY) <= 250 ? "met" : "MISSED"} (${largestCrdt?.latency_ms.toFixed(1)} ms)`,
+    `  crdt cost per write within 10x of lww: ${ratio <= 10 ? "met" : "MISSED"} (${ratio.toFixed(1)}x)`,
+  );
+  return `${lines.join("\n")}\n`;
 }

@@ -102,17 +102,7 @@ function sectionOf(kind: string): string {
   return "Notes";
 }
 
-const lineCache = new WeakMap<Memory, string>();
-
 function memoryLine(memory: Memory): string {
-  const cached = lineCache.get(memory);
-  if (cached !== undefined) return cached;
-  const line = renderMemoryLine(memory);
-  lineCache.set(memory, line);
-  return line;
-}
-
-function renderMemoryLine(memory: Memory): string {
   const text = firstCodePoints(memory.content.replace(/\s+/g, " "), 500);
   const source = memory.metadata.source;
   return typeof source === "string" && source ? `- ${text} (${source})` : `- ${text}`;
@@ -171,14 +161,15 @@ export function rankContext(input: RankContextInput): ContextBundle {
   for (const candidate of input.memories) unique.set(candidate.memory.id, candidate);
   const ranked = unique.size > 0 ? scoreMemories(input.task, [...unique.values()]) : [];
 
-  const included: Scored[] = [];
+  const included: Array<Scored & { section: string; line: string }> = [];
   for (const item of ranked) {
-    const title = sectionOf(item.candidate.memory.kind);
-    const cost = sectionCost(title) + estimateTokens(`${memoryLine(item.candidate.memory)}\n`);
+    const section = sectionOf(item.candidate.memory.kind);
+    const line = memoryLine(item.candidate.memory);
+    const cost = sectionCost(section) + estimateTokens(`${line}\n`);
     if (used + cost > input.maxTokens) continue;
     used += cost;
-    openedSections.add(title);
-    included.push(item);
+    openedSections.add(section);
+    included.push({ ...item, section, line });
   }
 
   // Raw episodes already told by a candidate memory would only repeat it.
@@ -202,13 +193,14 @@ export function rankContext(input: RankContextInput): ContextBundle {
   const parts = [header];
   for (const section of sections) {
     const lines = included
-      .filter((item) => sectionOf(item.candidate.memory.kind) === section.title)
-      .map((item) => item.candidate)
+      .filter((item) => item.section === section.title)
       // "Recent activity" reads as a story, oldest first; the other sections in score order.
       .sort((left, right) =>
-        section.title === "Recent activity" ? left.sequence - right.sequence : 0,
+        section.title === "Recent activity"
+          ? left.candidate.sequence - right.candidate.sequence
+          : 0,
       )
-      .map((candidate) => memoryLine(candidate.memory));
+      .map((item) => item.line);
     if (section.title === "Recent activity") {
       lines.push(...includedEpisodes.map((candidate) => episodeLine(candidate.episode)));
     }

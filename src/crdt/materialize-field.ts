@@ -38,6 +38,8 @@ export interface FieldView {
 interface Leaf {
   readonly entry: EntryRecord;
   readonly path: readonly string[];
+  /** `path` as JSON, the key leaves are grouped by. */
+  readonly pathKey: string;
   /** `undefined` for an object marker (an empty or nested object written at this path). */
   readonly value: JsonValue | undefined;
   readonly isMarker: boolean;
@@ -154,12 +156,10 @@ export function materializeField(input: {
   // kind mismatch of that leaf.
   const mapEntries = entries.filter((entry) => entry.data.f === "map");
   const allLeaves = mapEntries.flatMap((entry) => leavesOf(entry));
-  const leafPaths = new Map<string, readonly string[]>();
-  for (const leaf of allLeaves) leafPaths.set(JSON.stringify(leaf.path), leaf.path);
-  for (const [pathKey, path] of leafPaths) {
-    const scalars = allLeaves.filter(
-      (leaf) => !leaf.isMarker && JSON.stringify(leaf.path) === pathKey,
-    );
+  const allIndex = indexLeaves(allLeaves);
+  for (const [pathKey, atPath] of allIndex.byPath) {
+    const path = atPath[0]?.path ?? [];
+    const scalars = atPath.filter((leaf) => !leaf.isMarker);
     if (scalars.length === 0) continue;
     const dotted = [key, ...path].join(".");
     const candidates = leafResolutionsFor(path);
@@ -172,11 +172,10 @@ export function materializeField(input: {
       candidates,
       record,
     });
-    const objectSide = uniqueEntries(
-      allLeaves.filter(
-        (leaf) => isStrictPrefix(path, leaf.path) || (leaf.isMarker && samePath(leaf.path, path)),
-      ),
-    );
+    const objectSide = uniqueEntries([
+      ...(allIndex.under.get(pathKey) ?? []),
+      ...atPath.filter((leaf) => leaf.isMarker),
+    ]);
     const scalarSide = uniqueEntries(scalars);
     const contested = new Set<EntryRecord>();
     for (const scalar of scalarSide) {
@@ -514,18 +513,47 @@ function leavesOf(entry: EntryRecord): Leaf[] {
   const walk = (value: JsonValue, path: string[]): void => {
     if (isPlainObject(value)) {
       const names = Object.keys(value);
-      if (names.length === 0) leaves.push({ entry, path, value: undefined, isMarker: true });
+      if (names.length === 0) {
+        leaves.push({
+          entry,
+          path,
+          pathKey: JSON.stringify(path),
+          value: undefined,
+          isMarker: true,
+        });
+      }
       for (const name of names) {
         const child = value[name];
         if (child !== undefined) walk(child as JsonValue, [...path, name]);
       }
       return;
     }
-    leaves.push({ entry, path, value, isMarker: false });
+    leaves.push({ entry, path, pathKey: JSON.stringify(path), value, isMarker: false });
   };
   // A leaf resolution stores its value at its path, so the same walk applies.
   walk(entry.data.v, []);
   return leaves.filter((leaf) => leaf.path.length > 0 || leaf.isMarker);
+}
+
+/** Leaves grouped by path, and by every strict prefix of their path. */
+function indexLeaves(leaves: readonly Leaf[]): {
+  byPath: Map<string, Leaf[]>;
+  under: Map<string, Leaf[]>;
+} {
+  const byPath = new Map<string, Leaf[]>();
+  const under = new Map<string, Leaf[]>();
+  const add = (map: Map<string, Leaf[]>, key: string, leaf: Leaf) => {
+    const group = map.get(key);
+    if (group) group.push(leaf);
+    else map.set(key, [leaf]);
+  };
+  for (const leaf of leaves) {
+    add(byPath, leaf.pathKey, leaf);
+    for (let length = 0; length < leaf.path.length; length++) {
+      add(under, JSON.stringify(leaf.path.slice(0, length)), leaf);
+    }
+  }
+  return { byPath, under };
 }
 
 function uniqueEntries(leaves: readonly Leaf[]): EntryRecord[] {
@@ -578,12 +606,14 @@ function mergeMap(options: {
         ),
     );
   // A leaf is replaced by a later write at the same path, above it or below it.
-  const heads = leaves.filter(
-    (leaf) =>
-      !leaves.some(
-        (other) => pathsRelated(other.path, leaf.path) && supersedes(other.entry, leaf.entry),
-      ),
-  );
+  const index = indexLeaves(leaves);
+  const heads = leaves.filter((leaf) => {
+    const related = [...(index.under.get(leaf.pathKey) ?? [])];
+    for (let length = 0; length <= leaf.path.length; length++) {
+      related.push(...(index.byPath.get(JSON.stringify(leaf.path.slice(0, length))) ?? []));
+    }
+    return !related.some((other) => supersedes(other.entry, leaf.entry));
+  });
   const byPath = new Map<string, Leaf[]>();
   for (const leaf of heads) {
     const pathKey = JSON.stringify(leaf.path);

@@ -209,10 +209,15 @@ export class StateReplica {
     else this.doc.importBatch([...updates]);
     // Every operation is one entry keyed by its id: the version vector says which ones are new.
     const arrived: EntryRecord[] = [];
-    for (const [peer, end] of this.doc.oplogVersion().toJSON()) {
+    const version = this.doc.oplogVersion().toJSON();
+    let fresh = 0;
+    for (const [peer, end] of version) fresh += end - (this.#indexed.get(peer) ?? 0);
+    // Many new entries: one call for the whole map beats one wasm call per entry.
+    const all = fresh > 64 ? (this.#log.getShallowValue() as Record<string, unknown>) : undefined;
+    for (const [peer, end] of version) {
       for (let counter = this.#indexed.get(peer) ?? 0; counter < end; counter++) {
         const id = entryId(peer, counter);
-        const entry = parseEntry(id, this.#log.get(id));
+        const entry = parseEntry(id, all ? all[id] : this.#log.get(id));
         if (entry) arrived.push(entry);
       }
       this.#indexed.set(peer, end);
@@ -325,7 +330,9 @@ export class StateReplica {
         if (!sameKind || !Array.isArray(view.attribution)) return text;
         // A read-modify-write append: store only what was added, so concurrent appends all stay.
         // The writer may have read an older text (fewer segments): try the longest prefix first.
-        const segments = (view.attribution as Array<{ text: string }>).map((segment) => segment.text);
+        const segments = (view.attribution as Array<{ text: string }>).map(
+          (segment) => segment.text,
+        );
         let prefix = segments.join("\n");
         for (let count = segments.length; count > 0; count--) {
           if (prefix.length > 0 && text.startsWith(prefix)) {
@@ -333,7 +340,10 @@ export class StateReplica {
             if (rest === "") return undefined;
             if (rest.startsWith("\n")) return rest.slice(1);
           }
-          prefix = prefix.slice(0, Math.max(0, prefix.length - (segments[count - 1]?.length ?? 0) - 1));
+          prefix = prefix.slice(
+            0,
+            Math.max(0, prefix.length - (segments[count - 1]?.length ?? 0) - 1),
+          );
         }
         return text === "" ? undefined : text;
       }

@@ -57,9 +57,9 @@ export interface StoreCoreOptions {
 
 /** How many candidates of each kind `getContext` considers; bounded so it stays fast at 100k. */
 const contextCandidates = {
-  ftsWindow: 500,
-  relevant: 50,
-  newest: 50,
+  ftsWindow: 250,
+  relevant: 40,
+  newest: 40,
   decisions: 30,
   episodes: 10,
 } as const;
@@ -274,11 +274,14 @@ export class EmbeddedStoreCore {
   }
 
   #compileLocked(tenantId: string | null, subjectId: string): Memory[] {
-    const episodes = this.#statement<EpisodeRow>(
-      `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND seq > ? ORDER BY seq`,
-    ).all(tenantId, subjectId, this.#compiledUpTo(tenantId, subjectId));
-    const last = episodes.at(-1);
-    if (!last) return [];
+    // Pages of episodes, so a 100k-episode subject is never loaded whole.
+    const readPage = (after: number) =>
+      this.#statement<EpisodeRow>(
+        `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND seq > ? ORDER BY seq LIMIT 1000`,
+      ).all(tenantId, subjectId, after);
+    let page = readPage(this.#compiledUpTo(tenantId, subjectId));
+    if (page.length === 0) return [];
+    let compiledSeq = 0;
     const now = this.#timestamp();
     const counter = this.#statement<{ value: number }>(
       `SELECT value FROM counters WHERE name = 'memory_change'`,
@@ -301,69 +304,72 @@ export class EmbeddedStoreCore {
     );
     const index = this.#statement(`INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)`);
 
-    for (const row of episodes) {
-      const draft = compileEpisode({
-        type: row.type,
-        source: row.source,
-        payload: JSON.parse(row.payload),
-      });
-      if (!draft) continue;
-      const validFrom = row.created_at;
-      if (draft.target !== null) {
-        for (const old of findSuperseded.all(tenantId, subjectId, draft.kind, draft.target)) {
-          changeSeq += 1;
-          supersede.run(validFrom, now, changeSeq, old.seq);
-          unindex.run(old.seq);
-          const sameCall = created.get(old.id);
-          if (sameCall) {
-            sameCall.status = "superseded";
-            sameCall.validTo = validFrom;
-            sameCall.updatedAt = now;
+    for (; page.length > 0; page = readPage(compiledSeq)) {
+      for (const row of page) {
+        compiledSeq = row.seq;
+        const draft = compileEpisode({
+          type: row.type,
+          source: row.source,
+          payload: JSON.parse(row.payload),
+        });
+        if (!draft) continue;
+        const validFrom = row.created_at;
+        if (draft.target !== null) {
+          for (const old of findSuperseded.all(tenantId, subjectId, draft.kind, draft.target)) {
+            changeSeq += 1;
+            supersede.run(validFrom, now, changeSeq, old.seq);
+            unindex.run(old.seq);
+            const sameCall = created.get(old.id);
+            if (sameCall) {
+              sameCall.status = "superseded";
+              sameCall.validTo = validFrom;
+              sameCall.updatedAt = now;
+            }
           }
         }
+        changeSeq += 1;
+        const memory: Memory = {
+          id: this.#generateId(),
+          subjectId,
+          kind: draft.kind,
+          content: draft.content,
+          summary: draft.summary,
+          confidence: draft.confidence,
+          validFrom,
+          validTo: null,
+          sourceEpisodeIds: [row.id],
+          metadata: draft.metadata,
+          status: "active",
+          createdAt: now,
+          updatedAt: now,
+        };
+        const result = insertMemory.run(
+          memory.id,
+          tenantId,
+          subjectId,
+          memory.kind,
+          draft.target,
+          memory.content,
+          memory.summary,
+          memory.confidence,
+          validFrom,
+          JSON.stringify(memory.sourceEpisodeIds),
+          JSON.stringify(memory.metadata),
+          now,
+          now,
+          changeSeq,
+        );
+        index.run(result.lastInsertRowid, scopedTerms(scope, memory.content));
+        created.set(memory.id, memory);
       }
-      changeSeq += 1;
-      const memory: Memory = {
-        id: this.#generateId(),
-        subjectId,
-        kind: draft.kind,
-        content: draft.content,
-        summary: draft.summary,
-        confidence: draft.confidence,
-        validFrom,
-        validTo: null,
-        sourceEpisodeIds: [row.id],
-        metadata: draft.metadata,
-        status: "active",
-        createdAt: now,
-        updatedAt: now,
-      };
-      const result = insertMemory.run(
-        memory.id,
-        tenantId,
-        subjectId,
-        memory.kind,
-        draft.target,
-        memory.content,
-        memory.summary,
-        memory.confidence,
-        validFrom,
-        JSON.stringify(memory.sourceEpisodeIds),
-        JSON.stringify(memory.metadata),
-        now,
-        now,
-        changeSeq,
-      );
-      index.run(result.lastInsertRowid, scopedTerms(scope, memory.content));
-      created.set(memory.id, memory);
     }
     const marked = this.#statement(
       `UPDATE compile_marks SET compiled_seq = ? WHERE tenant_id IS ? AND subject_id = ?`,
-    ).run(last.seq, tenantId, subjectId);
+    ).run(compiledSeq, tenantId, subjectId);
     if (marked.changes === 0) {
       this.#statement(
         `INSERT INTO compile_marks (tenant_id, subject_id, compiled_seq) VALUES (?, ?, ?)`,
-      ).run(tenantId, subjectId, last.seq);
+      ).run(tenantId, subjectId, compiledSeq);
     }
     this.#statement(`UPDATE counters SET value = ? WHERE name = 'memory_change'`).run(changeSeq);
     return [...created.values()];
@@ -408,15 +414,20 @@ export class EmbeddedStoreCore {
     const setStatus = this.#statement(
       `UPDATE compile_jobs SET status = ?, memories_created = ?, memory_ids = ?, error = ?, updated_at = ? WHERE job_id = ?`,
     );
-    setStatus.run("running", null, null, null, this.#timestamp(), jobId);
     try {
+      setStatus.run("running", null, null, null, this.#timestamp(), jobId);
       const result = this.compileMemories(tenantId, subjectId);
       const ids = JSON.stringify(result.memories.map((memory) => memory.id));
       setStatus.run("completed", result.memoriesCreated, ids, null, this.#timestamp(), jobId);
     } catch (error) {
       if (this.#closed) return;
       const message = error instanceof Error ? error.message : String(error);
-      setStatus.run("failed", null, null, message, this.#timestamp(), jobId);
+      try {
+        setStatus.run("failed", null, null, message, this.#timestamp(), jobId);
+      } catch {
+        // The database itself is failing (e.g. locked past the busy timeout): the job stays
+        // "running" for pollers, and a throw here would crash the process from setImmediate.
+      }
     }
   }
 
