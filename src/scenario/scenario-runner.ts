@@ -133,6 +133,10 @@ export function startRun(options: StartRunOptions): RunHandle {
         brain: brain.name,
         agents: scenario.agents.map(agentInfo),
       });
+      // A store that cannot take the run (a server that is down) fails the run before any agent
+      // spends work, instead of after the whole run has been played.
+      await persisted;
+      if (persistError !== undefined) throw persistError;
       let releaseWorkers: () => void = () => undefined;
       const workersDone = new Promise<void>((resolve) => {
         releaseWorkers = resolve;

@@ -1,4 +1,4 @@
-import type { RunMode, RunSummary, ScenarioEvent } from "../scenario/scenario-events.js";
+import type { RunSummary, ScenarioEvent } from "../scenario/scenario-events.js";
 import {
   formatComparisonPlain,
   formatEventLinePlain,
@@ -26,7 +26,6 @@ function writeLines(output: PlainOutput, lines: readonly string[]): void {
 
 async function printRun(
   output: PlainOutput,
-  mode: RunMode,
   source: RunEventSource,
   events: ScenarioEvent[],
 ): Promise<RunSummary> {
@@ -47,9 +46,10 @@ async function printRun(
     writeLines(output, [...formatVerdictPlain(verdictFor(summary, events)), ""]);
     return summary;
   } catch (error) {
+    // Print what the run did before it failed; the error itself (typed, e.g. a server that is
+    // down) goes up unchanged so the CLI can report it with its own message and exit code.
     flush();
-    const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`the ${mode} run failed: ${message}`, { cause: error });
+    throw error;
   } finally {
     stop();
   }
@@ -68,8 +68,8 @@ export async function printDemoPlain(
   const naive = record(runs.naive);
   const statewave = record(runs.statewave);
   try {
-    const naiveSummary = await printRun(output, "naive", runs.naive, naive.events);
-    const statewaveSummary = await printRun(output, "statewave", runs.statewave, statewave.events);
+    const naiveSummary = await printRun(output, runs.naive, naive.events);
+    const statewaveSummary = await printRun(output, runs.statewave, statewave.events);
     writeLines(output, [
       ...formatComparisonPlain(naiveSummary, statewaveSummary, options.width),
       "",

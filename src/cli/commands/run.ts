@@ -48,105 +48,97 @@ function isTerminal(stream: OutputStream): stream is OutputStream & NodeJS.Write
 
 /** `shared-ctx run`: one pipeline on one scenario (or a free-text task), with a summary. */
 export function makeRunCommand(deps: CliDeps): Command {
-  return (
-    new Command("run")
-      .description(
-        "run one pipeline (naive message passing, or the shared context) and summarise it",
-      )
-      .addOption(
-        new Option("--mode <mode>", "coordination layer")
-          .choices(["naive", "statewave"])
-          .default("statewave"),
-      )
-      .option(
-        "--scenario <name|path>",
-        `a shipped scenario or a .yaml/.json file (default: ${defaultScenarioName})`,
-      )
-      .option("--task <text>", "a free-text task instead of a scenario (decomposed per role)")
-      .option("--json", "print one JSON document (summary and events) instead of lines")
-      .option(
-        "--speed <n>",
-        "time scale: 1 = scenario timings as written",
-        parsePositiveNumber,
-        defaultRunSpeed,
-      )
-      .option("--seed <n>", "fix the timing jitter", parseSeed)
-      .addOption(
-        new Option("--store <kind>", "where the run is kept").choices(["embedded", "statewave"]),
-      )
-      .option(
-        "--db <path>",
-        "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)",
-      )
-      .option("--no-color", "draw without colour")
-      .addHelpText(
-        "after",
-        [
-          "",
-          "Examples:",
-          "  $ shared-ctx run --mode naive                 the collision, found at review",
-          "  $ shared-ctx run --mode statewave             the same agents, conflict avoided",
-          "  $ shared-ctx run --scenario late-decision --json",
-          '  $ shared-ctx run --task "Build a payment service. Deprecate legacy Stripe v1 module."',
-          "",
-          "Exit codes: 0 done (a collision is a finding), 1 runtime failure, 2 usage or invalid scenario.",
-        ].join("\n"),
-      )
-      .action(async (options: RunCommandOptions) => {
-        if (options.task !== undefined && options.scenario !== undefined) {
-          throw new UsageError("use either --scenario or --task, not both");
-        }
-        const scenario =
-          options.task !== undefined
-            ? scenarioFromTask(options.task)
-            : await loadScenario(options.scenario ?? defaultScenarioName, { cwd: deps.cwd });
-        let brain: ReturnType<typeof createBrainFromEnv>;
-        try {
-          brain = createBrainFromEnv(deps.env);
-        } catch (error) {
-          if (error instanceof LlmConfigError)
-            throw new UsageError(error.message, { cause: error });
-          throw error;
-        }
-        const store = createContextStore({
-          ...(options.store !== undefined ? { store: options.store } : {}),
-          ...(options.db !== undefined ? { db: options.db } : {}),
-          env: deps.env,
-          cwd: deps.cwd,
+  return new Command("run")
+    .description("run one pipeline (naive message passing, or the shared context) and summarise it")
+    .addOption(
+      new Option("--mode <mode>", "coordination layer")
+        .choices(["naive", "statewave"])
+        .default("statewave"),
+    )
+    .option(
+      "--scenario <name|path>",
+      `a shipped scenario or a .yaml/.json file (default: ${defaultScenarioName})`,
+    )
+    .option("--task <text>", "a free-text task instead of a scenario (decomposed per role)")
+    .option("--json", "print one JSON document (summary and events) instead of lines")
+    .option(
+      "--speed <n>",
+      "time scale: 1 = scenario timings as written",
+      parsePositiveNumber,
+      defaultRunSpeed,
+    )
+    .option("--seed <n>", "fix the timing jitter", parseSeed)
+    .addOption(
+      new Option("--store <kind>", "where the run is kept").choices(["embedded", "statewave"]),
+    )
+    .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
+    .option("--no-color", "draw without colour")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Examples:",
+        "  $ shared-ctx run --mode naive                 the collision, found at review",
+        "  $ shared-ctx run --mode statewave             the same agents, conflict avoided",
+        "  $ shared-ctx run --scenario late-decision --json",
+        '  $ shared-ctx run --task "Build a payment service. Deprecate legacy Stripe v1 module."',
+        "",
+        "Exit codes: 0 done (a collision is a finding), 1 runtime failure, 2 usage or invalid scenario.",
+      ].join("\n"),
+    )
+    .action(async (options: RunCommandOptions) => {
+      if (options.task !== undefined && options.scenario !== undefined) {
+        throw new UsageError("use either --scenario or --task, not both");
+      }
+      const scenario =
+        options.task !== undefined
+          ? scenarioFromTask(options.task)
+          : await loadScenario(options.scenario ?? defaultScenarioName, { cwd: deps.cwd });
+      let brain: ReturnType<typeof createBrainFromEnv>;
+      try {
+        brain = createBrainFromEnv(deps.env);
+      } catch (error) {
+        if (error instanceof LlmConfigError) throw new UsageError(error.message, { cause: error });
+        throw error;
+      }
+      const store = createContextStore({
+        ...(options.store !== undefined ? { store: options.store } : {}),
+        ...(options.db !== undefined ? { db: options.db } : {}),
+        env: deps.env,
+        cwd: deps.cwd,
+      });
+      try {
+        const handle = startRun({
+          scenario,
+          mode: options.mode,
+          store,
+          brain,
+          speed: options.speed,
+          ...(options.seed !== undefined ? { seed: options.seed } : {}),
+          signal: deps.signal,
         });
-        try {
-          const handle = startRun({
-            scenario,
+        const events: ScenarioEvent[] = [];
+        handle.subscribe((event) => events.push(event));
+        if (options.json) {
+          const summary = await handle.done;
+          writeRunJson(deps.stdout, summary, events);
+          return;
+        }
+        if (isTerminal(deps.stdout)) {
+          const { renderRunLive } = await import("../../ui/render-run.js");
+          await renderRunLive(handle, {
+            stdout: deps.stdout,
+            ...(deps.stdin ? { stdin: deps.stdin } : {}),
+            noColor: !options.color || deps.env.NO_COLOR !== undefined,
             mode: options.mode,
-            store,
-            brain,
-            speed: options.speed,
-            ...(options.seed !== undefined ? { seed: options.seed } : {}),
             signal: deps.signal,
           });
-          const events: ScenarioEvent[] = [];
-          handle.subscribe((event) => events.push(event));
-          if (options.json) {
-            const summary = await handle.done;
-            writeRunJson(deps.stdout, summary, events);
-            return;
-          }
-          if (isTerminal(deps.stdout)) {
-            const { renderRunLive } = await import("../../ui/render-run.js");
-            await renderRunLive(handle, {
-              stdout: deps.stdout,
-              ...(deps.stdin ? { stdin: deps.stdin } : {}),
-              noColor: !options.color || deps.env.NO_COLOR !== undefined,
-              mode: options.mode,
-              signal: deps.signal,
-            });
-          } else {
-            handle.subscribe(createPlainRunPrinter(deps.stdout));
-          }
-          writeRunSummary(deps.stdout, await handle.done);
-        } finally {
-          await store.close();
+        } else {
+          handle.subscribe(createPlainRunPrinter(deps.stdout));
         }
-      })
-  );
+        writeRunSummary(deps.stdout, await handle.done);
+      } finally {
+        await store.close();
+      }
+    });
 }
