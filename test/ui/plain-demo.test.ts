@@ -42,12 +42,15 @@ describe("printDemoPlain", () => {
     expect(text.match(/\[Coder\] Skipping/g)).toHaveLength(1);
   });
 
-  it("names the run that failed", async () => {
+  it("prints what the failed run did, then passes its own error up unchanged", async () => {
     const naive = scriptedRun(naiveCollisionEvents());
     const statewave = scriptedRun(statewaveAvoidedEvents());
-    const printing = printDemoPlain({ naive, statewave, stop: async () => undefined }, buffer());
+    const output = buffer();
+    const printing = printDemoPlain({ naive, statewave, stop: async () => undefined }, output);
     naive.emit(2);
-    naive.fail(new Error("model timed out"));
-    await expect(printing).rejects.toThrow("the naive run failed: model timed out");
+    const failure = new Error("model timed out");
+    naive.fail(failure);
+    await expect(printing).rejects.toBe(failure);
+    expect(output.text()).toContain("Naive (message passing)");
   });
 });
