@@ -459,7 +459,7 @@ function runTransactional(
 function runCrdt(workload: Workload, now: () => number): { row: MergeBenchRow; cost: number } {
   let clock = 0;
   const started = now();
-  const replicas = workload.agents.map(
+  const replicas: Array<StateReplica | undefined> = workload.agents.map(
     (_agent, index) =>
       new StateReplica({
         subjectId: workload.name,
@@ -476,19 +476,28 @@ function runCrdt(workload: Workload, now: () => number): { row: MergeBenchRow; c
       replica.write(write.agent, write.namespace, write.key, value);
     }
   });
-  const updates = replicas.map((replica) => replica.exportOwn(0, replica.ownCounter()));
-  // Every replica imports the others' updates; each is timed alone (they run in parallel).
+  const updates = replicas.map((replica) => replica?.exportOwn(0, replica.ownCounter()));
+  // Every replica imports the others' updates; each is timed alone (they run in parallel, one
+  // process each). A merged replica is released at once, as its process would hold it alone:
+  // keeping 64 merged replicas in one heap makes each later merge pay for the others' garbage.
   let slowest = 0;
-  replicas.forEach((replica, index) => {
-    const mergeStarted = now();
-    replica.import(updates.filter((_, other) => other !== index));
-    replica.toJSON();
-    slowest = Math.max(slowest, now() - mergeStarted);
-  });
-  const total = now() - started;
-  const reference = JSON.stringify(replicas[0]?.toJSON());
-  const converged = replicas.every((replica) => JSON.stringify(replica.toJSON()) === reference);
+  const merged: string[] = [];
   const first = replicas[0] as StateReplica;
+  for (let index = 0; index < replicas.length; index++) {
+    const replica = replicas[index] as StateReplica;
+    const mergeStarted = now();
+    replica.import(
+      updates.filter((update, other) => update !== undefined && other !== index) as Uint8Array[],
+    );
+    merged.push(JSON.stringify(replica.toJSON()));
+    slowest = Math.max(slowest, now() - mergeStarted);
+    if (index > 0) {
+      replica.doc.free();
+      replicas[index] = undefined;
+    }
+  }
+  const total = now() - started;
+  const converged = merged.every((json) => json === merged[0]);
   const escalations = first.escalations().length;
   const lost = countLost(workload, (write) => first.get(write.namespace, write.key), new Set());
   const writeCount = workload.scripts.flat().length;

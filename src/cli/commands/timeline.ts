@@ -31,6 +31,9 @@ interface TimelineCommandOptions {
 /** Pipes get a wide table (nothing re-wraps it); terminals get their own width. */
 const pipeWidth = 120;
 
+/** Any period works: the interval only holds a ref on the event loop, it never does anything. */
+const keepAliveMs = 60_000;
+
 /** The `--json` document. */
 function timelineDocument(timeline: RunTimeline) {
   return {
@@ -65,6 +68,10 @@ async function follow(
   deps.stdout.write(`Following ${runId} (Ctrl-C to stop)\n\n`);
   deps.stdout.write(`${formatTimelineHeader(columns, width).join("\n")}\n`);
   await new Promise<void>((resolve) => {
+    // The store's watch timers are unref()'d so that a forgotten watch never holds a process open;
+    // here following IS the work, so this ref'd timer keeps Node alive until run-end, Ctrl-C or
+    // abort (otherwise Node exits with 13, "unsettled top-level await", as soon as it idles).
+    const keepAlive = setInterval(() => undefined, keepAliveMs);
     const onAbort = () => finish();
     const subscription = store.watch(
       runId,
@@ -92,6 +99,7 @@ async function follow(
     function finish() {
       if (finished) return;
       finished = true;
+      clearInterval(keepAlive);
       deps.signal.removeEventListener("abort", onAbort);
       subscription.close();
       resolve();
