@@ -52,9 +52,53 @@ export interface MemoryDraft {
   /** The first 200 code points of `content`. */
   summary: string;
   confidence: number;
-  /** Supersede key: a newer memory with the same kind and target replaces the older one. */
+  /**
+   * Supersede key: a newer memory with the same kind and target replaces an older one the writer
+   * knew of (see {@link supersedes}).
+   */
   target: string | null;
+  /** The agent that wrote the episode (`episode.source`). */
+  source: string;
+  /** Memory ids the writer declared it had read (`provenance.read_memory_ids`), deduplicated. */
+  readMemoryIds: string[];
   metadata: JsonObject;
+}
+
+/**
+ * The provenance key under which a writer lists the memory ids it had read when it wrote the
+ * episode (`provenance: { read_memory_ids: ["mem-1", …] }`). snake_case, as Statewave's own
+ * provenance keys are. `SharedContext.decide` fills it from the caller's latest `beforeActing`.
+ */
+export const readMemoryIdsKey = "read_memory_ids";
+
+/** Metadata key on a newer memory listing the active memories it contradicts (written without knowing them). */
+export const contradictsKey = "contradicts";
+
+/** The memory ids an episode's provenance says its writer had read (strings only, deduplicated, in order). */
+export function readMemoryIdsOf(provenance: JsonObject | undefined): string[] {
+  const value = provenance?.[readMemoryIdsKey];
+  if (!Array.isArray(value)) return [];
+  const ids: string[] = [];
+  for (const item of value) {
+    if (typeof item === "string" && item && !ids.includes(item)) ids.push(item);
+  }
+  return ids;
+}
+
+/**
+ * Whether a newer memory supersedes an older active one with the same kind and target.
+ *
+ * Supersede means "a newer statement written with knowledge of the older one": the same agent
+ * restating (it knows what it said before), or another agent whose episode declares it had read
+ * the older memory (`provenance.read_memory_ids`). A different agent that had not seen it did not
+ * overrule it: the two disagree, and compile keeps both active and records the contradiction on
+ * the newer one (`metadata.contradicts`) instead of letting the later write silently win.
+ */
+export function supersedes(
+  newer: Pick<MemoryDraft, "source" | "readMemoryIds">,
+  older: { id: string; source: string | undefined },
+): boolean {
+  return older.source === newer.source || newer.readMemoryIds.includes(older.id);
 }
 
 /** The memory kind for an episode type: typed kinds pass through, anything else is a summary. */
@@ -128,7 +172,7 @@ export function firstCodePoints(text: string, count: number): string {
  * or no text). Never throws on odd payloads: compile must not be poisoned by one bad episode.
  */
 export function compileEpisode(
-  episode: Pick<Episode, "type" | "source" | "payload">,
+  episode: Pick<Episode, "type" | "source" | "payload"> & { provenance?: JsonObject },
 ): MemoryDraft | null {
   if (nonMemoryEpisodeTypes.has(episode.type)) return null;
   const content = episodeText(episode.payload);
@@ -143,6 +187,8 @@ export function compileEpisode(
     summary: firstCodePoints(content, 200),
     confidence: confidenceOf(episode.payload, kind),
     target,
+    source: episode.source,
+    readMemoryIds: readMemoryIdsOf(episode.provenance),
     metadata,
   };
 }

@@ -3,20 +3,28 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { toRunEventEpisode } from "../../src/scenario/run-record.js";
+import { statewaveAvoidedEvents } from "../support/fixtures/run-events.js";
 import { waitForExit } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
+import { waitFor } from "../support/wait-for.js";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const bin = join(repoRoot, "bin", "shared-ctx.js");
 
-/** Runs the BUILT bin with stdout a pipe (no TTY), as CI would. */
-async function shared(args: readonly string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [bin, ...args], {
+/** Starts the BUILT bin with stdout a pipe (no TTY), as CI would. */
+function spawnShared(args: readonly string[], env: Record<string, string> = {}) {
+  return spawn(process.execPath, [bin, ...args], {
     cwd: repoRoot,
     env: { ...process.env, NO_COLOR: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  return waitForExit(child);
+}
+
+/** Runs the BUILT bin to its end. */
+async function shared(args: readonly string[], env: Record<string, string>) {
+  return waitForExit(spawnShared(args, env));
 }
 
 describe("the built bin without a TTY", () => {
@@ -73,5 +81,43 @@ describe("the built bin without a TTY", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/== Naive \(message passing\) · nv-[0-9a-z]{8}/);
     expect(run.stdout).toContain("[Planner] DEPRECATING → legacy-session-token");
+  });
+
+  it("timeline --follow stays alive while another process writes the run, and exits 0 at run-end", async () => {
+    const db = join(tempDir(), "store.db");
+    const [start, next, ...rest] = statewaveAvoidedEvents();
+    if (!start || !next) throw new Error("the fixture run has fewer than two events");
+    const writer = new EmbeddedStore({ path: db });
+    try {
+      await writer.createEpisode(toRunEventEpisode(start));
+      const child = spawnShared(["timeline", start.runId, "--follow", "--db", db]);
+      let seen = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        seen += chunk.toString();
+      });
+      const exited = waitForExit(child);
+      await waitFor(() => expect(seen).toMatch(/Run\s+run-start/), { timeoutMs: 20_000 });
+      // The follower has printed everything there was and is now idle: only its own ref'd timer
+      // keeps it alive (the store's watch timers are unref()'d), so it must still see this row.
+      await writer.createEpisode(toRunEventEpisode(next));
+      const early = await Promise.race([
+        waitFor(() => expect(seen).toMatch(/Planner\s+agent-start/), { timeoutMs: 20_000 }).then(
+          () => undefined,
+        ),
+        exited,
+      ]);
+      expect(early, "the follower exited before the run ended").toBeUndefined();
+      expect(seen).not.toContain("module-skip");
+      for (const event of rest) await writer.createEpisode(toRunEventEpisode(event));
+      const result = await exited;
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/Coder\s+module-skip\s+Skipping → legacy-session-token/);
+      expect(result.stdout).toMatch(/Run\s+run-end/);
+      expect(result.stdout).toContain("Who read what");
+      expect(result.stdout.match(/run-start/g)).toHaveLength(1);
+    } finally {
+      await writer.close();
+    }
   });
 });

@@ -5,6 +5,8 @@ import {
   episodeText,
   firstCodePoints,
   memoryKindFor,
+  readMemoryIdsOf,
+  supersedes,
 } from "../../src/context/compile-memories.js";
 
 describe("memoryKindFor", () => {
@@ -59,6 +61,8 @@ describe("compileEpisode", () => {
       summary: "Use RS256",
       confidence: 0.65,
       target: "auth.token",
+      source: "architect",
+      readMemoryIds: [],
       metadata: {
         source: "architect",
         episodeType: "architectural_decision",
@@ -103,5 +107,47 @@ describe("compileEpisode", () => {
     expect(draft?.content).toBe(content);
     expect([...(draft?.summary ?? "")]).toHaveLength(200);
     expect(firstCodePoints("a🚀b", 2)).toBe("a🚀");
+  });
+});
+
+describe("readMemoryIdsOf", () => {
+  it("reads provenance.read_memory_ids, keeping strings once, in order", () => {
+    expect(readMemoryIdsOf({ read_memory_ids: ["m1", "m2", "m1", 3, "", "m3"] })).toEqual([
+      "m1",
+      "m2",
+      "m3",
+    ]);
+  });
+
+  it.each([[undefined], [{}], [{ read_memory_ids: "m1" }]])("gives no ids for %j", (provenance) => {
+    expect(readMemoryIdsOf(provenance)).toEqual([]);
+  });
+
+  it("is carried into the draft from the episode's provenance", () => {
+    const draft = compileEpisode({
+      type: "decision",
+      source: "planner-b",
+      payload: { content: "Keep it", target: "legacy-cache" },
+      provenance: { read_memory_ids: ["mem-a"] },
+    });
+    expect(draft?.readMemoryIds).toEqual(["mem-a"]);
+    expect(draft?.source).toBe("planner-b");
+  });
+});
+
+describe("supersedes", () => {
+  const newer = { source: "planner-b", readMemoryIds: ["mem-read"] };
+
+  it("lets an agent restate its own decision", () => {
+    expect(supersedes(newer, { id: "mem-own", source: "planner-b" })).toBe(true);
+  });
+
+  it("lets another agent overrule a memory it had read", () => {
+    expect(supersedes(newer, { id: "mem-read", source: "planner-a" })).toBe(true);
+  });
+
+  it("never lets another agent overrule a memory it had not seen", () => {
+    expect(supersedes(newer, { id: "mem-unseen", source: "planner-a" })).toBe(false);
+    expect(supersedes(newer, { id: "mem-unseen", source: undefined })).toBe(false);
   });
 });

@@ -264,6 +264,95 @@ export function describeStoreContract(
         );
         expect(statuses.sort()).toEqual(["active", "superseded", "superseded"]);
       });
+
+      describe("supersede needs knowledge of the older memory", () => {
+        const decision = (
+          subjectId: string,
+          source: string,
+          content: string,
+          provenance: CreateEpisodeInput["provenance"] = {},
+        ) =>
+          episode(subjectId, {
+            source,
+            type: "architectural_decision",
+            payload: { content, target: "legacy-cache" },
+            provenance,
+          });
+
+        it("lets the same agent supersede its own decision", async () => {
+          const subjectId = uniqueSubject("same-agent");
+          await store.createEpisode(decision(subjectId, "planner-a", "Deprecate legacy-cache"));
+          const [first] = (await store.compileMemories(subjectId)).memories;
+          await store.createEpisode(
+            decision(subjectId, "planner-a", "Keep legacy-cache after all"),
+          );
+          const [second] = (await store.compileMemories(subjectId)).memories;
+
+          const active = await store.searchMemories(subjectId, { kind: "architectural_decision" });
+          expect(active.map((memory) => memory.id)).toEqual([second?.id]);
+          const memories = (await store.getTimeline(subjectId)).memories;
+          expect(memories.find((memory) => memory.id === first?.id)?.status).toBe("superseded");
+          expect(second?.metadata.contradicts).toBeUndefined();
+        });
+
+        it("lets another agent supersede a memory it declares it had read", async () => {
+          const subjectId = uniqueSubject("informed");
+          await store.createEpisode(decision(subjectId, "planner-a", "Deprecate legacy-cache"));
+          const [first] = (await store.compileMemories(subjectId)).memories;
+          await store.createEpisode(
+            decision(subjectId, "planner-b", "Keep legacy-cache", {
+              read_memory_ids: [first?.id ?? "missing"],
+            }),
+          );
+          const [second] = (await store.compileMemories(subjectId)).memories;
+
+          const active = await store.searchMemories(subjectId, { kind: "architectural_decision" });
+          expect(active.map((memory) => memory.content)).toEqual(["Keep legacy-cache"]);
+          expect(second?.metadata.contradicts).toBeUndefined();
+        });
+
+        it("keeps both active and records the contradiction when the writer had not seen it", async () => {
+          const subjectId = uniqueSubject("uninformed");
+          await store.createEpisode(decision(subjectId, "planner-a", "Deprecate legacy-cache"));
+          const [first] = (await store.compileMemories(subjectId)).memories;
+          // planner-b read something, but not planner-a's decision.
+          await store.createEpisode(
+            decision(subjectId, "planner-b", "Keep legacy-cache", {
+              read_memory_ids: ["some-other-memory"],
+            }),
+          );
+          const [second] = (await store.compileMemories(subjectId)).memories;
+
+          const active = await store.searchMemories(subjectId, { kind: "architectural_decision" });
+          expect(active.map((memory) => memory.content).sort()).toEqual([
+            "Deprecate legacy-cache",
+            "Keep legacy-cache",
+          ]);
+          expect(second?.metadata.contradicts).toEqual([first?.id]);
+          // The older memory is left exactly as it was: nothing was done to it behind its back.
+          const older = (await store.getTimeline(subjectId)).memories.find(
+            (memory) => memory.id === first?.id,
+          );
+          expect(older).toEqual(first);
+          // Compiling again changes nothing.
+          expect((await store.compileMemories(subjectId)).memoriesCreated).toBe(0);
+        });
+
+        it("records the same contradictions within one compile of a batch", async () => {
+          const subjectId = uniqueSubject("uninformed-batch");
+          await store.createEpisodesBatch([
+            decision(subjectId, "planner-a", "Deprecate legacy-cache"),
+            decision(subjectId, "planner-b", "Keep legacy-cache"),
+            decision(subjectId, "planner-c", "Rewrite legacy-cache"),
+          ]);
+          const { memories } = await store.compileMemories(subjectId);
+          const [a, b, c] = memories;
+          expect(memories.map((memory) => memory.status)).toEqual(["active", "active", "active"]);
+          expect(a?.metadata.contradicts).toBeUndefined();
+          expect(b?.metadata.contradicts).toEqual([a?.id]);
+          expect(c?.metadata.contradicts).toEqual([a?.id, b?.id]);
+        });
+      });
     });
 
     describe("compile jobs", () => {

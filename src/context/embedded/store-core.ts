@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { compileEpisode } from "../compile-memories.js";
+import { compileEpisode, contradictsKey, supersedes } from "../compile-memories.js";
 import type {
   CompileJob,
   CompileResult,
@@ -92,6 +92,12 @@ function waitForJob(
       resolve();
     });
   });
+}
+
+/** The agent recorded in a memory row's metadata (`metadata.source`), if any. */
+function sourceOfMetadata(metadataText: string): string | undefined {
+  const source: unknown = JSON.parse(metadataText).source;
+  return typeof source === "string" ? source : undefined;
 }
 
 /** JSON text of a payload/metadata/provenance object; a value JSON cannot hold is a validation error. */
@@ -290,8 +296,9 @@ export class EmbeddedStoreCore {
     const scope = scopePrefix(tenantId, subjectId);
     const created = new Map<string, Memory>();
 
-    const findSuperseded = this.#statement<MemoryRow>(
-      `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? AND kind = ? AND target = ? AND status = 'active'`,
+    // ORDER BY seq: the contradiction list must come out the same on every compile.
+    const findSameTarget = this.#statement<MemoryRow>(
+      `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? AND kind = ? AND target = ? AND status = 'active' ORDER BY seq`,
     );
     const supersede = this.#statement(
       `UPDATE memories SET status = 'superseded', valid_to = ?, updated_at = ?, change_seq = ? WHERE seq = ?`,
@@ -311,11 +318,19 @@ export class EmbeddedStoreCore {
           type: row.type,
           source: row.source,
           payload: JSON.parse(row.payload),
+          provenance: JSON.parse(row.provenance),
         });
         if (!draft) continue;
         const validFrom = row.created_at;
+        const contradicted: string[] = [];
         if (draft.target !== null) {
-          for (const old of findSuperseded.all(tenantId, subjectId, draft.kind, draft.target)) {
+          for (const old of findSameTarget.all(tenantId, subjectId, draft.kind, draft.target)) {
+            // Only a write made knowing the older memory replaces it; otherwise both stay
+            // active and the disagreement is recorded, so nobody silently wins.
+            if (!supersedes(draft, { id: old.id, source: sourceOfMetadata(old.metadata) })) {
+              contradicted.push(old.id);
+              continue;
+            }
             changeSeq += 1;
             supersede.run(validFrom, now, changeSeq, old.seq);
             unindex.run(old.seq);
@@ -338,7 +353,10 @@ export class EmbeddedStoreCore {
           validFrom,
           validTo: null,
           sourceEpisodeIds: [row.id],
-          metadata: draft.metadata,
+          metadata:
+            contradicted.length > 0
+              ? { ...draft.metadata, [contradictsKey]: contradicted }
+              : draft.metadata,
           status: "active",
           createdAt: now,
           updatedAt: now,
