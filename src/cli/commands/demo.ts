@@ -1,8 +1,6 @@
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, Option } from "commander";
 import type { Brain } from "../../agents/brain.js";
-import { createBrainFromEnv } from "../../agents/create-brain.js";
 import type { ContextStore } from "../../context/context-store.js";
-import { LlmConfigError } from "../../llm/errors/llm-config-error.js";
 import { defaultScenarioName, listScenarios, loadScenario } from "../../scenario/load-scenario.js";
 import { startRun } from "../../scenario/scenario-runner.js";
 import { openStore } from "../../ui/data/open-store.js";
@@ -11,8 +9,8 @@ import { buildRunTimeline } from "../../ui/format/run-timeline.js";
 import { printDemoPlain } from "../../ui/plain-demo.js";
 import type { DemoRuns } from "../../ui/run-source.js";
 import { isColorDisabled } from "../../ui/theme/tokens.js";
-import type { CliDeps, OutputStream } from "../cli-deps.js";
-import { UsageError } from "../fatal-error.js";
+import type { CliDeps } from "../cli-deps.js";
+import { brainFromEnv, isTerminal, parsePositiveNumber, parseSeed } from "../command-helpers.js";
 import { defaultRunSpeed } from "./run.js";
 
 interface DemoCommandOptions {
@@ -22,33 +20,6 @@ interface DemoCommandOptions {
   color: boolean;
   db?: string;
   store?: "embedded" | "statewave";
-}
-
-function parsePositiveNumber(raw: string): number {
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0)
-    throw new InvalidArgumentError("expected a number > 0");
-  return value;
-}
-
-function parseSeed(raw: string): number {
-  const value = Number(raw);
-  if (!Number.isInteger(value)) throw new InvalidArgumentError("expected a whole number");
-  return value;
-}
-
-/** True for a real terminal stream (what Ink needs), not a pipe or a test buffer. */
-function isTerminal(stream: OutputStream): stream is OutputStream & NodeJS.WriteStream {
-  return stream.isTTY === true && "on" in stream;
-}
-
-function brainFromEnv(deps: CliDeps): Brain {
-  try {
-    return createBrainFromEnv(deps.env);
-  } catch (error) {
-    if (error instanceof LlmConfigError) throw new UsageError(error.message, { cause: error });
-    throw error;
-  }
 }
 
 /**

@@ -1,7 +1,5 @@
-import { Command, InvalidArgumentError, Option } from "commander";
-import { createBrainFromEnv } from "../../agents/create-brain.js";
+import { Command, Option } from "commander";
 import { createContextStore } from "../../context/create-context-store.js";
-import { LlmConfigError } from "../../llm/errors/llm-config-error.js";
 import {
   defaultScenarioName,
   loadScenario,
@@ -9,7 +7,9 @@ import {
 } from "../../scenario/load-scenario.js";
 import type { RunMode, ScenarioEvent } from "../../scenario/scenario-events.js";
 import { startRun } from "../../scenario/scenario-runner.js";
-import type { CliDeps, OutputStream } from "../cli-deps.js";
+import { isColorDisabled } from "../../ui/theme/tokens.js";
+import type { CliDeps } from "../cli-deps.js";
+import { brainFromEnv, isTerminal, parsePositiveNumber, parseSeed } from "../command-helpers.js";
 import { UsageError } from "../fatal-error.js";
 import { createPlainRunPrinter, writeRunJson, writeRunSummary } from "../output.js";
 
@@ -26,24 +26,6 @@ interface RunCommandOptions {
   store?: "embedded" | "statewave";
   db?: string;
   color: boolean;
-}
-
-function parsePositiveNumber(raw: string): number {
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0)
-    throw new InvalidArgumentError("expected a number > 0");
-  return value;
-}
-
-function parseSeed(raw: string): number {
-  const value = Number(raw);
-  if (!Number.isInteger(value)) throw new InvalidArgumentError("expected a whole number");
-  return value;
-}
-
-/** True for a real terminal stream (what Ink needs), not a test buffer. */
-function isTerminal(stream: OutputStream): stream is OutputStream & NodeJS.WriteStream {
-  return stream.isTTY === true && "on" in stream;
 }
 
 /** `shared-ctx run`: one pipeline on one scenario (or a free-text task), with a summary. */
@@ -94,13 +76,7 @@ export function makeRunCommand(deps: CliDeps): Command {
         options.task !== undefined
           ? scenarioFromTask(options.task)
           : await loadScenario(options.scenario ?? defaultScenarioName, { cwd: deps.cwd });
-      let brain: ReturnType<typeof createBrainFromEnv>;
-      try {
-        brain = createBrainFromEnv(deps.env);
-      } catch (error) {
-        if (error instanceof LlmConfigError) throw new UsageError(error.message, { cause: error });
-        throw error;
-      }
+      const brain = brainFromEnv(deps);
       const store = createContextStore({
         ...(options.store !== undefined ? { store: options.store } : {}),
         ...(options.db !== undefined ? { db: options.db } : {}),
@@ -129,7 +105,7 @@ export function makeRunCommand(deps: CliDeps): Command {
           await renderRunLive(handle, {
             stdout: deps.stdout,
             ...(deps.stdin ? { stdin: deps.stdin } : {}),
-            noColor: !options.color || deps.env.NO_COLOR !== undefined,
+            noColor: isColorDisabled(deps.env, !options.color),
             mode: options.mode,
             signal: deps.signal,
           });

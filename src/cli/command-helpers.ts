@@ -1,0 +1,40 @@
+import { InvalidArgumentError } from "commander";
+import type { Brain } from "../agents/brain.js";
+import { createBrainFromEnv } from "../agents/create-brain.js";
+import { LlmConfigError } from "../llm/errors/llm-config-error.js";
+import type { CliDeps, OutputStream } from "./cli-deps.js";
+import { UsageError } from "./fatal-error.js";
+
+/** Commander parser for `--speed`: a finite number above zero. */
+export function parsePositiveNumber(raw: string): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new InvalidArgumentError("expected a number > 0");
+  }
+  return value;
+}
+
+/** Commander parser for `--seed`: any whole number. */
+export function parseSeed(raw: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value)) throw new InvalidArgumentError("expected a whole number");
+  return value;
+}
+
+/** True for a real terminal stream (what Ink needs), not a pipe or a test buffer. */
+export function isTerminal(stream: OutputStream): stream is OutputStream & NodeJS.WriteStream {
+  return stream.isTTY === true && "on" in stream;
+}
+
+/**
+ * The brain the agents think with, from `LLM_*` in the environment. A malformed variable is the
+ * user's input, so it is a usage error (exit 2), not a runtime failure.
+ */
+export function brainFromEnv(deps: CliDeps): Brain {
+  try {
+    return createBrainFromEnv(deps.env);
+  } catch (error) {
+    if (error instanceof LlmConfigError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+}
