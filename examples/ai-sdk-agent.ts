@@ -1,24 +1,43 @@
 /**
  * A Vercel AI SDK agent that checks the shared decisions before acting and publishes its own.
- * Needs a model: OPENAI_API_KEY (and optionally OPENAI_BASE_URL for any OpenAI-compatible server,
- * e.g. http://localhost:11434/v1 for Ollama, and OPENAI_MODEL).
+ * Needs a model, named the way `shared-ctx run` names it (see .env.example):
  *
- *   OPENAI_API_KEY=sk-... npx tsx examples/ai-sdk-agent.ts
+ *   LLM_MODEL=openai/gpt-4o-mini LLM_API_KEY=sk-... npx tsx examples/ai-sdk-agent.ts
+ *   LLM_MODEL=ollama/llama3.1 npx tsx examples/ai-sdk-agent.ts        # local Ollama, no key
+ *   LLM_MODEL=myserver/qwen2.5 LLM_BASE_URL=http://localhost:8000/v1 npx tsx examples/ai-sdk-agent.ts
  *
- * In your own project, import from "shared-ctx" instead of "../src/index.js".
+ * `.env` in the working directory is read too. In your own project, import from "shared-ctx"
+ * instead of "../src/index.js".
  */
-import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, stepCountIs } from "ai";
-import { EmbeddedStore, SharedContext, SharedState, sharedContextTools } from "../src/index.js";
+import { config } from "dotenv";
+import {
+  createLlmProvider,
+  EmbeddedStore,
+  LlmConfigError,
+  readLlmSettings,
+  SharedContext,
+  SharedState,
+  sharedContextTools,
+} from "../src/index.js";
 
-if (!process.env.OPENAI_API_KEY) {
-  console.error("Set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server) to run this.");
-  process.exit(1);
+config({ quiet: true });
+let settings: ReturnType<typeof readLlmSettings>;
+try {
+  settings = readLlmSettings(process.env);
+} catch (error) {
+  // A malformed LLM_* variable: the message names the one to fix.
+  if (!(error instanceof LlmConfigError)) throw error;
+  console.error(error.message);
+  process.exit(2);
 }
-const openai = createOpenAI({
-  apiKey: process.env.OPENAI_API_KEY,
-  ...(process.env.OPENAI_BASE_URL ? { baseURL: process.env.OPENAI_BASE_URL } : {}),
-});
+if (settings === undefined) {
+  console.error(
+    "Set LLM_MODEL=<provider>/<model> (and LLM_API_KEY, or LLM_BASE_URL for any OpenAI-compatible server) to run this.",
+  );
+  process.exit(2);
+}
+const model = createLlmProvider(settings);
 
 const store = new EmbeddedStore({ path: ".shared-ctx/example.db" });
 const subjectId = "auth-service";
@@ -31,21 +50,24 @@ await shared.decide("planner", "Deprecate legacy-session-token; issue RS256 JWTs
   target: "legacy-session-token",
 });
 
-const { text, steps } = await generateText({
-  model: openai.chat(process.env.OPENAI_MODEL ?? "gpt-4o-mini"),
-  tools: sharedContextTools(shared, { callerId: "coder" }),
-  stopWhen: stepCountIs(5),
-  system:
-    "You are the coder. Call check_shared_decisions before planning, never contradict a decision, and publish_decision for each choice you make.",
-  prompt: "Plan the session handling of the login endpoint.",
-});
-
-for (const step of steps) {
-  for (const call of step.toolCalls)
-    console.log(`tool: ${call.toolName} ${JSON.stringify(call.input)}`);
+try {
+  const { text, steps } = await generateText({
+    model,
+    tools: sharedContextTools(shared, { callerId: "coder" }),
+    stopWhen: stepCountIs(5),
+    timeout: settings.timeoutMs,
+    maxRetries: settings.maxRetries,
+    system:
+      "You are the coder. Call check_shared_decisions before planning, never contradict a decision, and publish_decision for each choice you make.",
+    prompt: "Plan the session handling of the login endpoint.",
+  });
+  for (const step of steps) {
+    for (const call of step.toolCalls)
+      console.log(`tool: ${call.toolName} ${JSON.stringify(call.input)}`);
+  }
+  console.log(`\n${text}`);
+} finally {
+  await shared.close();
+  await state.close();
+  await store.close();
 }
-console.log(`\n${text}`);
-
-await shared.close();
-await state.close();
-await store.close();

@@ -61,6 +61,7 @@ export { StoreValidationError } from "./context/errors/store-validation-error.js
 // The two-call primitive and the merging shared state.
 export {
   type ContextRead,
+  type MemoryDispute,
   SharedContext,
 } from "./context/shared-context.js";
 export { StatewaveClient, type StatewaveClientOptions } from "./context/statewave-client.js";
@@ -100,6 +101,15 @@ export type {
   TimelineResult,
 } from "./integrations/tool-results.js";
 export { UnsupportedStoreOperationError } from "./integrations/unsupported-store-operation-error.js";
+// Models: the LLM_* settings and the OpenAI-compatible provider the LLM brain thinks with.
+export { LlmAuthError } from "./llm/errors/llm-auth-error.js";
+export { LlmConfigError } from "./llm/errors/llm-config-error.js";
+export { LlmConnectionError } from "./llm/errors/llm-connection-error.js";
+export { LlmOutputError } from "./llm/errors/llm-output-error.js";
+export { LlmRequestError } from "./llm/errors/llm-request-error.js";
+export { LlmTimeoutError } from "./llm/errors/llm-timeout-error.js";
+export { type LlmSettings, readLlmSettings } from "./llm/llm-settings.js";
+export { createLlmProvider, type LlmProviderOptions } from "./llm/provider.js";
 // Scenarios: the runner behind `shared-ctx run` and `demo`.
 export {
   defaultScenarioName,

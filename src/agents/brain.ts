@@ -72,6 +72,12 @@ export interface ReviewInput {
   agentId: string;
   decisions: readonly KnownDecision[];
   results: readonly BuildResult[];
+  /**
+   * Disputes still open, as the coordination layer reports them: targets agents decided
+   * differently that nobody has settled.
+   * @default []
+   */
+  disputes?: readonly KnownDispute[];
 }
 
 /** Work that contradicts a decision or duplicates other work. */
@@ -84,6 +90,22 @@ export interface ReviewFinding {
   wasted: BuildResult[];
 }
 
+/**
+ * A dispute still open at the review: agents decided one target differently and nobody settled
+ * it. Not a collision: no work was wasted on it, but it needs a decision.
+ */
+export interface OpenDispute {
+  target: string;
+  /** Each side with what it decided ("deprecate", "keep", …), as first reported. */
+  contenders: Array<{ agentId: string; value: string }>;
+}
+
+/** What the Reviewer concludes: collisions (work wasted) and disputes still open (work held). */
+export interface ReviewReport {
+  findings: ReviewFinding[];
+  openDisputes: OpenDispute[];
+}
+
 /** The questions agents ask their brain. */
 export interface Brain {
   /** Shown in the output: "offline (deterministic)" or "openai/gpt-4o-mini". */
@@ -94,5 +116,5 @@ export interface Brain {
     input: ModuleStepInput,
     options?: { signal?: AbortSignal },
   ): Promise<ModuleStepChoice>;
-  review(input: ReviewInput, options?: { signal?: AbortSignal }): Promise<ReviewFinding[]>;
+  review(input: ReviewInput, options?: { signal?: AbortSignal }): Promise<ReviewReport>;
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { generateStructured } from "../llm/generate-structured.js";
 import { decisionValueSchema, moduleNameSchema } from "../scenario/scenario-schema.js";
 import type { Brain, ReviewFinding } from "./brain.js";
+import { openDisputesOf } from "./open-disputes.js";
 
 /** Options of {@link createLlmBrain}. */
 export interface LlmBrainOptions {
@@ -118,12 +119,13 @@ export function createLlmBrain(options: LlmBrainOptions): Brain {
         [
           `You are the Reviewer "${input.agentId}". Decisions: ${json(input.decisions)}`,
           `Builds: ${json(input.results)}`,
+          `Open disputes (reported separately, not findings unless built): ${json(input.disputes ?? [])}`,
           "Report each module that was built although it was deprecated, or built more than once.",
           'Return {"findings":[{"module":"…","agents":["…"],"description":"…"}]} (empty when all is well).',
         ].join("\n"),
         call?.signal,
       );
-      return answer.findings.map((finding): ReviewFinding => {
+      const findings = answer.findings.map((finding): ReviewFinding => {
         const builds = input.results.filter((result) => result.module === finding.module);
         const deprecated = input.decisions.some(
           (decision) => decision.target === finding.module && decision.value === "deprecate",
@@ -131,6 +133,9 @@ export function createLlmBrain(options: LlmBrainOptions): Brain {
         // Waste is accounted from the builds themselves, not from what the model says it was.
         return { ...finding, wasted: deprecated ? builds : builds.slice(1) };
       });
+      // Open disputes are facts the coordination layer reported, not the model's judgement: a
+      // model that forgets one must not make the review say all is well.
+      return { findings, openDisputes: openDisputesOf(input) };
     },
   };
 }

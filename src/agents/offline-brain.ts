@@ -13,7 +13,9 @@ import type {
   PlannerInput,
   ReviewFinding,
   ReviewInput,
+  ReviewReport,
 } from "./brain.js";
+import { openDisputesOf } from "./open-disputes.js";
 
 /** The name the output shows for the offline brain. */
 export const offlineBrainName = "offline (deterministic)";
@@ -81,7 +83,7 @@ function chooseStep(input: ModuleStepInput): ModuleStepChoice {
   return { action: "build" };
 }
 
-function review(input: ReviewInput): ReviewFinding[] {
+function collisionsIn(input: ReviewInput): ReviewFinding[] {
   const findings: ReviewFinding[] = [];
   const byModule = new Map<string, BuildResult[]>();
   for (const result of input.results) {
@@ -130,6 +132,9 @@ export function createOfflineBrain(): Brain {
     planModules: async (input: ModulePlanInput) =>
       input.intended ? [...input.intended] : deriveModules(input.slice, input.inventory),
     chooseModuleStep: async (input: ModuleStepInput) => chooseStep(input),
-    review: async (input: ReviewInput) => review(input),
+    review: async (input: ReviewInput): Promise<ReviewReport> => ({
+      findings: collisionsIn(input),
+      openDisputes: openDisputesOf(input),
+    }),
   };
 }

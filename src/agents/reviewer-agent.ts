@@ -1,9 +1,23 @@
 import type { AgentRuntime } from "./agent-runtime.js";
+import type { OpenDispute } from "./brain.js";
+
+/** "Open dispute → legacy-cache: Planner A (deprecate) vs Planner B (keep); needs a decision". */
+export function describeOpenDispute(
+  dispute: OpenDispute,
+  nameOf: (agentId: string) => string,
+): string {
+  const sides = dispute.contenders
+    .map((contender) => `${nameOf(contender.agentId)} (${contender.value})`)
+    .join(" vs ");
+  return `Open dispute → ${dispute.target}: ${sides}; needs a decision`;
+}
 
 /**
  * The Reviewer: waits for the others, collects every decision and every build it can see, and
  * reports work that contradicts a decision or duplicates other work. A collision found here is
- * found after the fact: the compute is already spent.
+ * found after the fact: the compute is already spent. It also reports the disputes still open
+ * (agents who decided differently and whom nobody settled): not collisions, since no work was
+ * wasted, but the review must never say all is well while one is open.
  */
 export async function runReviewer(runtime: AgentRuntime): Promise<void> {
   const { agent, brain, coordination, scenario, clock } = runtime;
@@ -13,9 +27,14 @@ export async function runReviewer(runtime: AgentRuntime): Promise<void> {
   const view = await coordination.collectForReview(agent.id);
   await clock.sleep(runtime.duration(scenario.timings.reviewMs), runtime.signal);
   runtime.spendThinking(scenario.costs.tokensPerReview);
-  const findings = await clock.track(
+  const { findings, openDisputes } = await clock.track(
     brain.review(
-      { agentId: agent.id, decisions: view.decisions, results: view.results },
+      {
+        agentId: agent.id,
+        decisions: view.decisions,
+        results: view.results,
+        disputes: view.disputes,
+      },
       { signal: runtime.signal },
     ),
   );
@@ -30,11 +49,26 @@ export async function runReviewer(runtime: AgentRuntime): Promise<void> {
       wastedMs: finding.wasted.reduce((sum, build) => sum + build.ms, 0),
     });
   }
+  const nameOf = (agentId: string) =>
+    scenario.agents.find((candidate) => candidate.id === agentId)?.name ?? agentId;
+  for (const dispute of openDisputes) {
+    runtime.emit({
+      type: "agent-log",
+      agentId: agent.id,
+      text: describeOpenDispute(dispute, nameOf),
+      openDispute: { target: dispute.target, contenders: dispute.contenders },
+    });
+  }
   if (findings.length === 0) {
     runtime.emit({
       type: "agent-log",
       agentId: agent.id,
-      text: "No conflicts: the work matches the decisions.",
+      text:
+        openDisputes.length === 0
+          ? "No conflicts: the work matches the decisions."
+          : `No collisions: no work was wasted, but ${
+              openDisputes.length === 1 ? "1 dispute is" : `${openDisputes.length} disputes are`
+            } still open.`,
     });
   }
   runtime.emit({ type: "agent-end", agentId: agent.id });

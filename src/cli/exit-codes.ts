@@ -1,5 +1,6 @@
 /** Exit codes of the `shared-ctx` command. A collision found by a run is a finding, not a failure. */
 export const ExitCode = {
+  /** The command did what was asked (a run finished, whatever it found). */
   ok: 0,
   /** Something failed at run time: a store that cannot be opened, a server that is down, a model error. */
   failure: 1,
@@ -7,4 +8,5 @@ export const ExitCode = {
   usage: 2,
 } as const;
 
+/** One of the {@link ExitCode} values: what `runCli` resolves to and the process exits with. */
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

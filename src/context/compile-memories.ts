@@ -85,20 +85,36 @@ export function readMemoryIdsOf(provenance: JsonObject | undefined): string[] {
   return ids;
 }
 
+/** What {@link supersedes} needs to know about the older, already compiled memory. */
+export interface SupersedeCandidate {
+  id: string;
+  /** `metadata.source`: the agent that wrote it. */
+  source: string | undefined;
+  /** `metadata.escalationId`, when it is about a shared-state escalation. */
+  escalationId: string | undefined;
+}
+
 /**
  * Whether a newer memory supersedes an older active one with the same kind and target.
  *
- * Supersede means "a newer statement written with knowledge of the older one": the same agent
- * restating (it knows what it said before), or another agent whose episode declares it had read
- * the older memory (`provenance.read_memory_ids`). A different agent that had not seen it did not
- * overrule it: the two disagree, and compile keeps both active and records the contradiction on
- * the newer one (`metadata.contradicts`) instead of letting the later write silently win.
+ * Supersede means "a newer statement written with knowledge of the older one":
+ * - the same agent restating (it knows what it said before);
+ * - another agent whose episode declares it had read the older memory
+ *   (`provenance.read_memory_ids`);
+ * - a statement about the same shared-state escalation (`payload.escalationId`): a resolution
+ *   names the escalation it settles, and a repeated announcement restates the same dispute.
+ *
+ * A different agent that had not seen it did not overrule it: the two disagree, and compile keeps
+ * both active and records the contradiction on the newer one (`metadata.contradicts`) instead of
+ * letting the later write silently win.
  */
 export function supersedes(
-  newer: Pick<MemoryDraft, "source" | "readMemoryIds">,
-  older: { id: string; source: string | undefined },
+  newer: Pick<MemoryDraft, "source" | "readMemoryIds" | "metadata">,
+  older: SupersedeCandidate,
 ): boolean {
-  return older.source === newer.source || newer.readMemoryIds.includes(older.id);
+  if (older.source === newer.source || newer.readMemoryIds.includes(older.id)) return true;
+  const escalationId = newer.metadata.escalationId;
+  return typeof escalationId === "string" && escalationId === older.escalationId;
 }
 
 /** The memory kind for an episode type: typed kinds pass through, anything else is a summary. */
@@ -181,6 +197,9 @@ export function compileEpisode(
   const target = targetOf(episode.payload);
   const metadata: JsonObject = { source: episode.source, episodeType: episode.type };
   if (target !== null) metadata.target = target;
+  // Kept so that a resolution's memory supersedes its escalation's (see `supersedes`).
+  const escalationId = episode.payload.escalationId;
+  if (typeof escalationId === "string" && escalationId) metadata.escalationId = escalationId;
   return {
     kind,
     content,

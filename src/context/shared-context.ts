@@ -1,5 +1,6 @@
 import type { Escalation } from "../crdt/escalation.js";
 import type { SharedState } from "../crdt/shared-state.js";
+import { contradictsKey, readMemoryIdsKey } from "./compile-memories.js";
 import type {
   ContextBundle,
   ContextStore,
@@ -18,8 +19,22 @@ export interface ContextRead {
   decisions: Memory[];
   /** Open escalations in the shared state (values two agents set differently; nobody won). */
   disputes: Escalation[];
+  /**
+   * Disputes in the memory layer: active memories on the same subject matter (kind and target)
+   * written by agents who had not seen each other's, so none superseded the others (compile
+   * recorded `metadata.contradicts`). Every side stays in `decisions` and in the context.
+   */
+  contradictions: MemoryDispute[];
   /** Memories this caller receives now and had not received before. */
   changedSinceLastRead: Memory[];
+}
+
+/** Active memories that disagree on one subject matter; none of their writers knew the others'. */
+export interface MemoryDispute {
+  kind: string;
+  target: string;
+  /** Every active memory of that kind and target, oldest first (each side of the dispute). */
+  memories: Memory[];
 }
 
 /** Why something a caller read is no longer true. */
@@ -46,6 +61,12 @@ export interface SharedContextOptions {
 
 /** The decision kind `beforeActing` reports separately. */
 const decisionKind = "architectural_decision";
+
+/** The ids of the memories a newer memory contradicts (`metadata.contradicts`). */
+function contradictedIds(memory: Memory): string[] {
+  const ids = memory.metadata[contradictsKey];
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
+}
 
 /** A memory's supersede key (`payload.target`), as the store's compile rules record it. */
 function targetOf(memory: Memory): string | undefined {
@@ -77,6 +98,8 @@ export class SharedContext {
   readonly #seen = new Map<string, Set<string>>();
   /** Memory id -> target, for the memories each caller currently relies on. */
   readonly #reads = new Map<string, Map<string, string | undefined>>();
+  /** The memory ids each caller received from its latest `beforeActing`: what its next `decide` knew. */
+  readonly #latestRead = new Map<string, string[]>();
   readonly #listeners = new Map<string, Set<(notice: InvalidationNotice) => void>>();
   #subscription: Subscription | undefined;
   #stopEscalations: (() => void) | undefined;
@@ -121,35 +144,87 @@ export class SharedContext {
     const reads = this.#reads.get(callerId) ?? new Map<string, string | undefined>();
     for (const memory of received.values()) reads.set(memory.id, targetOf(memory));
     this.#reads.set(callerId, reads);
+    this.#latestRead.set(callerId, [...received.keys()]);
     const disputes = (this.#state?.escalations() ?? []).filter(
       (escalation) => escalation.resolution === undefined,
     );
+    const contradictions = await this.#contradictionsAmong([...received.values()]);
     return {
       bundle,
       assembledContext: bundle.assembledContext,
       decisions,
       disputes,
+      contradictions,
       changedSinceLastRead,
     };
   }
 
   /**
-   * Publishes what `callerId` decided: one episode of type `kind`, compiled into memories at once
-   * (a newer memory with the same kind and target supersedes the older one).
+   * The open memory disputes among `memories`: a memory that contradicts another still active one.
+   * The other side may not be among what the task's context ranked in, so it is looked up.
+   */
+  async #contradictionsAmong(memories: Memory[]): Promise<MemoryDispute[]> {
+    const contradicting = memories.filter((memory) => contradictedIds(memory).length > 0);
+    if (contradicting.length === 0) return [];
+    const activeByKind = new Map<string, Memory[]>();
+    const disputes = new Map<string, MemoryDispute>();
+    for (const memory of contradicting) {
+      const target = targetOf(memory);
+      if (target === undefined) continue;
+      const key = `${memory.kind}\u0000${target}`;
+      if (disputes.has(key)) continue;
+      let active = activeByKind.get(memory.kind);
+      if (active === undefined) {
+        active = await this.#store.searchMemories(this.#subjectId, {
+          kind: memory.kind,
+          limit: 100,
+        });
+        activeByKind.set(memory.kind, active);
+      }
+      // searchMemories gives newest first (in compile order), so reversed it is oldest first.
+      const sides = active.filter((candidate) => targetOf(candidate) === target).reverse();
+      const ids = new Set(sides.map((side) => side.id));
+      // Settled since: the contradicted memory was superseded by someone who knew it.
+      if (!sides.some((side) => contradictedIds(side).some((id) => ids.has(id)))) continue;
+      disputes.set(key, { kind: memory.kind, target, memories: sides });
+    }
+    return [...disputes.values()];
+  }
+
+  /**
+   * Publishes what `callerId` decided: one episode of type `kind`, compiled into memories at once.
+   *
+   * The episode records what the caller knew (`provenance.read_memory_ids`: the memory ids its
+   * latest `beforeActing` returned, plus `options.readMemoryIds`). Compile lets the new memory
+   * supersede an older one with the same kind and target only when the caller wrote it or had read
+   * it; otherwise both stay active and the new one records the contradiction, which every reader's
+   * `beforeActing` then reports in `contradictions`.
+   *
+   * @param options.readMemoryIds memory ids the caller knew of by other means than `beforeActing`
    */
   async decide(
     callerId: string,
     content: string,
-    options: { kind: string; target?: string; confidence?: number; payload?: JsonObject },
+    options: {
+      kind: string;
+      target?: string;
+      confidence?: number;
+      payload?: JsonObject;
+      readMemoryIds?: readonly string[];
+    },
   ): Promise<{ episode: Episode; memories: Memory[] }> {
     const payload: JsonObject = { ...options.payload, content };
     if (options.target !== undefined) payload.target = options.target;
     if (options.confidence !== undefined) payload.confidence = options.confidence;
+    const knew = [
+      ...new Set([...(this.#latestRead.get(callerId) ?? []), ...(options.readMemoryIds ?? [])]),
+    ];
     const episode = await this.#store.createEpisode({
       subjectId: this.#subjectId,
       source: callerId,
       type: options.kind,
       payload,
+      provenance: { [readMemoryIdsKey]: knew },
     });
     const compiled = await this.#store.compileMemories(this.#subjectId);
     const memories = compiled.memories.filter((memory) =>
@@ -195,7 +270,12 @@ export class SharedContext {
   }
 
   #onChange(change: StoreChange): void {
-    if (change.type !== "memory" || change.memory.status !== "superseded") return;
+    if (change.type !== "memory") return;
+    if (change.memory.status === "active") {
+      this.#onContradiction(change.memory);
+      return;
+    }
+    if (change.memory.status !== "superseded") return;
     const superseded = change.memory;
     const target = targetOf(superseded);
     for (const [callerId, reads] of this.#reads) {
@@ -213,6 +293,26 @@ export class SharedContext {
             ? `${what} changed: ${replacement.content}`
             : `${what} was superseded`,
         });
+      });
+    }
+  }
+
+  /** Tells whoever read a memory that a newer one, written without knowing it, contradicts it. */
+  #onContradiction(memory: Memory): void {
+    const contradicted = contradictedIds(memory);
+    if (contradicted.length === 0) return;
+    const by = sourceOf(memory);
+    const target = targetOf(memory);
+    for (const [callerId, reads] of this.#reads) {
+      if (callerId === by) continue;
+      const readId = contradicted.find((id) => reads.has(id));
+      if (readId === undefined) continue;
+      const what = target ?? memory.kind;
+      this.#notify(callerId, {
+        memoryId: readId,
+        ...(target !== undefined ? { target } : {}),
+        by,
+        reason: `${what} is disputed: ${by} contradicts it ("${memory.content}")`,
       });
     }
   }

@@ -78,13 +78,27 @@ export function materializeField(input: {
   const fieldResolutions = resolutions.filter((entry) => entry.data.rp === undefined);
   const leafResolutionsFor = (path: readonly string[]): EntryRecord[] =>
     resolutions.filter((entry) => entry.data.rp === undefined || pathsRelated(entry.data.rp, path));
-  const live = entries.filter(
-    (entry) => !fieldResolutions.some((resolution) => coveredBy(entry, resolution)),
-  );
+  const live =
+    fieldResolutions.length === 0
+      ? entries
+      : entries.filter(
+          (entry) => !fieldResolutions.some((resolution) => coveredBy(entry, resolution)),
+        );
 
+  // One pass: the field's generation, and each generation's members (its writes plus the
+  // resolutions that opened it), in entry order.
   let generation = 0;
+  const byGeneration = new Map<number, EntryRecord[]>();
+  const written = new Set<number>();
   for (const entry of entries) {
-    generation = Math.max(generation, entry.data.r === undefined ? entry.data.g : entry.data.g + 1);
+    const resolution = entry.data.r !== undefined;
+    generation = Math.max(generation, resolution ? entry.data.g + 1 : entry.data.g);
+    if (resolution && entry.data.rp !== undefined) continue;
+    const g = resolution ? entry.data.g + 1 : entry.data.g;
+    if (!resolution) written.add(g);
+    const group = byGeneration.get(g);
+    if (group) group.push(entry);
+    else byGeneration.set(g, [entry]);
   }
 
   const record: RecordEscalation = (
@@ -120,13 +134,8 @@ export function materializeField(input: {
 
   // Kind mismatches, one escalation per generation. A generation's members are its writes plus
   // the resolutions that opened it (so a write of another kind on top of a resolution counts).
-  const generations = new Set(entries.filter((e) => e.data.r === undefined).map((e) => e.data.g));
-  for (const g of [...generations].sort((left, right) => left - right)) {
-    const members = entries.filter((entry) =>
-      entry.data.r === undefined
-        ? entry.data.g === g
-        : entry.data.rp === undefined && entry.data.g + 1 === g,
-    );
+  for (const g of [...written].sort((left, right) => left - right)) {
+    const members = byGeneration.get(g) ?? [];
     const byKind = groupByKind(members);
     if (byKind.size < 2) continue;
     record(
@@ -607,12 +616,25 @@ function mergeMap(options: {
     );
   // A leaf is replaced by a later write at the same path, above it or below it.
   const index = indexLeaves(leaves);
-  const heads = leaves.filter((leaf) => {
-    const related = [...(index.under.get(leaf.pathKey) ?? [])];
-    for (let length = 0; length <= leaf.path.length; length++) {
-      related.push(...(index.byPath.get(JSON.stringify(leaf.path.slice(0, length))) ?? []));
+  // Latest first: in the usual chain of writes the last one replaces the others, so the search
+  // stops at once (scanning oldest first made n writes to one path cost O(n^2)).
+  const supersededIn = (group: readonly Leaf[] | undefined, leaf: Leaf): boolean => {
+    if (!group) return false;
+    for (let position = group.length - 1; position >= 0; position--) {
+      const other = group[position];
+      if (other && supersedes(other.entry, leaf.entry)) return true;
     }
-    return !related.some((other) => supersedes(other.entry, leaf.entry));
+    return false;
+  };
+  const heads = leaves.filter((leaf) => {
+    if (supersededIn(index.byPath.get(leaf.pathKey), leaf)) return false;
+    if (supersededIn(index.under.get(leaf.pathKey), leaf)) return false;
+    for (let length = 0; length < leaf.path.length; length++) {
+      if (supersededIn(index.byPath.get(JSON.stringify(leaf.path.slice(0, length))), leaf)) {
+        return false;
+      }
+    }
+    return true;
   });
   const byPath = new Map<string, Leaf[]>();
   for (const leaf of heads) {

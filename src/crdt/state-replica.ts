@@ -1,4 +1,4 @@
-import { LoroDoc, type LoroMap, type PeerID } from "loro-crdt";
+import { type JsonOp, LoroDoc, type LoroList, type PeerID } from "loro-crdt";
 import type { JsonValue } from "../context/context-store.js";
 import { Disputed } from "./disputed.js";
 import { FieldKindError } from "./errors/field-kind-error.js";
@@ -16,14 +16,20 @@ import { type FieldView, materializeField } from "./materialize-field.js";
 import {
   compareEntries,
   type EntryRecord,
+  encodeEntry,
   entryId,
   fieldId,
   parseEntry,
   type StoredEntry,
 } from "./state-entry.js";
 
-/** The root map holding every entry. Each operation of the document is one entry. */
-const logName = "log";
+/**
+ * The root list holding every entry, one JSON string per element: each operation of the document
+ * is one entry, named by its operation id. A list (not a map keyed by id) because importing and
+ * writing it is about twice as fast, and entries are found by id from the imported operations,
+ * never by position.
+ */
+const entriesName = "entries";
 
 /** Options of a `StateReplica`. */
 export interface StateReplicaOptions {
@@ -61,6 +67,12 @@ interface FieldIndex {
   generation: number;
   /** Only registers, maps and fields with two kinds can escalate: others are derived on read. */
   mayEscalate: boolean;
+  /**
+   * Known to hold no dispute (no disputed cell, no kind mismatch) as of its last entry. A local
+   * write to a quiet field needs no view: it cannot join a dispute, and it cannot start one (see
+   * `#settle`). False means "unknown until the next view".
+   */
+  quiet: boolean;
 }
 
 /**
@@ -73,7 +85,7 @@ export class StateReplica {
   /** This replica's Loro peer id, as a decimal string. */
   readonly peer: string;
   readonly subjectId: string;
-  readonly #log: LoroMap;
+  readonly #entries: LoroList;
   readonly #schema: Record<string, NamespaceSchema>;
   readonly #now: () => number;
   readonly #fields = new Map<string, FieldIndex>();
@@ -83,8 +95,8 @@ export class StateReplica {
   readonly #raised = new Set<string>();
   readonly #changeListeners = new Set<(change: StateChange) => void>();
   readonly #escalationListeners = new Set<(raised: RaisedEscalation) => void>();
-  /** Operations indexed so far, per peer: an import indexes what lies beyond. */
-  readonly #indexed = new Map<string, number>();
+  /** This replica's next operation counter (each write is exactly one operation). */
+  #ownNext = 0;
   /** The largest order key of any entry held: a new write takes the next one (like a Lamport clock). */
   #maxOrder = 0;
 
@@ -95,7 +107,7 @@ export class StateReplica {
     this.doc = new LoroDoc();
     this.doc.setPeerId(options.peerId);
     this.peer = this.doc.peerIdStr;
-    this.#log = this.doc.getMap(logName);
+    this.#entries = this.doc.getList(entriesName);
   }
 
   /**
@@ -127,8 +139,11 @@ export class StateReplica {
     }
     const kind = declared ?? inferFieldKind(key, value);
     const field = this.#fields.get(fieldId(namespace, key));
-    // Sets and counters never need the current value: writing them stays O(1) as fields grow.
-    const needsView = field !== undefined && kind !== "set" && kind !== "counter";
+    // Sets and counters never need the current value, nor registers and maps with no dispute to
+    // join: writing them stays O(1) as fields grow. Text needs the text it may extend.
+    const needsView =
+      field !== undefined &&
+      (kind === "text" || ((kind === "register" || kind === "map") && !field.quiet));
     const view = needsView ? this.#view(namespace, key) : undefined;
     const stored = this.#storedValue(kind, value, view);
     if (stored === undefined) return false;
@@ -143,7 +158,7 @@ export class StateReplica {
     };
     const joined = view ? this.#joinedHeads(kind, value, view) : [];
     if (joined.length > 0) entry.j = joined;
-    this.#append(entry, agentId);
+    this.#append(entry);
     return true;
   }
 
@@ -198,30 +213,29 @@ export class StateReplica {
     };
     if (path !== undefined) entry.rp = [...path];
     const from = this.ownCounter();
-    this.#append(entry, by);
+    this.#append(entry);
     return this.exportOwn(from, this.ownCounter());
   }
 
   /** Imports other replicas' updates or snapshots (in any order; duplicates are ignored). */
   import(updates: readonly Uint8Array[]): void {
     if (updates.length === 0) return;
+    const before = this.doc.oplogVersion();
+    // One batch: Loro decodes and applies every pending update in one pass.
     if (updates.length === 1 && updates[0]) this.doc.import(updates[0]);
     else this.doc.importBatch([...updates]);
-    // Every operation is one entry keyed by its id: the version vector says which ones are new.
+    const after = this.doc.oplogVersion();
+    if (before.compare(after) === 0) return;
+    // Exactly the operations this import added, with their ids, in one call: the cost follows the
+    // size of the import, not of the document.
+    const added = this.doc.exportJsonUpdates(before, after, false);
     const arrived: EntryRecord[] = [];
-    const version = this.doc.oplogVersion().toJSON();
-    let fresh = 0;
-    for (const [peer, end] of version) fresh += end - (this.#indexed.get(peer) ?? 0);
-    // Many new entries: one call for the whole map beats one wasm call per entry.
-    const all = fresh > 64 ? (this.#log.getShallowValue() as Record<string, unknown>) : undefined;
-    for (const [peer, end] of version) {
-      for (let counter = this.#indexed.get(peer) ?? 0; counter < end; counter++) {
-        const id = entryId(peer, counter);
-        const entry = parseEntry(id, all ? all[id] : this.#log.get(id));
-        if (entry) arrived.push(entry);
-      }
-      this.#indexed.set(peer, end);
+    for (const change of added.changes) {
+      const peer = change.id.slice(change.id.indexOf("@") + 1);
+      for (const op of change.ops) this.#readInserted(peer, op, arrived);
     }
+    // A reopened replica (same peer id) gets its own earlier writes back from the store.
+    this.#ownNext = Math.max(this.#ownNext, after.get(this.peer as PeerID) ?? 0);
     this.#settle(arrived, false);
   }
 
@@ -287,7 +301,7 @@ export class StateReplica {
 
   /** How many operations this replica has written (its next counter). */
   ownCounter(): number {
-    return this.doc.oplogVersion().get(this.peer as PeerID) ?? 0;
+    return this.#ownNext;
   }
 
   /** The version vector: operations seen per peer. */
@@ -307,14 +321,28 @@ export class StateReplica {
     return () => this.#escalationListeners.delete(listener);
   }
 
-  #append(entry: Omit<StoredEntry, "s">, agentId: string): void {
-    const counter = this.ownCounter();
+  #append(entry: Omit<StoredEntry, "s">): void {
+    const counter = this.#ownNext;
     const id = entryId(this.peer, counter);
     const stored: StoredEntry = { ...entry, s: this.#maxOrder + 1 };
-    this.#log.set(id, stored);
-    this.doc.commit({ origin: agentId, message: agentId });
-    this.#indexed.set(this.peer, counter + 1);
+    this.#entries.push(encodeEntry(stored));
+    // No commit message: the entry carries its agent, and a message would cost a Loro change each.
+    this.doc.commit();
+    this.#ownNext = counter + 1;
     this.#settle([{ id, peer: this.peer, counter, data: stored }], true);
+  }
+
+  /** Collects the entries one imported operation inserted (one per list element, ids consecutive). */
+  #readInserted(peer: string, op: JsonOp, arrived: EntryRecord[]): void {
+    if (op.content.type !== "insert" || !op.container.startsWith(`cid:root-${entriesName}:`)) {
+      return;
+    }
+    const values = "value" in op.content ? op.content.value : undefined;
+    if (!Array.isArray(values)) return;
+    values.forEach((value, offset) => {
+      const entry = parseEntry(entryId(peer, op.counter + offset), value);
+      if (entry) arrived.push(entry);
+    });
   }
 
   /** What a write stores, given what the field holds; undefined when it would change nothing. */
@@ -330,9 +358,10 @@ export class StateReplica {
         if (!sameKind || !Array.isArray(view.attribution)) return text;
         // A read-modify-write append: store only what was added, so concurrent appends all stay.
         // The writer may have read an older text (fewer segments): try the longest prefix first.
-        const segments = (view.attribution as Array<{ text: string }>).map(
-          (segment) => segment.text,
-        );
+        const lines = view.attribution as Array<{ text: string }>;
+        // Most appends do not repeat the text read: skip the prefix search (O(length)).
+        if (!text.startsWith(lines[0]?.text ?? "")) return text === "" ? undefined : text;
+        const segments = lines.map((segment) => segment.text);
         let prefix = segments.join("\n");
         for (let count = segments.length; count > 0; count--) {
           if (prefix.length > 0 && text.startsWith(prefix)) {
@@ -385,6 +414,7 @@ export class StateReplica {
   /** Indexes new entries, re-derives fields that may escalate, then tells listeners. */
   #settle(arrived: readonly EntryRecord[], local: boolean): void {
     if (arrived.length === 0) return;
+    /** Fields whose escalations must be re-derived now: only those an entry may have disputed. */
     const touched = new Map<string, FieldIndex>();
     const changes = new Map<string, StateChange>();
     for (const entry of arrived) {
@@ -399,6 +429,7 @@ export class StateReplica {
           kinds: new Set(),
           generation: 0,
           mayEscalate: false,
+          quiet: true,
         };
         this.#fields.set(id, field);
         let keys = this.#namespaces.get(field.namespace);
@@ -411,6 +442,15 @@ export class StateReplica {
       const last = field.entries[field.entries.length - 1];
       field.entries.push(entry);
       if (last && compareEntries(last, entry) > 0) field.sorted = false;
+      // A local write has seen every entry of the field, so it replaces them all (it is concurrent
+      // with none): unless it joins a dispute (j), resolves one (r) or brings a second kind, it
+      // neither raises nor changes an escalation, and a quiet field stays quiet.
+      const harmless =
+        local &&
+        field.quiet &&
+        entry.data.j === undefined &&
+        entry.data.r === undefined &&
+        (field.kinds.size === 0 || (field.kinds.size === 1 && field.kinds.has(entry.data.f)));
       field.kinds.add(entry.data.f);
       field.generation = Math.max(
         field.generation,
@@ -419,14 +459,31 @@ export class StateReplica {
       field.mayEscalate ||=
         field.kinds.size > 1 || entry.data.f === "register" || entry.data.f === "map";
       this.#maxOrder = Math.max(this.#maxOrder, entry.data.s);
-      this.#views.delete(id);
-      touched.set(id, field);
-      const change = { namespace: field.namespace, key: field.key, agentId: entry.data.a, local };
-      changes.set(JSON.stringify(change), change);
+      const extended = harmless ? extendTextView(this.#views.get(id), entry) : undefined;
+      if (extended) this.#views.set(id, extended);
+      else this.#views.delete(id);
+      if (harmless) {
+        // Still quiet: a view is derived on the next read only.
+      } else {
+        field.quiet = false;
+        touched.set(id, field);
+      }
+      const changeKey = `${id}\u0000${entry.data.a}`;
+      if (!changes.has(changeKey)) {
+        changes.set(changeKey, {
+          namespace: field.namespace,
+          key: field.key,
+          agentId: entry.data.a,
+          local,
+        });
+      }
     }
     const raised: RaisedEscalation[] = [];
     for (const field of touched.values()) {
-      if (!field.mayEscalate) continue;
+      if (!field.mayEscalate) {
+        field.quiet = true;
+        continue;
+      }
       const view = this.#view(field.namespace, field.key);
       for (const escalation of view.escalations) {
         if (this.#raised.has(escalation.id)) continue;
@@ -463,6 +520,7 @@ export class StateReplica {
       before: (earlier, later) => this.#happenedBefore(earlier, later),
     });
     this.#views.set(id, view);
+    if (field) field.quiet = view.disputedHeads.size === 0 && !(view.value instanceof Disputed);
     return view;
   }
 
@@ -510,6 +568,21 @@ export class StateReplica {
     }
     return undefined;
   }
+}
+
+/**
+ * The view of a text field after a harmless local append (it follows every entry, so it is the
+ * last line), without re-deriving the field: each append then reads the text in O(1), where
+ * re-deriving would make n appends cost O(n^2). Undefined when there is no text view to extend.
+ */
+function extendTextView(view: FieldView | undefined, entry: EntryRecord): FieldView | undefined {
+  if (view?.kind !== "text" || entry.data.f !== "text") return undefined;
+  if (typeof view.value !== "string" || !Array.isArray(view.attribution)) return undefined;
+  const line = String(entry.data.v);
+  const value = view.attribution.length === 0 ? line : `${view.value}\n${line}`;
+  // The cached view owns its arrays (readers get copies), so appending in place is safe.
+  view.attribution.push({ agentId: entry.data.a, text: entry.data.v, at: entry.data.t });
+  return { ...view, value };
 }
 
 function nestAtPath(path: readonly string[], value: JsonValue): JsonValue {

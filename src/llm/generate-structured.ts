@@ -8,6 +8,7 @@ import {
 } from "ai";
 import type { z } from "zod";
 import { LlmAuthError } from "./errors/llm-auth-error.js";
+import { LlmConnectionError } from "./errors/llm-connection-error.js";
 import { LlmOutputError } from "./errors/llm-output-error.js";
 import { LlmRequestError } from "./errors/llm-request-error.js";
 import { LlmTimeoutError } from "./errors/llm-timeout-error.js";
@@ -24,9 +25,29 @@ export interface GenerateStructuredOptions<T> {
   timeoutMs: number;
   /** Retries of 429 and 5xx (the AI SDK honours `retry-after`). */
   maxRetries: number;
-  /** Named in errors. */
+  /** Named in errors (connection, auth, failed requests); else taken from the request URL. */
   baseURL?: string;
   signal?: AbortSignal;
+}
+
+/** The server part of a request URL (`http://host:port/v1/chat/completions` -> `http://host:port/v1`). */
+function baseOf(url: string): string {
+  return url.replace(/\/chat\/completions$/, "");
+}
+
+/**
+ * The network layer's own words, without the AI SDK's "Cannot connect to API: " prefix:
+ * "connect ECONNREFUSED 127.0.0.1:9", "bad port", "getaddrinfo ENOTFOUND llm.internal".
+ */
+function connectionReason(error: APICallError): string {
+  const cause = error.cause;
+  const code =
+    typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
+      ? cause.code
+      : undefined;
+  const message = error.message.replace(/^Cannot connect to API:\s*/, "").trim();
+  if (message === "") return code ?? "no answer";
+  return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
 /** The error to show for a failed call: the retry wrapper's last error, typed. */
@@ -40,11 +61,22 @@ function toLlmError(error: unknown, options: { timeoutMs: number; baseURL?: stri
         cause: last,
       });
     }
+    if (last.statusCode === undefined && last.responseBody === undefined) {
+      // No status and no body: the request never got an answer, so the server was not reached.
+      return new LlmConnectionError({
+        url: options.baseURL ?? baseOf(last.url),
+        reason: connectionReason(last),
+        cause: error,
+      });
+    }
     const status = last.statusCode === undefined ? "no HTTP status" : `HTTP ${last.statusCode}`;
-    return new LlmRequestError(`the model server failed (${status}): ${last.message}`, {
-      ...(last.statusCode !== undefined ? { statusCode: last.statusCode } : {}),
-      cause: error,
-    });
+    return new LlmRequestError(
+      `the model server at ${options.baseURL ?? baseOf(last.url)} failed (${status}): ${last.message}`,
+      {
+        ...(last.statusCode !== undefined ? { statusCode: last.statusCode } : {}),
+        cause: error,
+      },
+    );
   }
   if (last instanceof Error && last.name === "TimeoutError") {
     return new LlmTimeoutError(options.timeoutMs, { cause: last });
@@ -56,7 +88,8 @@ function toLlmError(error: unknown, options: { timeoutMs: number; baseURL?: stri
  * One zod-typed answer from the model (`generateText` with `Output.object`). When the answer does
  * not match the schema, the model gets one repair attempt (its answer and the problem); a second
  * malformed answer is an `LlmOutputError`. 401/403 become `LlmAuthError` (naming `LLM_API_KEY`),
- * a timeout `LlmTimeoutError`.
+ * a server that cannot be reached `LlmConnectionError` (naming the URL and `LLM_BASE_URL`), a
+ * timeout `LlmTimeoutError`, any other failure `LlmRequestError` (naming the URL).
  */
 export async function generateStructured<T>(options: GenerateStructuredOptions<T>): Promise<T> {
   const call = async (prompt: string): Promise<T> => {

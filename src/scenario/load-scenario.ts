@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { decomposeTask } from "./decompose-task.js";
+import { expectedFromIssue } from "./expected-from-issue.js";
 import { type Scenario, scenarioSchema } from "./scenario-schema.js";
 import { type ScenarioIssue, ScenarioValidationError } from "./scenario-validation-error.js";
 
@@ -21,15 +22,18 @@ function looksLikePath(nameOrPath: string): boolean {
   return /[/\\]/.test(nameOrPath) || extensions.includes(extname(nameOrPath).toLowerCase());
 }
 
-/** zod's messages start with "Invalid input: expected …"; keep the part after "expected". */
+/** One zod issue as a line of the error: the dotted field and what was expected, in plain words. */
 function toIssue(issue: z.core.$ZodIssue): ScenarioIssue {
-  const expected = issue.message.replace(/^Invalid (input|option|value): expected /i, "");
-  return { field: issue.path.map(String).join("."), expected };
+  return { field: issue.path.map(String).join("."), expected: expectedFromIssue(issue) };
 }
 
-/** Validates parsed file content; `path` is only for the error message. */
+/**
+ * Validates parsed file content; `path` is only for the error message.
+ * @throws ScenarioValidationError naming each invalid field and what was expected there.
+ */
 export function parseScenario(content: unknown, path: string): Scenario {
-  const result = scenarioSchema.safeParse(content);
+  // reportInput: the issues carry the offending value, so a line can say what it received.
+  const result = scenarioSchema.safeParse(content, { reportInput: true });
   if (!result.success) {
     throw new ScenarioValidationError(path, result.error.issues.map(toIssue));
   }

@@ -6,11 +6,19 @@
  * measured on the run's injected clock (scaled by `--speed`, so it is "scenario time").
  */
 
+/**
+ * How the agents coordinate: `naive` (message passing only; contradictions are found at the
+ * review) or `statewave` (the shared context: read before acting, publish decisions, claim modules).
+ */
 export type RunMode = "naive" | "statewave";
+/** What an agent does: planners decide the architecture, coders build modules, reviewers review at the end. */
 export type AgentRole = "planner" | "coder" | "reviewer";
 
+/** One agent of the run, as `run-start` introduces it to the UI and the plain output. */
 export interface AgentInfo {
+  /** The agent's id: `agentId` in every other event. */
   readonly id: string;
+  /** What the agent does in the run. */
   readonly role: AgentRole;
   /** Display name, e.g. "Planner". */
   readonly name: string;
@@ -42,6 +50,10 @@ interface EventBase {
   readonly at: number;
 }
 
+/**
+ * Everything a run emits, in order, discriminated by `type`. Consumers switch over it with
+ * `default: checkExhaustive(event)`, so a new event type is a compile error until handled.
+ */
 export type ScenarioEvent =
   | (EventBase & {
       readonly type: "run-start";
@@ -57,7 +69,19 @@ export type ScenarioEvent =
       readonly taskSlice: string;
     })
   /** A free-text line an agent says about what it is doing ("Reading shared context before starting…"). */
-  | (EventBase & { readonly type: "agent-log"; readonly agentId: string; readonly text: string })
+  | (EventBase & {
+      readonly type: "agent-log";
+      readonly agentId: string;
+      readonly text: string;
+      /**
+       * Set when the line reports a dispute still open at the review (agents decided `target`
+       * differently and nobody settled it). Not a collision: no work was wasted on it.
+       */
+      readonly openDispute?: {
+        readonly target: string;
+        readonly contenders: readonly { agentId: string; value: string }[];
+      };
+    })
   /** Statewave mode: what the agent received from `beforeActing`. */
   | (EventBase & {
       readonly type: "context-read";
@@ -148,4 +172,5 @@ export type ScenarioEvent =
   | (EventBase & { readonly type: "agent-end"; readonly agentId: string })
   | (EventBase & { readonly type: "run-end"; readonly summary: RunSummary });
 
+/** The event tags: `"run-start"`, `"agent-log"`, `"module-cancel"`, … */
 export type ScenarioEventType = ScenarioEvent["type"];

@@ -118,7 +118,7 @@ describe("createOfflineBrain", () => {
 
   describe("review", () => {
     it("finds deprecated builds and duplicates, with the builds in vain", async () => {
-      const findings = await brain.review({
+      const { findings, openDisputes } = await brain.review({
         agentId: "reviewer",
         decisions: [deprecation],
         results: [
@@ -142,6 +142,47 @@ describe("createOfflineBrain", () => {
           wasted: [{ module: "index", agentId: "coder-2", tokens: 60, ms: 600 }],
         },
       ]);
+      expect(openDisputes).toEqual([]);
+    });
+
+    it("reports a dispute still open, each side with what it decided, as no collision", async () => {
+      const report = await brain.review({
+        agentId: "reviewer",
+        decisions: [
+          { target: "legacy-cache", value: "deprecate", by: "planner-a", content: "Retire it." },
+          { target: "legacy-cache", value: "keep", by: "planner-b", content: "Keep it." },
+        ],
+        results: [{ module: "session-store", agentId: "coder", tokens: 10, ms: 10 }],
+        disputes: [
+          {
+            target: "legacy-cache",
+            contenders: [
+              { agentId: "planner-a", value: "deprecated-by:planner-a" },
+              { agentId: "planner-b", value: "kept-by:planner-b" },
+            ],
+          },
+          // The same disagreement seen from the memories: merged, not reported twice.
+          {
+            target: "legacy-cache",
+            contenders: [
+              { agentId: "planner-b", value: "keep" },
+              { agentId: "planner-a", value: "deprecate" },
+            ],
+          },
+        ],
+      });
+      expect(report).toEqual({
+        findings: [],
+        openDisputes: [
+          {
+            target: "legacy-cache",
+            contenders: [
+              { agentId: "planner-a", value: "deprecate" },
+              { agentId: "planner-b", value: "keep" },
+            ],
+          },
+        ],
+      });
     });
   });
 });

@@ -103,7 +103,8 @@ describe("shared-ctx run", () => {
     );
     expect(await runCli(["run", "--scenario", "bad.json", "--db", "s.db"], deps)).toBe(2);
     expect(stderr()).toContain(join(cwd, "bad.json"));
-    expect(stderr()).toContain("timings: expected object");
+    expect(stderr()).toContain("timings: expected an object (the field is missing)");
+    expect(stderr()).toContain("agents: expected a list of at least 1 item, received a list");
   });
 
   it("exits 2 for --scenario with --task, and for a bad --speed", async () => {
@@ -132,5 +133,20 @@ describe("shared-ctx run", () => {
     });
     expect(await runCli(["run", "--mode", "naive", ...fast, "--db", "s.db"], deps)).toBe(1);
     expect(stderr()).toMatch(/refused the API key \(HTTP 401\): check LLM_API_KEY/);
+  });
+
+  it("exits 1 when the model server cannot be reached, naming the URL and LLM_BASE_URL", async () => {
+    // A server started and closed again: its port is free, nothing listens there now.
+    const server = await startFakeOpenAiServer(() => ({ kind: "status", status: 500 }));
+    await server.close();
+    const { deps, stderr } = fakeDeps({
+      LLM_MODEL: "openai/test-model",
+      LLM_API_KEY: "sk-test",
+      LLM_BASE_URL: server.url,
+      LLM_MAX_RETRIES: "0",
+    });
+    expect(await runCli(["run", "--mode", "naive", ...fast, "--db", "s.db"], deps)).toBe(1);
+    expect(stderr()).toContain(`cannot reach the model server at ${server.url} (`);
+    expect(stderr()).toContain("check LLM_BASE_URL (and LLM_MODEL's provider)");
   });
 });

@@ -24,9 +24,12 @@ describe("shared-ctx timeline", () => {
     });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain("Run sw-4e5f6a7b · mode statewave · scenario auth-jwt");
-    expect(result.stdout).toMatch(/Time \(UTC\)\s+Relative\s+Agent\s+Event type\s+Content/);
     expect(result.stdout).toMatch(
-      /T\+2\.5s\s+Coder\s+module-skip\s+Skipping → legacy-session-token \(deprecated by Planner\)/,
+      /Time \(UTC\)\s+Relative\s+Scenario\s+Agent\s+Event type\s+Content/,
+    );
+    // The seeded store writes an episode every 10 ms: Relative is that wall clock, Scenario `at`.
+    expect(result.stdout).toMatch(
+      /12:00:00\.250\s+T\+0\.1s\s+T\+2\.5s\s+Coder\s+module-skip\s+Skipping → legacy-session-token/,
     );
     // The decision episode the pipeline wrote, next to the run events.
     expect(result.stdout).toMatch(

@@ -136,18 +136,39 @@ describe("readMemoryIdsOf", () => {
 });
 
 describe("supersedes", () => {
-  const newer = { source: "planner-b", readMemoryIds: ["mem-read"] };
+  const newer = { source: "planner-b", readMemoryIds: ["mem-read"], metadata: {} };
+  const older = (id: string, source: string | undefined, escalationId?: string) => ({
+    id,
+    source,
+    escalationId,
+  });
 
   it("lets an agent restate its own decision", () => {
-    expect(supersedes(newer, { id: "mem-own", source: "planner-b" })).toBe(true);
+    expect(supersedes(newer, older("mem-own", "planner-b"))).toBe(true);
   });
 
   it("lets another agent overrule a memory it had read", () => {
-    expect(supersedes(newer, { id: "mem-read", source: "planner-a" })).toBe(true);
+    expect(supersedes(newer, older("mem-read", "planner-a"))).toBe(true);
   });
 
   it("never lets another agent overrule a memory it had not seen", () => {
-    expect(supersedes(newer, { id: "mem-unseen", source: "planner-a" })).toBe(false);
-    expect(supersedes(newer, { id: "mem-unseen", source: undefined })).toBe(false);
+    expect(supersedes(newer, older("mem-unseen", "planner-a"))).toBe(false);
+    expect(supersedes(newer, older("mem-unseen", undefined))).toBe(false);
+  });
+
+  it("lets a resolution settle the escalation it names, and only that one", () => {
+    const resolution = compileEpisode({
+      type: "escalation_resolution",
+      source: "planner",
+      payload: {
+        content: "Resolved modules/x",
+        target: "modules/x",
+        escalationId: "modules/x#0",
+      },
+    });
+    if (resolution === null) throw new Error("no draft");
+    expect(resolution.metadata.escalationId).toBe("modules/x#0");
+    expect(supersedes(resolution, older("mem-esc", "coder", "modules/x#0"))).toBe(true);
+    expect(supersedes(resolution, older("mem-esc-1", "coder", "modules/x#1"))).toBe(false);
   });
 });

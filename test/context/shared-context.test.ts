@@ -65,6 +65,82 @@ describe("SharedContext", () => {
     });
   });
 
+  describe("decide: supersede needs knowledge", () => {
+    it("records what the caller's latest beforeActing returned as provenance.read_memory_ids", async () => {
+      const { shared } = setUp();
+      const { memories } = await shared.decide("project", "legacy-cache is in use", {
+        kind: "architectural_decision",
+        target: "legacy-cache",
+      });
+      await shared.beforeActing("planner", "Decide the fate of legacy-cache");
+      const { episode } = await shared.decide("planner", "Retire legacy-cache", {
+        kind: "architectural_decision",
+        target: "legacy-cache",
+        readMemoryIds: ["learned-elsewhere"],
+      });
+      expect(episode.provenance).toEqual({
+        read_memory_ids: [memories[0]?.id, "learned-elsewhere"],
+      });
+      const read = await shared.beforeActing("coder", "Build module legacy-cache");
+      expect(read.decisions.map((memory) => memory.content)).toEqual(["Retire legacy-cache"]);
+      expect(read.contradictions).toEqual([]);
+    });
+
+    it("keeps both sides when the second writer had not read the first, and reports the dispute", async () => {
+      const { shared } = setUp();
+      // Both Planners read before either decided: neither knew the other's decision.
+      await shared.beforeActing("planner-a", "Decide the fate of legacy-cache");
+      await shared.beforeActing("planner-b", "Decide the fate of legacy-cache");
+      const a = await shared.decide("planner-a", "Deprecate legacy-cache", {
+        kind: "architectural_decision",
+        target: "legacy-cache",
+      });
+      const b = await shared.decide("planner-b", "Keep legacy-cache", {
+        kind: "architectural_decision",
+        target: "legacy-cache",
+      });
+      expect(b.memories[0]?.metadata.contradicts).toEqual([a.memories[0]?.id]);
+
+      const read = await shared.beforeActing("coder", "Build module legacy-cache");
+      expect(read.decisions.map((memory) => memory.content).sort()).toEqual([
+        "Deprecate legacy-cache",
+        "Keep legacy-cache",
+      ]);
+      expect(read.contradictions).toEqual([
+        {
+          kind: "architectural_decision",
+          target: "legacy-cache",
+          memories: [a.memories[0], b.memories[0]],
+        },
+      ]);
+      expect(read.assembledContext).toContain("Deprecate legacy-cache (planner-a)");
+      expect(read.assembledContext).toContain("Keep legacy-cache (planner-b)");
+    });
+
+    it("settles the dispute when a Planner overrules the other side knowingly", async () => {
+      const { shared } = setUp();
+      await shared.decide("planner-a", "Deprecate legacy-cache", {
+        kind: "architectural_decision",
+        target: "legacy-cache",
+      });
+      await shared.decide("planner-b", "Keep legacy-cache", {
+        kind: "architectural_decision",
+        target: "legacy-cache",
+      });
+      // planner-a now reads both and restates: its own old decision and planner-b's go.
+      await shared.beforeActing("planner-a", "Decide the fate of legacy-cache");
+      await shared.decide("planner-a", "Deprecate legacy-cache, agreed with planner-b", {
+        kind: "architectural_decision",
+        target: "legacy-cache",
+      });
+      const read = await shared.beforeActing("coder", "Build module legacy-cache");
+      expect(read.decisions.map((memory) => memory.content)).toEqual([
+        "Deprecate legacy-cache, agreed with planner-b",
+      ]);
+      expect(read.contradictions).toEqual([]);
+    });
+  });
+
   describe("onInvalidated", () => {
     it("tells a reader when a memory it read is superseded by someone else", async () => {
       const { shared } = setUp();
@@ -82,6 +158,8 @@ describe("SharedContext", () => {
       });
       const other: InvalidationNotice[] = [];
       shared.onInvalidated("reviewer", (notice) => other.push(notice));
+      // The Planner read the inventory memory, so its decision overrules it.
+      await shared.beforeActing("planner", "Decide the fate of legacy-cache");
       await shared.decide("planner", "Retire legacy-cache", {
         kind: "architectural_decision",
         target: "legacy-cache",
@@ -95,6 +173,34 @@ describe("SharedContext", () => {
       ]);
       expect(notices[0]?.memoryId).toBeDefined();
       expect(other).toEqual([]);
+    });
+
+    it("tells a reader when a memory it read becomes disputed by someone who had not seen it", async () => {
+      const { shared } = setUp();
+      await shared.decide("planner-a", "Deprecate legacy-cache", {
+        kind: "architectural_decision",
+        target: "legacy-cache",
+      });
+      await shared.beforeActing("coder", "Build module legacy-cache");
+      const notices: InvalidationNotice[] = [];
+      const received = new Promise<void>((resolve) => {
+        shared.onInvalidated("coder", (notice) => {
+          notices.push(notice);
+          resolve();
+        });
+      });
+      await shared.decide("planner-b", "Keep legacy-cache", {
+        kind: "architectural_decision",
+        target: "legacy-cache",
+      });
+      await received;
+      expect(notices).toEqual([
+        expect.objectContaining({
+          target: "legacy-cache",
+          by: "planner-b",
+          reason: 'legacy-cache is disputed: planner-b contradicts it ("Keep legacy-cache")',
+        }),
+      ]);
     });
 
     it("stays quiet after close", async () => {

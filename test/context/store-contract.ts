@@ -338,6 +338,27 @@ export function describeStoreContract(
           expect((await store.compileMemories(subjectId)).memoriesCreated).toBe(0);
         });
 
+        it("lets a resolution supersede the escalation it names, whoever announced it", async () => {
+          const subjectId = uniqueSubject("resolution");
+          const about = (source: string, type: string, content: string, escalationId: string) =>
+            episode(subjectId, {
+              source,
+              type,
+              payload: { content, target: "modules/x", escalationId },
+            });
+          await store.createEpisode(
+            about("coder", "escalation", "Disputed modules/x", "modules/x#0"),
+          );
+          await store.compileMemories(subjectId);
+          await store.createEpisode(
+            about("planner", "escalation_resolution", "Resolved modules/x", "modules/x#0"),
+          );
+          await store.compileMemories(subjectId);
+          const active = await store.searchMemories(subjectId);
+          expect(active.map((memory) => memory.content)).toEqual(["Resolved modules/x"]);
+          expect(active[0]?.metadata.contradicts).toBeUndefined();
+        });
+
         it("records the same contradictions within one compile of a batch", async () => {
           const subjectId = uniqueSubject("uninformed-batch");
           await store.createEpisodesBatch([

@@ -1,8 +1,11 @@
+import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBrainFromEnv } from "../../src/agents/create-brain.js";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { LlmAuthError } from "../../src/llm/errors/llm-auth-error.js";
+import { LlmConnectionError } from "../../src/llm/errors/llm-connection-error.js";
 import { LlmOutputError } from "../../src/llm/errors/llm-output-error.js";
+import { LlmRequestError } from "../../src/llm/errors/llm-request-error.js";
 import { LlmTimeoutError } from "../../src/llm/errors/llm-timeout-error.js";
 import { createVirtualClock } from "../../src/scenario/clock.js";
 import { loadScenario } from "../../src/scenario/load-scenario.js";
@@ -31,6 +34,16 @@ function brainFor(url: string, extra: Record<string, string> = {}) {
     LLM_BASE_URL: url,
     ...extra,
   });
+}
+
+/** A loopback port nobody listens on: bound by the OS, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
 }
 
 const step = { agentId: "coder", module: "legacy-cache", decisions: [], disputes: [] };
@@ -64,6 +77,32 @@ describe("the LLM brain against an OpenAI-compatible server on loopback", () => 
     );
   });
 
+  it("reports an open dispute whatever the model says about the builds", async () => {
+    const server = await serve(ruleFollowingReply);
+    const store = new EmbeddedStore({ path: ":memory:" });
+    closers.push(() => store.close());
+    const handle = startRun({
+      scenario: await loadScenario("disagreeing-planners"),
+      mode: "statewave",
+      store,
+      brain: brainFor(server.url),
+      clock: createVirtualClock(),
+      seed: 1,
+    });
+    const texts: string[] = [];
+    handle.subscribe((event) => {
+      if (event.type === "agent-log" && event.agentId === "reviewer") texts.push(event.text);
+    });
+    const summary = await handle.done;
+    expect(summary.collision).toBe(false);
+    expect(texts).toContain(
+      "Open dispute → legacy-cache: Planner A (deprecate) vs Planner B (keep); needs a decision",
+    );
+    expect(texts).not.toContain("No conflicts: the work matches the decisions.");
+    const reviewPrompt = server.received.find((request) => request.schemaName === "review");
+    expect(reviewPrompt?.prompt).toContain('"target": "legacy-cache"');
+  });
+
   it("turns 401 into a clear error naming LLM_API_KEY", async () => {
     const server = await serve(() => ({ kind: "status", status: 401 }));
     const error = await brainFor(server.url)
@@ -72,6 +111,33 @@ describe("the LLM brain against an OpenAI-compatible server on loopback", () => 
     expect(error).toBeInstanceOf(LlmAuthError);
     expect((error as Error).message).toMatch(/refused the API key \(HTTP 401\): check LLM_API_KEY/);
     expect(server.received).toHaveLength(1);
+  });
+
+  it("names the URL it tried and LLM_BASE_URL when nothing listens there", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const error = await brainFor(url, { LLM_MAX_RETRIES: "0" })
+      .chooseModuleStep(step)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LlmConnectionError);
+    expect(error).toBeInstanceOf(LlmRequestError);
+    expect(error).toMatchObject({ url, variable: "LLM_BASE_URL", statusCode: undefined });
+    expect((error as Error).message).toBe(
+      `cannot reach the model server at ${url} (${(error as LlmConnectionError).reason}): ` +
+        "check LLM_BASE_URL (and LLM_MODEL's provider) and that the server is running",
+    );
+    expect((error as LlmConnectionError).reason).toContain("ECONNREFUSED");
+  });
+
+  it("explains a port fetch refuses to use (the old 'bad port' message)", async () => {
+    // 6000 is on the fetch standard's list of bad ports: refused before any connection is made.
+    const url = "http://127.0.0.1:6000/v1";
+    const error = await brainFor(url, { LLM_MAX_RETRIES: "0" })
+      .chooseModuleStep(step)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LlmConnectionError);
+    expect((error as Error).message).toMatch(
+      /^cannot reach the model server at http:\/\/127\.0\.0\.1:6000\/v1 \(bad port\): check LLM_BASE_URL/,
+    );
   });
 
   it("retries 429 (honouring retry-after-ms) and then succeeds", async () => {

@@ -65,10 +65,39 @@ describe("loadScenario", () => {
     expect(validation.path).toBe(path);
     expect(validation.issues).toContainEqual({
       field: "agents.0.role",
-      expected: 'one of "planner"|"coder"|"reviewer"',
+      expected: 'one of "planner"|"coder"|"reviewer", received "planer"',
     });
     expect(validation.message).toContain(path);
     expect(validation.message).toContain("agents.0.role");
+  });
+
+  it("words sizes and missing fields plainly, not in zod's terms", async () => {
+    const dir = tempDir();
+    const path = join(dir, "sizes.yaml");
+    writeFileSync(
+      path,
+      [
+        "name: sizes",
+        "title: ''",
+        "task: Do things",
+        "agents:",
+        "  - { id: planner, role: planner, name: P, color: cyan, startAtMs: 2.5 }",
+        "timings: { thinkMs: 0, moduleMs: 10, reviewMs: 10 }",
+      ].join("\n"),
+    );
+    const error = (await loadScenario(path).catch(
+      (caught: unknown) => caught,
+    )) as ScenarioValidationError;
+    expect(error.issues).toEqual(
+      expect.arrayContaining([
+        { field: "title", expected: 'a non-empty string, received ""' },
+        { field: "agents.0.startAtMs", expected: "an integer, received 2.5" },
+        { field: "timings.thinkMs", expected: "a number > 0, received 0" },
+        { field: "costs", expected: "an object (the field is missing)" },
+      ]),
+    );
+    expect(error.message).toContain("  timings.thinkMs: expected a number > 0, received 0");
+    expect(error.message).not.toMatch(/Too small|Invalid input/);
   });
 
   it("refuses a team without a Coder", async () => {

@@ -101,6 +101,31 @@ describe("startRun", () => {
     });
   });
 
+  describe("the Reviewer and disputes", () => {
+    it("naive: reports the collision and the planners' disagreement still open", async () => {
+      const { events } = await runToEnd(await loadScenario("disagreeing-planners"), "naive", {
+        store: memoryStore(),
+      });
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: "collision", module: "legacy-cache" }),
+      );
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: "agent-log",
+          agentId: "reviewer",
+          text: "Open dispute → legacy-cache: Planner A (deprecate) vs Planner B (keep); needs a decision",
+          openDispute: {
+            target: "legacy-cache",
+            contenders: [
+              { agentId: "planner-a", value: "deprecate" },
+              { agentId: "planner-b", value: "keep" },
+            ],
+          },
+        }),
+      );
+    });
+  });
+
   describe("options.signal", () => {
     it("rejects done when the run is aborted", async () => {
       const controller = new AbortController();

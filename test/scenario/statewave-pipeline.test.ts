@@ -160,5 +160,77 @@ describe("the statewave pipeline", () => {
       expect(inspector.get("modules", "legacy-cache")).toBeInstanceOf(Disputed);
       await inspector.close();
     });
+
+    it.each([1, 7, 42])(
+      "nobody silently wins in the memories either: both decisions stay active (seed %i)",
+      async (seed) => {
+        const store = memoryStore();
+        const { runId } = await runToEnd(await loadScenario("disagreeing-planners"), "statewave", {
+          store,
+          seed,
+        });
+        const decisions = await store.searchMemories(runId, { kind: "architectural_decision" });
+        const bySource = new Map(
+          decisions.map((memory) => [String(memory.metadata.source), memory] as const),
+        );
+        expect([...bySource.keys()].sort()).toEqual(["planner-a", "planner-b"]);
+        // The later of the two records that it contradicts the earlier; neither superseded it.
+        const [earlier, later] = [...decisions].reverse();
+        expect(later?.metadata.contradicts).toEqual([earlier?.id]);
+        // The inventory memory ("legacy-cache is an existing module") was read by both Planners,
+        // so a Planner's decision does supersede it.
+        const inventory = (await store.getTimeline(runId)).memories.find(
+          (memory) => memory.metadata.source === "project",
+        );
+        expect(inventory?.status).toBe("superseded");
+      },
+    );
+
+    it("the Reviewer names the open dispute and does not say all is well", async () => {
+      const { events, summary } = await runToEnd(
+        await loadScenario("disagreeing-planners"),
+        "statewave",
+        { store: memoryStore() },
+      );
+      const reviewerLines = events.flatMap((event) =>
+        event.type === "agent-log" && event.agentId === "reviewer" ? [event] : [],
+      );
+      const dispute = reviewerLines.find((line) => line.openDispute !== undefined);
+      expect(dispute?.text).toMatch(
+        /^Open dispute → legacy-cache: Planner [AB] \((deprecate|keep)\) vs Planner [AB] \((deprecate|keep)\); needs a decision$/,
+      );
+      expect(dispute?.text).toContain("Planner A (deprecate)");
+      expect(dispute?.text).toContain("Planner B (keep)");
+      expect(dispute?.openDispute?.target).toBe("legacy-cache");
+      expect(reviewerLines.map((line) => line.text)).not.toContain(
+        "No conflicts: the work matches the decisions.",
+      );
+      expect(reviewerLines.map((line) => line.text)).toContain(
+        "No collisions: no work was wasted, but 1 dispute is still open.",
+      );
+      // An open dispute held the work: it is not a collision.
+      expect(summary.collision).toBe(false);
+      expect(events.some((event) => event.type === "collision")).toBe(false);
+      // The Reviewer's own read showed the dispute with the decided values.
+      const reviewRead = events.find(
+        (event) => event.type === "context-read" && event.agentId === "reviewer",
+      );
+      expect(reviewRead?.type === "context-read" && reviewRead.disputes).toEqual([
+        expect.stringMatching(/^legacy-cache: planner-[ab] says (deprecate|keep) vs planner-[ab]/),
+      ]);
+    });
+
+    it("says all is well when no dispute is open (auth-jwt)", async () => {
+      const { events } = await runToEnd(await loadScenario("auth-jwt"), "statewave", {
+        store: memoryStore(),
+      });
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: "agent-log",
+          agentId: "reviewer",
+          text: "No conflicts: the work matches the decisions.",
+        }),
+      );
+    });
   });
 });

@@ -2,7 +2,12 @@ import { createHash, randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { compileEpisode, contradictsKey, supersedes } from "../compile-memories.js";
+import {
+  compileEpisode,
+  contradictsKey,
+  type SupersedeCandidate,
+  supersedes,
+} from "../compile-memories.js";
 import type {
   CompileJob,
   CompileResult,
@@ -94,10 +99,15 @@ function waitForJob(
   });
 }
 
-/** The agent recorded in a memory row's metadata (`metadata.source`), if any. */
-function sourceOfMetadata(metadataText: string): string | undefined {
-  const source: unknown = JSON.parse(metadataText).source;
-  return typeof source === "string" ? source : undefined;
+/** What the supersede rule needs from an already compiled memory row. */
+function supersedeCandidate(row: MemoryRow): SupersedeCandidate {
+  const metadata = JSON.parse(row.metadata) as JsonObject;
+  const { source, escalationId } = metadata;
+  return {
+    id: row.id,
+    source: typeof source === "string" ? source : undefined,
+    escalationId: typeof escalationId === "string" ? escalationId : undefined,
+  };
 }
 
 /** JSON text of a payload/metadata/provenance object; a value JSON cannot hold is a validation error. */
@@ -327,7 +337,7 @@ export class EmbeddedStoreCore {
           for (const old of findSameTarget.all(tenantId, subjectId, draft.kind, draft.target)) {
             // Only a write made knowing the older memory replaces it; otherwise both stay
             // active and the disagreement is recorded, so nobody silently wins.
-            if (!supersedes(draft, { id: old.id, source: sourceOfMetadata(old.metadata) })) {
+            if (!supersedes(draft, supersedeCandidate(old))) {
               contradicted.push(old.id);
               continue;
             }

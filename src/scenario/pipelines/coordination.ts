@@ -50,10 +50,13 @@ export interface Coordination {
   ): () => void;
   /** After building: tell whoever needs to know. */
   reportResult(agentId: string, result: BuildResult): Promise<void>;
-  /** The Reviewer's view once everyone is done: every decision ever published and every build. */
+  /**
+   * The Reviewer's view once everyone is done: every decision ever published, every build, and
+   * the disputes still open (decisions that disagree and that nobody has settled).
+   */
   collectForReview(
     agentId: string,
-  ): Promise<{ decisions: KnownDecision[]; results: BuildResult[] }>;
+  ): Promise<{ decisions: KnownDecision[]; results: BuildResult[]; disputes: KnownDispute[] }>;
   /**
    * Lets `agentId` arbitrate escalations until `until` settles: `choose` returns the winning value,
    * or undefined to leave the escalation open. Naive: nothing is ever escalated.

@@ -1,5 +1,5 @@
 import type { UnstampedEvent } from "../../agents/agent-runtime.js";
-import type { BuildResult, KnownDecision } from "../../agents/brain.js";
+import type { BuildResult, KnownDecision, KnownDispute } from "../../agents/brain.js";
 import type { BusMessage, MessageBus } from "../../context/message-bus.js";
 import type { Coordination, KnownState } from "./coordination.js";
 
@@ -23,6 +23,29 @@ function resultOf(message: BusMessage): BuildResult | undefined {
   const { module, tokens, ms } = message.data;
   if (message.topic !== "result" || typeof module !== "string") return undefined;
   return { module, agentId: message.from, tokens: Number(tokens), ms: Number(ms) };
+}
+
+/**
+ * Decisions the Reviewer received that disagree: one target, several agents, different values.
+ * Nobody in a message-passing team settles them, so they are all still open at the review.
+ */
+function disagreementsIn(decisions: readonly KnownDecision[]): KnownDispute[] {
+  // The latest word of each agent on each target (an agent may restate its own decision).
+  const latest = new Map<string, Map<string, string>>();
+  for (const decision of decisions) {
+    const byAgent = latest.get(decision.target) ?? new Map<string, string>();
+    byAgent.set(decision.by, decision.value);
+    latest.set(decision.target, byAgent);
+  }
+  const disputes: KnownDispute[] = [];
+  for (const [target, byAgent] of latest) {
+    if (new Set(byAgent.values()).size < 2) continue;
+    disputes.push({
+      target,
+      contenders: [...byAgent].map(([agentId, value]) => ({ agentId, value })),
+    });
+  }
+  return disputes;
 }
 
 /**
@@ -78,11 +101,13 @@ export function createNaiveCoordination(options: NaiveCoordinationOptions): Coor
     },
     collectForReview: async (agentId) => {
       const inbox = bus.inbox(agentId);
+      const decisions = inbox
+        .map(decisionOf)
+        .filter((item): item is KnownDecision => item !== undefined);
       return {
-        decisions: inbox
-          .map(decisionOf)
-          .filter((item): item is KnownDecision => item !== undefined),
+        decisions,
         results: inbox.map(resultOf).filter((item): item is BuildResult => item !== undefined),
+        disputes: disagreementsIn(decisions),
       };
     },
     arbitrate: async (_agentId, _choose, until) => {

@@ -1,7 +1,7 @@
 import type { UnstampedEvent } from "../../agents/agent-runtime.js";
 import type { BuildResult, KnownDecision, KnownDispute } from "../../agents/brain.js";
 import type { ContextStore, Episode, JsonObject, Memory } from "../../context/context-store.js";
-import { SharedContext } from "../../context/shared-context.js";
+import { type MemoryDispute, SharedContext } from "../../context/shared-context.js";
 import { Disputed } from "../../crdt/disputed.js";
 import type { Escalation } from "../../crdt/escalation.js";
 import { SharedState } from "../../crdt/shared-state.js";
@@ -166,13 +166,53 @@ export async function createStatewaveCoordination(
     })),
   });
 
+  /** A memory dispute as agents see it: each side with the value it decided. */
+  const memoryDisputeOf = (dispute: MemoryDispute): KnownDispute => ({
+    target: dispute.target,
+    contenders: dispute.memories.map((memory) => ({
+      agentId: typeof memory.metadata.source === "string" ? memory.metadata.source : "unknown",
+      value: decisionOf(memory)?.value ?? memory.content,
+    })),
+  });
+
+  /**
+   * One dispute per target: the shared state's escalation and the memories' contradiction are
+   * usually the same disagreement seen from two layers, so their contenders are merged.
+   */
+  const mergeDisputes = (disputes: readonly KnownDispute[]): KnownDispute[] => {
+    const byTarget = new Map<string, KnownDispute>();
+    for (const dispute of disputes) {
+      const known = byTarget.get(dispute.target);
+      if (known === undefined) {
+        byTarget.set(dispute.target, {
+          target: dispute.target,
+          contenders: [...dispute.contenders],
+        });
+        continue;
+      }
+      for (const contender of dispute.contenders) {
+        if (!known.contenders.some((other) => other.agentId === contender.agentId)) {
+          known.contenders.push(contender);
+        }
+      }
+    }
+    return [...byTarget.values()];
+  };
+
   const read = async (agentId: string, task: string): Promise<KnownState> => {
     const context = contextOf(agentId);
     const result = await clock.track(context.beforeActing(agentId, task));
     const decisions = result.decisions
       .map(decisionOf)
       .filter((decision): decision is KnownDecision => decision !== undefined);
-    const disputes = result.disputes.map(disputeOf);
+    // Decision contradictions first: their sides carry the decided values ("deprecate", "keep").
+    // Other kinds (the escalation summaries the shared state writes) mirror `result.disputes`.
+    const disputes = mergeDisputes([
+      ...result.contradictions
+        .filter((dispute) => dispute.kind === "architectural_decision")
+        .map(memoryDisputeOf),
+      ...result.disputes.map(disputeOf),
+    ]);
     for (const escalation of result.disputes) announce(escalation);
     const claims: Record<string, string> = {};
     for (const [module, value] of Object.entries(stateOf(agentId).list(modulesNamespace))) {
@@ -290,7 +330,7 @@ export async function createStatewaveCoordination(
       await clock.track(state.put(projectNamespace, "tags", [result.module]));
     },
     collectForReview: async (agentId) => {
-      await read(agentId, "Review the finished work against the decisions");
+      const known = await read(agentId, "Review the finished work against the decisions");
       const episodes = await clock.track(allEpisodes(store, subjectId));
       const decisions: KnownDecision[] = [];
       const results: BuildResult[] = [];
@@ -317,7 +357,7 @@ export async function createStatewaveCoordination(
           });
         }
       }
-      return { decisions, results };
+      return { decisions, results, disputes: known.disputes };
     },
     arbitrate: async (agentId, choose, until) => {
       const state = agentId === lead && arbiter ? arbiter : stateOf(agentId);

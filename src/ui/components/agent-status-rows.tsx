@@ -4,8 +4,11 @@ import { useTheme } from "../contexts/theme-context.js";
 import type { AgentStatus } from "../state/run-pane-reducer.js";
 import { toneColor } from "./tone-color.js";
 
+/** Props of {@link AgentStatusRows}. */
 export type AgentStatusRowsProps = {
+  /** The run's agents, in the order their rows are drawn (as run-start announced them). */
   readonly agents: readonly AgentInfo[];
+  /** What each agent is doing, by agent id; an agent without an entry shows "waiting". */
   readonly statuses: Readonly<Record<string, AgentStatus>>;
   /** The spinner's current frame, shown on busy agents. */
   readonly spinner: string;

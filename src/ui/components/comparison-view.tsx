@@ -4,9 +4,13 @@ import { useTheme } from "../contexts/theme-context.js";
 import { compareRuns, comparisonColumns, comparisonHeadline } from "../format/comparison.js";
 import { textWidth } from "../format/text-width.js";
 
+/** Props of {@link ComparisonView}. */
 export type ComparisonViewProps = {
+  /** The naive run's summary (left column). */
   readonly naive: RunSummary;
+  /** The shared-context run's summary (right column). */
   readonly statewave: RunSummary;
+  /** Columns available; the table's value columns share what the label column leaves. */
   readonly width: number;
 };
 

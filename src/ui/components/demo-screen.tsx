@@ -8,15 +8,23 @@ import { RunPane } from "./run-pane.js";
 import { type ScenarioChoice, ScenarioPicker } from "./scenario-picker.js";
 import { TimelineView } from "./timeline-view.js";
 
+/** Props of {@link DemoScreen}. */
 export type DemoScreenProps = {
+  /** The demo's state (`demoReducer`): which view, both panes, the timeline, the picker. */
   readonly state: DemoState;
+  /** Terminal width: side by side from 100 columns, stacked below. */
   readonly columns: number;
+  /** Terminal height: the logs shrink so the frame never grows taller. */
   readonly rows: number;
+  /** The spinner's current frame, shown on busy agents. */
   readonly spinner: string;
+  /** What the scenario picker (`s`) offers. */
   readonly scenarios: readonly ScenarioChoice[];
   /** The timeline report lines when the timeline view is loaded. */
   readonly timelineLines: readonly string[];
+  /** Report lines the timeline view shows at once. */
   readonly timelineHeight: number;
+  /** The `--speed` shown in the title line. */
   readonly speed?: number;
 };
 

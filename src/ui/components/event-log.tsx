@@ -5,8 +5,11 @@ import { type EventLine, plainEventLine } from "../format/event-line.js";
 import { fitTail } from "../format/text-width.js";
 import { toneColor } from "./tone-color.js";
 
+/** Props of {@link EventLog}. */
 export type EventLogProps = {
+  /** The run's lines so far, oldest first. */
   readonly lines: readonly EventLine[];
+  /** Names and colours of the run's agents. */
   readonly agents: AgentDirectory;
   /** Text width, to count how many rows wrapped lines take. */
   readonly width: number;

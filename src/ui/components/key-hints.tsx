@@ -1,7 +1,9 @@
 import { Text } from "ink";
 import { useTheme } from "../contexts/theme-context.js";
 
+/** Props of {@link KeyHints}. */
 export type KeyHintsProps = {
+  /** `[key, what it does]` pairs, in the order shown. */
   readonly hints: ReadonlyArray<readonly [key: string, action: string]>;
 };
 

@@ -8,12 +8,15 @@ import { AgentStatusRows } from "./agent-status-rows.js";
 import { EventLog } from "./event-log.js";
 import { VerdictBox } from "./verdict-box.js";
 
+/** Props of {@link RunPane}. */
 export type RunPaneProps = {
+  /** The pipeline's state (`runPaneReducer`): its lines, statuses and, once ended, its summary. */
   readonly pane: RunPaneState;
   /** Outer width, border included. */
   readonly width: number;
   /** Rows for the event log. */
   readonly logRows: number;
+  /** The spinner's current frame, shown on busy agents. */
   readonly spinner: string;
 };
 

@@ -3,13 +3,19 @@ import { useTheme } from "../contexts/theme-context.js";
 
 /** A scenario the picker offers. */
 export interface ScenarioChoice {
+  /** What `--scenario` takes: "two-coders". */
   readonly name: string;
+  /** One line about it: "Two coders, one module". */
   readonly title: string;
 }
 
+/** Props of {@link ScenarioPicker}. */
 export type ScenarioPickerProps = {
+  /** The scenarios offered, in order. */
   readonly scenarios: readonly ScenarioChoice[];
+  /** Index of the highlighted entry (Enter runs it). */
   readonly selectedIndex: number;
+  /** The scenario running now, marked in the list. */
   readonly current: string;
 };
 

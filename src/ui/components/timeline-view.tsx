@@ -1,7 +1,8 @@
 import { Box, Text } from "ink";
 import { useTheme } from "../contexts/theme-context.js";
-import { timelineHeaders } from "../format/timeline-table.js";
+import { timelineHeaders, timelineLegendStart } from "../format/timeline-table.js";
 
+/** Props of {@link TimelineView}. */
 export type TimelineViewProps = {
   /** The report lines (`formatTimelineReport`), the same the plain `timeline` command prints. */
   readonly lines: readonly string[];
@@ -23,15 +24,16 @@ export function TimelineView({ lines, scroll, height }: TimelineViewProps) {
   return (
     <Box flexDirection="column">
       {visible.map(({ line, number }) => {
-        const isHeader = line.startsWith(timelineHeaders[0]);
+        const isHeader = line.startsWith(timelineHeaders.time);
         const isHeading = number === 0 || sectionTitles.test(line);
+        const isMuted = line.startsWith("─") || line.startsWith(timelineLegendStart);
         return (
           <Text
             key={number}
             wrap="truncate-end"
             bold={isHeader || isHeading}
             underline={isHeader}
-            color={line.startsWith("─") ? theme.text.muted : undefined}
+            color={isMuted ? theme.text.muted : undefined}
           >
             {line || " "}
           </Text>

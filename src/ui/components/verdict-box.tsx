@@ -3,7 +3,9 @@ import { useTheme } from "../contexts/theme-context.js";
 import type { Verdict, VerdictKind } from "../format/verdict.js";
 import type { Theme } from "../theme/tokens.js";
 
+/** Props of {@link VerdictBox}. */
 export type VerdictBoxProps = {
+  /** What the run amounts to (`verdictFor`): its kind picks the box's colour. */
   readonly verdict: Verdict;
 };
 

@@ -11,9 +11,13 @@ export function formatDuration(ms: number): string {
   return hours > 0 ? `${hours}h${minutes}m${seconds}s` : `${minutes}m${seconds}s`;
 }
 
-/** Time since the run started, as the timeline shows it: "T+0.0s", "T+4m0s". */
+/**
+ * Time since the run started, as the timeline shows it: "T+0.0s", "T+4m0s"; "T-1.2s" before it
+ * (what was set up before run-start). Less than 0.05 s before the start still reads "T+0.0s".
+ */
 export function formatRelative(ms: number): string {
-  return `T+${formatDuration(ms)}`;
+  const before = formatDuration(-ms);
+  return ms < 0 && before !== formatDuration(0) ? `T-${before}` : `T+${formatDuration(ms)}`;
 }
 
 /** A token count with thousands separators: "12,400". */

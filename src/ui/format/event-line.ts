@@ -53,17 +53,72 @@ export function shortReason(reason: string, module: string, agents: AgentDirecto
   return human.replace(/\.$/, "");
 }
 
-/** The decision's explanation without a repetition of its verb and target. */
-function decisionDetail(event: { target: string; value: string; content: string }): string {
+/** Words that add nothing to a decision's verb and target: "Deprecate the old throttle module." */
+const fillerWords = new Set([
+  "the",
+  "a",
+  "an",
+  "this",
+  "that",
+  "it",
+  "its",
+  "our",
+  "existing",
+  "old",
+  "current",
+  "module",
+  "modules",
+  "service",
+  "component",
+  "code",
+  "package",
+  "library",
+]);
+
+/**
+ * True when `text` says nothing but the decision's verb and target (in any spelling): shown in
+ * parentheses it would be noise like "(module)".
+ */
+function restatesDecision(text: string, target: string, value: string): boolean {
+  const said = new Set([...target.split(/[^a-z0-9]+/i), ...value.split(/[^a-z0-9]+/i)]);
+  return text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== "")
+    .every(
+      (word) =>
+        fillerWords.has(word) ||
+        said.has(word) ||
+        // The verb in any form: "deprecate", "deprecated", "deprecating", "keep", "keeping".
+        /^(deprecat|keep|build|use|adopt)/.test(word),
+    );
+}
+
+/**
+ * The decision's explanation without a repetition of its verb and target, or undefined when it
+ * has none worth showing.
+ */
+function decisionDetail(event: {
+  target: string;
+  value: string;
+  content: string;
+}): string | undefined {
+  const target = event.target.toLowerCase();
+  const value = event.value.toLowerCase();
   const content = event.content.trim();
-  if (!content) return event.value;
+  // A value the verb does not already say ("use-redis" under DECIDING) is the only detail left.
+  if (!content || restatesDecision(content, target, value)) {
+    return decisionVerb(event.value) === "DECIDING" ? event.value : undefined;
+  }
   // "Deprecate legacy-session-token: replaced by JWT" -> "replaced by JWT": the verb and the
   // target are already on the line.
-  const lower = content.toLowerCase();
-  const target = event.target.toLowerCase();
-  const at = lower.indexOf(target);
+  const at = content.toLowerCase().indexOf(target);
   if (at >= 0 && at <= 20) {
-    const rest = content.slice(at + target.length).replace(/^[\s:;,.\-—]+/, "");
+    // "legacy-throttle module; replaced by …" -> "replaced by …": the noun after the name too.
+    const rest = content
+      .slice(at + target.length)
+      .replace(/^[\s:;,.\-—]+/, "")
+      .replace(/^(?:module|service|component)\b[\s:;,.\-—]*/i, "");
     if (rest) return unwrapParentheses(rest);
   }
   return unwrapParentheses(content);
@@ -101,9 +156,10 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         known === 0
           ? "Read shared context: no decisions yet"
           : `Read shared context → ${plural(known, "decision")}${first ? `: ${first}` : ""}${known > 1 ? " …" : ""}`;
-      const disputes =
-        event.disputes.length > 0 ? `; ${plural(event.disputes.length, "dispute")} open` : "";
-      return byAgent(event, event.agentId, agents, text + disputes, "muted");
+      if (event.disputes.length === 0) return byAgent(event, event.agentId, agents, text, "muted");
+      // "…replaces it).; 1 dispute open" reads as a typo: the clause after it ends the sentence.
+      const disputes = `; ${plural(event.disputes.length, "dispute")} open`;
+      return byAgent(event, event.agentId, agents, text.replace(/\.$/, "") + disputes, "muted");
     }
     case "message-send":
       return byAgent(
@@ -112,14 +168,16 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         agents,
         `Message → ${event.to === "*" || event.to === "all" ? "everyone" : agents.name(event.to)}: ${event.content}`,
       );
-    case "decision-write":
+    case "decision-write": {
+      const detail = decisionDetail(event);
       return byAgent(
         event,
         event.agentId,
         agents,
-        `${decisionVerb(event.value)} → ${event.target} (${decisionDetail(event)})`,
+        `${decisionVerb(event.value)} → ${event.target}${detail ? ` (${detail})` : ""}`,
         "decision",
       );
+    }
     case "module-claim":
       return byAgent(event, event.agentId, agents, `Claiming → ${event.module}`, "muted");
     case "module-start":

@@ -14,8 +14,16 @@ export interface TimelineRow {
   readonly createdAt: string;
   /** "14:03:07.250" (UTC). */
   readonly time: string;
-  /** "T+4.0s": scenario time since the run started. */
+  /**
+   * "T+0.4s": wall-clock time since the run-start episode was recorded, the same clock as `time`,
+   * so every row (run events and coordination episodes alike) is on one time line.
+   */
   readonly relative: string;
+  /**
+   * "T+4.0s": the run's own (scenario) clock, `event.at` since run-start, which `--speed` scales
+   * and in which the run's durations are counted; null for coordination episodes, which have none.
+   */
+  readonly scenarioRelative: string | null;
   readonly agentId: string | null;
   readonly agent: string;
   /** The scenario event type (`decision-write`) or the episode type (`state_update`). */
@@ -36,7 +44,10 @@ export interface MemoryRow {
 
 /** What one agent received when it read the shared context. */
 export interface ReadRow {
+  /** Wall-clock time since run-start, as in the table ({@link TimelineRow.relative}). */
   readonly relative: string;
+  /** The run's own clock ({@link TimelineRow.scenarioRelative}). */
+  readonly scenarioRelative: string;
   readonly agent: string;
   readonly task: string;
   readonly memoryCount: number;
@@ -82,33 +93,52 @@ function toMemoryRow(memory: Memory): MemoryRow {
   };
 }
 
+/** Milliseconds of an ISO timestamp, or undefined when it does not parse. */
+function epochMs(iso: string | undefined): number | undefined {
+  if (iso === undefined) return undefined;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** The two clocks a row is placed on: wall (createdAt) and scenario (`event.at`). */
+interface Origins {
+  /** The run-start episode's createdAt (epoch ms), or the first episode's. */
+  readonly wall: number | undefined;
+  /** run-start's `at` (scenario ms). */
+  readonly scenario: number;
+}
+
+function wallRelative(episode: Episode, origins: Origins): string {
+  const at = epochMs(episode.createdAt);
+  return at === undefined || origins.wall === undefined ? "" : formatRelative(at - origins.wall);
+}
+
 function rowFor(
   episode: Episode,
   event: ScenarioEvent | undefined,
-  lastAt: number,
   agents: AgentDirectory,
-  origin: number,
+  origins: Origins,
 ): TimelineRow {
+  const common = {
+    episodeId: episode.id,
+    createdAt: episode.createdAt,
+    time: formatUtcTime(episode.createdAt),
+    relative: wallRelative(episode, origins),
+  };
   if (event) {
     const line = describeEvent(event, agents);
     return {
-      episodeId: episode.id,
-      createdAt: episode.createdAt,
-      time: formatUtcTime(episode.createdAt),
-      relative: formatRelative(event.at - origin),
+      ...common,
+      scenarioRelative: formatRelative(event.at - origins.scenario),
       agentId: line.agentId,
       agent: line.label,
       type: event.type,
       content: line.text,
     };
   }
-  // Coordination episodes carry no scenario time: they happen in the step of the event before them.
-  const at = typeof episode.payload.at === "number" ? episode.payload.at : lastAt;
   return {
-    episodeId: episode.id,
-    createdAt: episode.createdAt,
-    time: formatUtcTime(episode.createdAt),
-    relative: formatRelative(at - origin),
+    ...common,
+    scenarioRelative: null,
     agentId: episode.source,
     agent: agents.name(episode.source),
     type: episode.type,
@@ -140,18 +170,20 @@ export function buildRunTimeline(
     pairs.push({ episode, event });
   }
   const agents = agentDirectoryOf(events);
-  // T+0.0s is the run's start: setting up the shared context before it is not the run's time.
-  const origin = events.find((event) => event.type === "run-start")?.at ?? 0;
-  let lastAt = 0;
-  const rows: TimelineRow[] = [];
-  for (const { episode, event } of pairs) {
-    if (event) lastAt = event.at;
-    const row = rowFor(episode, event, lastAt, agents, origin);
-    if (matches(row, filter, agents)) rows.push(row);
-  }
   const start = events.find((event) => event.type === "run-start");
   const end = events.find((event) => event.type === "run-end");
   const startEpisode = pairs.find((pair) => pair.event?.type === "run-start")?.episode;
+  // T+0.0s is the run's start on both clocks: setting up the shared context before it (the
+  // scenario's existing modules) is not the run's time and shows as T+0.0s or a little before.
+  const origins: Origins = {
+    wall: epochMs(startEpisode?.createdAt ?? timeline.episodes[0]?.createdAt),
+    scenario: start?.at ?? 0,
+  };
+  const rows: TimelineRow[] = [];
+  for (const { episode, event } of pairs) {
+    const row = rowFor(episode, event, agents, origins);
+    if (matches(row, filter, agents)) rows.push(row);
+  }
   return {
     runId,
     mode: start?.mode,
@@ -163,11 +195,12 @@ export function buildRunTimeline(
     activeMemories: timeline.memories.filter((m) => m.status === "active").map(toMemoryRow),
     supersededMemories: timeline.memories.filter((m) => m.status === "superseded").map(toMemoryRow),
     escalations: describeEscalations(events, agents),
-    reads: events.flatMap((event) =>
-      event.type === "context-read"
+    reads: pairs.flatMap(({ episode, event }) =>
+      event?.type === "context-read"
         ? [
             {
-              relative: formatRelative(event.at - origin),
+              relative: wallRelative(episode, origins),
+              scenarioRelative: formatRelative(event.at - origins.scenario),
               agent: agents.name(event.agentId),
               task: event.task,
               memoryCount: event.memoryIds.length,

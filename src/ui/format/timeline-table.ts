@@ -2,90 +2,120 @@ import { formatDuration, formatTokens, formatUtcDateTime, plural } from "./durat
 import type { MemoryRow, RunTimeline, TimelineRow } from "./run-timeline.js";
 import { fitWidth, textWidth, wrapText } from "./text-width.js";
 
-/** The table's header cells, in order. */
-export const timelineHeaders = [
-  "Time (UTC)",
-  "Relative",
-  "Agent",
-  "Event type",
-  "Content",
-] as const;
+/** The table's header cells. */
+export const timelineHeaders = {
+  time: "Time (UTC)",
+  relative: "Relative",
+  scenario: "Scenario",
+  agent: "Agent",
+  type: "Event type",
+  content: "Content",
+} as const;
 
 /** Column widths for the rows at a terminal width; the content column takes what is left. */
 export interface TimelineColumns {
   readonly time: number;
   readonly relative: number;
+  /** 0 when the terminal is too narrow for the scenario clock (it stays in `--json`). */
+  readonly scenario: number;
   readonly agent: number;
   readonly type: number;
   readonly content: number;
 }
 
+type Cells = { readonly [Column in keyof TimelineColumns]: string };
+
 const gap = "  ";
 const minContent = 16;
 const memoryIndent = " ".repeat(14);
+/** From this width the table has room for the Scenario column and long event types. */
+const wideTable = 100;
 
 function widest(values: readonly string[], header: string, cap: number): number {
   return Math.min(cap, Math.max(textWidth(header), ...values.map(textWidth)));
 }
 
+/** The columns before the content, with their gaps. */
+function fixedWidth(columns: Omit<TimelineColumns, "content">): number {
+  const shown = [columns.time, columns.relative, columns.scenario, columns.agent, columns.type];
+  return shown.reduce((sum, column) => sum + (column > 0 ? column + gap.length : 0), 0);
+}
+
 /** Widths that fit `width` columns: fixed columns sized to their longest value, content wraps. */
 export function timelineColumns(rows: readonly TimelineRow[], width: number): TimelineColumns {
-  const time = 12;
-  const relative = widest(
-    rows.map((row) => row.relative),
-    timelineHeaders[1],
-    10,
-  );
-  const agent = widest(
-    rows.map((row) => row.agent),
-    timelineHeaders[2],
-    14,
-  );
-  const type = widest(
-    rows.map((row) => row.type),
-    timelineHeaders[3],
-    width < 100 ? 14 : 22,
-  );
-  const fixed = time + relative + agent + type + gap.length * 4;
-  return { time, relative, agent, type, content: Math.max(minContent, width - fixed) };
+  const wide = width >= wideTable;
+  const fixed = {
+    time: 12,
+    relative: widest(
+      rows.map((row) => row.relative),
+      timelineHeaders.relative,
+      10,
+    ),
+    scenario: wide
+      ? widest(
+          rows.map((row) => row.scenarioRelative ?? ""),
+          timelineHeaders.scenario,
+          10,
+        )
+      : 0,
+    agent: widest(
+      rows.map((row) => row.agent),
+      timelineHeaders.agent,
+      14,
+    ),
+    type: widest(
+      rows.map((row) => row.type),
+      timelineHeaders.type,
+      wide ? 22 : 14,
+    ),
+  };
+  return { ...fixed, content: Math.max(minContent, width - fixedWidth(fixed)) };
 }
 
 /** Column widths for rows not known in advance (`timeline --follow`). */
 export function followColumns(width: number): TimelineColumns {
-  const time = 12;
-  const relative = 9;
-  const agent = 12;
-  const type = 16;
-  const fixed = time + relative + agent + type + gap.length * 4;
-  return { time, relative, agent, type, content: Math.max(minContent, width - fixed) };
+  const fixed = {
+    time: 12,
+    relative: 9,
+    scenario: width >= wideTable ? 9 : 0,
+    agent: 12,
+    // Wide enough for "architectural_decision" where there is room, as in the full table.
+    type: width >= wideTable ? 22 : 16,
+  };
+  return { ...fixed, content: Math.max(minContent, width - fixedWidth(fixed)) };
 }
 
-function cellsLine(
-  columns: TimelineColumns,
-  cells: readonly [string, string, string, string, string],
-): string {
-  const [time, relative, agent, type, content] = cells;
+function cellsLine(columns: TimelineColumns, cells: Cells): string {
   return [
-    fitWidth(time, columns.time),
-    fitWidth(relative, columns.relative),
-    fitWidth(agent, columns.agent),
-    fitWidth(type, columns.type),
-    content,
+    fitWidth(cells.time, columns.time),
+    fitWidth(cells.relative, columns.relative),
+    ...(columns.scenario > 0 ? [fitWidth(cells.scenario, columns.scenario)] : []),
+    fitWidth(cells.agent, columns.agent),
+    fitWidth(cells.type, columns.type),
+    cells.content,
   ]
     .join(gap)
     .trimEnd();
 }
 
-/** The header line and the rule under it. */
+/** How the legend line starts (the Ink view draws it muted). */
+export const timelineLegendStart = "Relative: wall clock since the run started";
+
+/** The line above the table that says which clock each time column is on. */
+export function formatTimelineLegend(columns: TimelineColumns): string {
+  return columns.scenario > 0
+    ? `${timelineLegendStart} · Scenario: the run's own clock, scaled by --speed`
+    : `${timelineLegendStart} (scenario clock: --json, ≥100 cols)`;
+}
+
+/** The legend (which clock is which), the header line and the rule under it. */
 export function formatTimelineHeader(columns: TimelineColumns, width: number): string[] {
-  const total =
-    columns.time +
-    columns.relative +
-    columns.agent +
-    columns.type +
-    columns.content +
-    gap.length * 4;
-  return [cellsLine(columns, timelineHeaders), "─".repeat(Math.min(width, total))];
+  const total = fixedWidth(columns) + columns.content;
+  return [
+    ...wrapText(formatTimelineLegend(columns), width),
+    cellsLine(columns, timelineHeaders),
+    "─".repeat(Math.min(width, total)),
+  ];
 }
 
 /** Rows laid out in `columns`, each row's content wrapped into the last column. */
@@ -96,8 +126,18 @@ export function formatTimelineRows(
   const lines: string[] = [];
   for (const row of rows) {
     const [first = "", ...rest] = wrapText(row.content, columns.content);
-    lines.push(cellsLine(columns, [row.time, row.relative, row.agent, row.type, first]));
-    for (const more of rest) lines.push(cellsLine(columns, ["", "", "", "", more]));
+    lines.push(
+      cellsLine(columns, {
+        time: row.time,
+        relative: row.relative,
+        scenario: row.scenarioRelative ?? "",
+        agent: row.agent,
+        type: row.type,
+        content: first,
+      }),
+    );
+    const blank = { time: "", relative: "", scenario: "", agent: "", type: "" };
+    for (const more of rest) lines.push(cellsLine(columns, { ...blank, content: more }));
   }
   return lines;
 }

@@ -6,7 +6,9 @@ import { humanizeText, shortReason } from "./event-line.js";
 /** What a finished run amounts to. */
 export type VerdictKind = "collision" | "avoided" | "escalated" | "clean";
 
+/** The box a pane shows when its run has ended (and the plain output prints). */
 export interface Verdict {
+  /** Which of the four outcomes; the views colour the box by it. */
   readonly kind: VerdictKind;
   /** The headline: "COLLISION DETECTED — both agents already finished; …". */
   readonly title: string;
@@ -40,17 +42,42 @@ export function describeEscalations(
   return lines;
 }
 
-/** "the Coder read the Planner's decision before acting", named after the agents involved. */
+/**
+ * An agent as the subject of a sentence: "the Coder" when its name is just its role (a job title
+ * takes an article), otherwise the name as it is ("Coder 1", "Alice"), which takes none.
+ */
+function agentNoun(agentId: string, agents: AgentDirectory): string {
+  const name = agents.name(agentId);
+  const role = agents.agents.find((agent) => agent.id === agentId)?.role;
+  return role !== undefined && name.toLowerCase() === role ? `the ${name}` : name;
+}
+
+/** What stopped the work, from the reason the pipeline gave: a claim on the module or a decision. */
+function causeNoun(reason: string): "decision" | "claim" {
+  // "deprecated by planner", or an escalated claim settled to "deprecated-by:planner": a decision.
+  if (/deprecat/i.test(reason)) return "decision";
+  return /claim/i.test(reason) ? "claim" : "decision";
+}
+
+/** "the Planner's decision", "Coder 2's claim", or "a claim" when nobody is named. */
+function causePhrase(causedBy: string | null, reason: string, agents: AgentDirectory): string {
+  const noun = causeNoun(reason);
+  return causedBy ? `${agentNoun(causedBy, agents)}'s ${noun}` : `a ${noun}`;
+}
+
+/**
+ * "the Coder read the Planner's decision before acting", "Coder 1 read Coder 2's claim before
+ * acting": named after the agents involved and what stopped the work.
+ */
 function avoidedHeadline(events: readonly ScenarioEvent[], agents: AgentDirectory): string {
   for (const event of events) {
-    if (event.type === "module-skip" && event.causedBy) {
-      return `CONFLICT AVOIDED — the ${agents.name(event.agentId)} read the ${agents.name(event.causedBy)}'s decision before acting`;
+    if (event.type === "module-skip") {
+      return `CONFLICT AVOIDED — ${agentNoun(event.agentId, agents)} read ${causePhrase(event.causedBy, event.reason, agents)} before acting`;
     }
   }
   for (const event of events) {
     if (event.type === "module-cancel") {
-      const cause = event.causedBy ? `the ${agents.name(event.causedBy)}'s decision` : "a decision";
-      return `CONFLICT AVOIDED — the ${agents.name(event.agentId)} stopped as soon as ${cause} landed`;
+      return `CONFLICT AVOIDED — ${agentNoun(event.agentId, agents)} stopped as soon as ${causePhrase(event.causedBy, event.reason, agents)} landed`;
     }
   }
   return "CONFLICT AVOIDED — the agents read each other's decisions before acting";

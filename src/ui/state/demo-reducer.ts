@@ -12,17 +12,26 @@ export type TimelineLoad =
   | { readonly status: "ready"; readonly timeline: RunTimeline; readonly scroll: number }
   | { readonly status: "failed"; readonly message: string };
 
+/** Everything the demo screen shows, derived only from actions (keys, run events, loads). */
 export interface DemoState {
+  /** The scenario both pipelines run: a shipped name or a path. */
   readonly scenario: string;
   /** Increments on every (re)start: the hook that runs the pipelines restarts when it changes. */
   readonly round: number;
+  /** The screen shown now. */
   readonly view: DemoView;
+  /** One pane per pipeline. */
   readonly panes: Readonly<Record<RunMode, RunPaneState>>;
+  /** The shared-context run's timeline, once `t` asked for it. */
   readonly timeline?: TimelineLoad;
   /** Highlighted entry of the scenario picker. */
   readonly pickerIndex: number;
 }
 
+/**
+ * What can happen to the demo: a pipeline's event or failure (`run-*`), a key (`restart`,
+ * `timeline-open`, `timeline-scroll`, `picker-*`, `view-close`) or a timeline load finishing.
+ */
 export type DemoAction =
   | { readonly type: "run-event"; readonly mode: RunMode; readonly event: ScenarioEvent }
   | { readonly type: "run-fail"; readonly mode: RunMode; readonly message: string }

@@ -10,23 +10,33 @@ import { describeEvent, type EventLine, type LineTone } from "../format/event-li
 
 /** What one agent is doing now, for its status row. */
 export interface AgentStatus {
+  /** The agent the row is about. */
   readonly agentId: string;
   /** "building session-store", "waiting", "done". */
   readonly activity: string;
   /** True while work is in progress: the row shows a spinner. */
   readonly busy: boolean;
+  /** How the activity reads (colour in the views). */
   readonly tone: LineTone;
 }
 
 /** Everything one pipeline's pane shows, derived only from its events. */
 export interface RunPaneState {
+  /** Which pipeline the pane shows. */
   readonly mode: RunMode;
+  /** From run-start on. */
   readonly runId?: string;
+  /** The scenario's name, from run-start on. */
   readonly scenario?: string;
+  /** Who thinks for the agents: "offline (deterministic)" or the model's name, from run-start on. */
   readonly brain?: string;
+  /** The agents run-start announced, in order. */
   readonly agents: readonly AgentInfo[];
+  /** Each agent's status row, by agent id. */
   readonly statuses: Readonly<Record<string, AgentStatus>>;
+  /** One line per event (run-start and run-end excepted: the header and verdict show them). */
   readonly lines: readonly EventLine[];
+  /** Every event so far, in order: the verdict and the timeline are built from them. */
   readonly events: readonly ScenarioEvent[];
   /** Set when the run has ended. */
   readonly summary?: RunSummary;
@@ -34,6 +44,7 @@ export interface RunPaneState {
   readonly error?: string;
 }
 
+/** What can happen to a pane: its run emitted an event, or failed before its end. */
 export type RunPaneAction =
   | { readonly type: "run-event"; readonly event: ScenarioEvent }
   | { readonly type: "run-fail"; readonly message: string };

@@ -13,6 +13,9 @@ describe("formats", () => {
     [59_900, "T+59.9s"],
     [240_000, "T+4m0s"],
     [3_723_000, "T+1h2m3s"],
+    // Set up just before run-start: rounds to the start, not to a "T-0.0s".
+    [-28, "T+0.0s"],
+    [-1_200, "T-1.2s"],
   ])("relative time %i ms is %s", (ms, expected) => {
     expect(formatRelative(ms)).toBe(expected);
   });

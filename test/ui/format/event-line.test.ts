@@ -94,4 +94,53 @@ describe("describeEvent", () => {
       "COLLISION → legacy-session-token: Coder built legacy-session-token, which Planner deprecated",
     );
   });
+
+  it.each([
+    // [content, value, expected line]
+    ["Deprecate legacy-throttle module.", "deprecate", "DEPRECATING → legacy-throttle"],
+    ["Deprecate the legacy throttle module.", "deprecate", "DEPRECATING → legacy-throttle"],
+    ["", "deprecate", "DEPRECATING → legacy-throttle"],
+    [
+      "Deprecate legacy-throttle module; replaced by the token bucket.",
+      "deprecate",
+      "DEPRECATING → legacy-throttle (replaced by the token bucket)",
+    ],
+    ["Keep legacy-throttle.", "keep", "DECIDING KEEP → legacy-throttle"],
+    // A value the verb does not say is the detail.
+    ["", "rate-limit-per-user", "DECIDING → legacy-throttle (rate-limit-per-user)"],
+  ])("shows a decision's detail only when it says something (%j)", (content, value, text) => {
+    const line = describeEvent(
+      {
+        runId: "sw-4e5f6a7b",
+        at: 0,
+        type: "decision-write",
+        agentId: "planner",
+        kind: "architectural_decision",
+        target: "legacy-throttle",
+        value,
+        content,
+      },
+      agentDirectoryOf(statewaveAvoidedEvents()),
+    );
+    expect(line.text).toBe(text);
+  });
+
+  it("ends a read's decision before the open disputes (no '.;')", () => {
+    const line = describeEvent(
+      {
+        runId: "sw-4e5f6a7b",
+        at: 0,
+        type: "context-read",
+        agentId: "coder",
+        task: "Build the search index",
+        memoryIds: ["m-1"],
+        decisions: ["planner: Deprecate legacy-grep (search-index replaces it)."],
+        disputes: ["modules/search-index"],
+      },
+      agentDirectoryOf(statewaveAvoidedEvents()),
+    );
+    expect(line.text).toBe(
+      "Read shared context → 1 decision: planner: Deprecate legacy-grep (search-index replaces it); 1 dispute open",
+    );
+  });
 });

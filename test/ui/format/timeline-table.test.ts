@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { fromRunEventEpisode } from "../../../src/scenario/run-record.js";
 import { buildRunTimeline } from "../../../src/ui/format/run-timeline.js";
 import { formatRunsTable } from "../../../src/ui/format/runs-table.js";
 import { textWidth } from "../../../src/ui/format/text-width.js";
@@ -37,7 +38,9 @@ describe("buildRunTimeline", () => {
     const skip = timeline.rows.find((row) => row.type === "module-skip");
     expect(skip).toMatchObject({
       time: "12:00:00.250",
-      relative: "T+2.5s",
+      // The fixture's wall clock runs at a tenth of the scenario clock (speed 10).
+      relative: "T+0.3s",
+      scenarioRelative: "T+2.5s",
       agent: "Coder",
       content: "Skipping → legacy-session-token (deprecated by Planner)",
     });
@@ -48,7 +51,32 @@ describe("buildRunTimeline", () => {
   it("summarises coordination episodes without base64", () => {
     const row = statewaveTimeline().rows.find((candidate) => candidate.type === "state_update");
     expect(row?.content).toBe("update=[48 bytes] namespace=modules");
-    expect(row?.relative).toBe("T+2.0s");
+    expect(row?.relative).toBe("T+0.2s");
+    // Coordination episodes have no scenario time; they are not given a neighbour's.
+    expect(row?.scenarioRelative).toBeNull();
+  });
+
+  it("puts episodes and run events on one clock: same wall time, same Relative", () => {
+    const episodes = episodesOf(statewaveAvoidedEvents());
+    const at = episodes.findIndex(
+      (episode) => fromRunEventEpisode(episode)?.type === "decision-write",
+    );
+    const write = episodes[at];
+    if (!write) throw new Error("fixture: no decision-write episode");
+    // The pipeline records the decision episode just before the decision-write event.
+    episodes.splice(at, 0, {
+      ...write,
+      id: "ep-decision",
+      source: "planner",
+      type: "architectural_decision",
+      payload: { content: "Deprecate legacy-session-token: replaced by JWT" },
+    });
+    const rows = buildRunTimeline("sw-4e5f6a7b", { episodes, memories: [] }).rows;
+    const decision = rows.find((row) => row.type === "architectural_decision");
+    const event = rows.find((row) => row.type === "decision-write");
+    expect(decision?.time).toBe(event?.time);
+    expect(decision?.relative).toBe(event?.relative);
+    expect(event).toMatchObject({ relative: "T+0.2s", scenarioRelative: "T+2.0s" });
   });
 
   it("filters rows by agent name or id and by type, case-insensitively", () => {
@@ -63,7 +91,8 @@ describe("buildRunTimeline", () => {
     const timeline = statewaveTimeline();
     expect(timeline.reads).toEqual([
       {
-        relative: "T+2.5s",
+        relative: "T+0.3s",
+        scenarioRelative: "T+2.5s",
         agent: "Coder",
         task: "Implement the auth modules",
         memoryCount: 1,
@@ -84,8 +113,16 @@ describe.each([80, 120])("the timeline report at %i columns", (width) => {
   });
 
   it("has the table header, the memory state, escalations and reads", () => {
+    // The Scenario column needs room: from 100 columns; narrower, the legend says where it went.
     expect(lines.find((line) => line.startsWith("Time (UTC)"))).toMatch(
-      /^Time \(UTC\)\s+Relative\s+Agent\s+Event type\s+Content$/,
+      width >= 100
+        ? /^Time \(UTC\)\s+Relative\s+Scenario\s+Agent\s+Event type\s+Content$/
+        : /^Time \(UTC\)\s+Relative\s+Agent\s+Event type\s+Content$/,
+    );
+    expect(lines).toContain(
+      width >= 100
+        ? "Relative: wall clock since the run started · Scenario: the run's own clock, scaled by --speed"
+        : "Relative: wall clock since the run started (scenario clock: --json, ≥100 cols)",
     );
     expect(lines).toContain("Final memory state: 1 active, 1 superseded");
     expect(lines.join("\n")).toContain("active      [architectural_decision, confidence 0.90]");
@@ -94,7 +131,7 @@ describe.each([80, 120])("the timeline report at %i columns", (width) => {
     );
     expect(lines).toContain("Who read what");
     expect(lines.join("\n")).toMatch(
-      /T\+2\.5s Coder read 1 memory for "Implement the auth modules"/,
+      /T\+0\.3s Coder read 1 memory for "Implement the auth modules"/,
     );
   });
 

@@ -38,6 +38,53 @@ describe("verdictFor", () => {
     );
   });
 
+  /** The avoided run with two coders: coder-1 skips the module coder-2 claimed (or cancels it). */
+  function twoCodersEvents(stop: "module-skip" | "module-cancel", reason: string): ScenarioEvent[] {
+    return statewaveAvoidedEvents().map((event): ScenarioEvent => {
+      if (event.type === "run-start") {
+        return {
+          ...event,
+          agents: [
+            { id: "planner", role: "planner", name: "Planner", color: "cyan" },
+            { id: "coder-1", role: "coder", name: "Coder 1", color: "magenta" },
+            { id: "coder-2", role: "coder", name: "Coder 2", color: "green" },
+          ],
+        };
+      }
+      if (event.type !== "module-skip") return event;
+      const base = { runId: event.runId, at: event.at, agentId: "coder-1", module: "search-index" };
+      return stop === "module-skip"
+        ? { ...base, type: stop, reason, causedBy: "coder-2" }
+        : { ...base, type: stop, reason, causedBy: "coder-2", tokensSpent: 300, msSpent: 1_000 };
+    });
+  }
+
+  it.each([
+    [
+      "module-skip",
+      "already claimed by coder-2",
+      "CONFLICT AVOIDED — Coder 1 read Coder 2's claim before acting",
+    ],
+    [
+      "module-skip",
+      "claim escalated and settled: claimed-by:coder-2",
+      "CONFLICT AVOIDED — Coder 1 read Coder 2's claim before acting",
+    ],
+    [
+      "module-skip",
+      "claim escalated and settled: deprecated-by:coder-2",
+      "CONFLICT AVOIDED — Coder 1 read Coder 2's decision before acting",
+    ],
+    [
+      "module-cancel",
+      "search-index changed",
+      "CONFLICT AVOIDED — Coder 1 stopped as soon as Coder 2's decision landed",
+    ],
+  ] as const)("names agents without a role-like name bare (%s: %s)", (stop, reason, title) => {
+    const events = twoCodersEvents(stop, reason);
+    expect(verdictFor(summaryOf(events), events).title).toBe(title);
+  });
+
   it("lists escalations with their resolution", () => {
     const events = escalationEvents();
     const verdict = verdictFor(summaryOf(events), events);
