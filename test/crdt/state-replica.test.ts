@@ -178,6 +178,48 @@ describe("StateReplica", () => {
     });
   });
 
+  describe("incremental derivation", () => {
+    it("local writes between reads derive the same state as a replica that imports them all", () => {
+      const { a, b, exchange } = pair();
+      for (let step = 0; step < 30; step++) {
+        a.write("alice", "plan", "notes", `step ${step}`);
+        a.write("alice", "plan", "token", `v${step}`);
+        a.write("alice", "plan", "config", { db: { port: step } });
+        // Reading between writes keeps views cached, so later writes extend them.
+        expect(a.get("plan", "notes")).toMatch(new RegExp(`step ${step}$`));
+      }
+      a.write("alice", "plan", "notes", `${String(a.get("plan", "notes"))}\nlast`);
+      const fresh = new StateReplica({ subjectId: "s", peerId: 3 });
+      fresh.import([a.doc.export({ mode: "update" })]);
+      expect(fresh.toJSON()).toEqual(a.toJSON());
+      expect(fresh.attribution("plan", "notes")).toEqual(a.attribution("plan", "notes"));
+      expect(String(a.get("plan", "notes")).split("\n")).toHaveLength(31);
+      expect(a.escalations()).toEqual([]);
+      exchange();
+      expect(b.toJSON()).toEqual(a.toJSON());
+    });
+
+    it("a write to a register disputed by an import joins the dispute (the field is no longer quiet)", () => {
+      const { a, b, exchange } = pair();
+      a.write("alice", "plan", "token", "RS256");
+      a.get("plan", "token");
+      b.write("bob", "plan", "token", "HS256");
+      exchange();
+      a.write("alice", "plan", "token", "ES256");
+      exchange();
+      for (const replica of [a, b]) {
+        const disputed = replica.get("plan", "token") as Disputed;
+        expect(disputed).toBeInstanceOf(Disputed);
+        expect(disputed.contenders.map((contender) => contender.value)).toEqual([
+          "RS256",
+          "HS256",
+          "ES256",
+        ]);
+      }
+      expect(a.escalations()).toHaveLength(1);
+    });
+  });
+
   describe("errors", () => {
     it("rejects values that are not JSON, values that break the schema, unknown escalations", () => {
       const { a } = pair({ plan: { tags: "set" } });

@@ -88,6 +88,26 @@ describe("the statewave pipeline", () => {
     );
   });
 
+  describe("late-decision memories", () => {
+    it("keeps one active story: the decision, and the resolution in place of the escalation", async () => {
+      const store = memoryStore();
+      const { runId } = await runToEnd(await loadScenario("late-decision"), "statewave", {
+        store,
+      });
+      const { memories } = await store.getTimeline(runId);
+      const statusOf = (type: string) =>
+        memories
+          .filter((memory) => memory.metadata.episodeType === type)
+          .map((memory) => memory.status);
+      // The Planner read the inventory memory, so its decision replaced it.
+      expect(statusOf("architectural_decision").sort()).toEqual(["active", "superseded"]);
+      // The lead's resolution names the escalation it settles, whoever announced it.
+      expect(statusOf("escalation")).toEqual(["superseded"]);
+      expect(statusOf("escalation_resolution")).toEqual(["active"]);
+      expect(memories.some((memory) => memory.metadata.contradicts !== undefined)).toBe(false);
+    });
+  });
+
   describe("two-coders", () => {
     it("escalates the concurrent claims, builds once, and merges both coders' notes and tags", async () => {
       const store = memoryStore();
