@@ -50,7 +50,7 @@ interface Leaf {
  * set of entries and their causal order, so replicas that hold the same entries agree exactly,
  * whatever order the entries arrived in.
  *
- * Merge rules (see docs/notes/crdt.md): entries covered by a resolution (in its causal past)
+ * Merge rules (see docs/crdt.md): entries covered by a resolution (in its causal past)
  * drop out; the remaining ("live") entries merge by their kind. A register keeps the writes no
  * later write has seen (its heads); two heads with different values are a dispute. Two kinds of
  * writes in one generation of a field are a kind mismatch.

@@ -184,7 +184,7 @@ export class SharedState {
     }
   }
 
-  /** Which agent wrote each surviving element or value (shape per kind: see docs/notes/crdt.md). */
+  /** Which agent wrote each surviving element or value (shape per kind: see docs/crdt.md). */
   attribution(namespace: string, key: string): unknown {
     return this.#replica.attribution(namespace, key);
   }

@@ -58,7 +58,7 @@ export function entryId(peer: string, counter: number): string {
 /**
  * How an entry is stored in the Loro map: one JSON string. A string is one Loro value, where an
  * object is a tree of them: writing, importing and reading back entries as strings is 2-5x faster
- * (measured in docs/notes/crdt.md), and entries are never edited field by field anyway.
+ * (measured in docs/crdt.md), and entries are never edited field by field anyway.
  */
 export function encodeEntry(entry: StoredEntry): string {
   return JSON.stringify(entry);

@@ -12,7 +12,7 @@ export const stateEpisodeTypes = {
   update: "state_update",
   /** A full Loro snapshot, so opening imports it plus the updates it does not cover. */
   snapshot: "state_snapshot",
-  /** A genuine conflict, announced once (see docs/notes/crdt.md). */
+  /** A genuine conflict, announced once (see docs/crdt.md). */
   escalation: "escalation",
   /** Someone resolved an escalation. */
   resolution: "escalation_resolution",

@@ -53,7 +53,7 @@ export interface StateChange {
 /** An escalation seen by this replica for the first time. */
 export interface RaisedEscalation {
   escalation: Escalation;
-  /** True when this replica is the one that announces it on the timeline (see docs/notes/crdt.md). */
+  /** True when this replica is the one that announces it on the timeline (see docs/crdt.md). */
   announcedHere: boolean;
 }
 
@@ -260,7 +260,7 @@ export class StateReplica {
     return [...this.#namespaces.keys()].sort();
   }
 
-  /** Which agent wrote each surviving element or value of a field (see docs/notes/crdt.md). */
+  /** Which agent wrote each surviving element or value of a field (see docs/crdt.md). */
   attribution(namespace: string, key: string): unknown {
     if (!this.#fields.has(fieldId(namespace, key))) return undefined;
     return JSON.parse(JSON.stringify(this.#view(namespace, key).attribution ?? null));
