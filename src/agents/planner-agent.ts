@@ -56,6 +56,15 @@ export async function runPlanner(runtime: AgentRuntime): Promise<void> {
     ),
   );
   for (const decision of decisions) {
+    // The same event in both modes, emitted here so the pipelines differ only in how they publish.
+    runtime.emit({
+      type: "decision-write",
+      agentId: agent.id,
+      kind: "architectural_decision",
+      target: decision.target,
+      value: decision.value,
+      content: decision.content,
+    });
     await coordination.publishDecision(agent.id, decision);
   }
   if (decisions.length === 0) {

@@ -2,6 +2,7 @@ import { InvalidArgumentError } from "commander";
 import type { Brain } from "../agents/brain.js";
 import { createBrainFromEnv } from "../agents/create-brain.js";
 import { LlmConfigError } from "../llm/errors/llm-config-error.js";
+import type { StoreSelection } from "../ui/data/open-store.js";
 import type { CliDeps, OutputStream } from "./cli-deps.js";
 import { UsageError } from "./fatal-error.js";
 
@@ -37,4 +38,12 @@ export function brainFromEnv(deps: CliDeps): Brain {
     if (error instanceof LlmConfigError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
+}
+
+/** The store a command's `--store`, `--db` and `--url` flags select, with the environment's defaults. */
+export function storeSelection(
+  options: { store?: "embedded" | "statewave"; db?: string; url?: string },
+  deps: CliDeps,
+): StoreSelection {
+  return { store: options.store, db: options.db, url: options.url, env: deps.env, cwd: deps.cwd };
 }

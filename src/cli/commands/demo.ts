@@ -10,7 +10,13 @@ import { printDemoPlain } from "../../ui/plain-demo.js";
 import type { DemoRuns } from "../../ui/run-source.js";
 import { isColorDisabled } from "../../ui/theme/tokens.js";
 import type { CliDeps } from "../cli-deps.js";
-import { brainFromEnv, isTerminal, parsePositiveNumber, parseSeed } from "../command-helpers.js";
+import {
+  brainFromEnv,
+  isTerminal,
+  parsePositiveNumber,
+  parseSeed,
+  storeSelection,
+} from "../command-helpers.js";
 import { defaultRunSpeed } from "./run.js";
 
 interface DemoCommandOptions {
@@ -102,12 +108,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
       // Refuse a bad scenario before anything is drawn or stored.
       await loadScenario(options.scenario, { cwd: deps.cwd });
       const brain = brainFromEnv(deps);
-      const store = openStore({
-        store: options.store,
-        db: options.db,
-        env: deps.env,
-        cwd: deps.cwd,
-      });
+      const store = openStore(storeSelection(options, deps));
       const rounds = createRoundStarter(deps, store, brain, options);
       try {
         if (isTerminal(deps.stdout)) {

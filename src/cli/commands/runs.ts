@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { describeStoreLocation, openStore, type StoreSelection } from "../../ui/data/open-store.js";
+import { describeStoreLocation, openStore } from "../../ui/data/open-store.js";
 import { listRuns } from "../../ui/data/read-run.js";
 import { formatRunsTable, runOutcome } from "../../ui/format/runs-table.js";
 import type { CliDeps } from "../cli-deps.js";
+import { storeSelection } from "../command-helpers.js";
 
 interface RunsCommandOptions {
   limit: number;
@@ -32,13 +33,7 @@ export function makeRunsCommand(deps: CliDeps): Command {
       new Option("--store <kind>", "where the runs are kept").choices(["embedded", "statewave"]),
     )
     .action(async (options: RunsCommandOptions) => {
-      const selection: StoreSelection = {
-        store: options.store,
-        db: options.db,
-        url: options.url,
-        env: deps.env,
-        cwd: deps.cwd,
-      };
+      const selection = storeSelection(options, deps);
       const { kind, location } = describeStoreLocation(selection);
       if (kind === "embedded" && location !== ":memory:" && !existsSync(location)) {
         // No store file yet simply means no runs yet (and nothing is created by listing).

@@ -2,7 +2,7 @@ import { Command, Option } from "commander";
 import type { ContextStore, Episode } from "../../context/context-store.js";
 import { fromRunEventEpisode } from "../../scenario/run-record.js";
 import { readRunTimeline } from "../../ui/data/find-run.js";
-import { describeStoreLocation, openStore, type StoreSelection } from "../../ui/data/open-store.js";
+import { describeStoreLocation, openStore } from "../../ui/data/open-store.js";
 import { readFullTimeline } from "../../ui/data/read-run.js";
 import {
   buildRunTimeline,
@@ -17,6 +17,7 @@ import {
   formatTimelineSections,
 } from "../../ui/format/timeline-table.js";
 import type { CliDeps } from "../cli-deps.js";
+import { storeSelection } from "../command-helpers.js";
 
 interface TimelineCommandOptions {
   json?: boolean;
@@ -140,13 +141,7 @@ export function makeTimelineCommand(deps: CliDeps): Command {
       ].join("\n"),
     )
     .action(async (runId: string, options: TimelineCommandOptions) => {
-      const selection: StoreSelection = {
-        store: options.store,
-        db: options.db,
-        url: options.url,
-        env: deps.env,
-        cwd: deps.cwd,
-      };
+      const selection = storeSelection(options, deps);
       const storeName = describeStoreLocation(selection).location;
       const store = openStore(selection, { mustExist: true });
       const filter: TimelineFilter = { agent: options.agent, type: options.type };

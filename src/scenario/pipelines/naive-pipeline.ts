@@ -73,14 +73,6 @@ export function createNaiveCoordination(options: NaiveCoordinationOptions): Coor
       return { decisions, disputes: [], claims: {} };
     },
     publishDecision: async (agentId, decision) => {
-      emit({
-        type: "decision-write",
-        agentId,
-        kind: "architectural_decision",
-        target: decision.target,
-        value: decision.value,
-        content: decision.content,
-      });
       for (const reviewerId of reviewerIds) {
         send(agentId, reviewerId, "decision", decision.content, {
           target: decision.target,

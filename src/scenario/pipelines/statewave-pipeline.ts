@@ -286,14 +286,6 @@ export async function createStatewaveCoordination(
   return {
     read,
     publishDecision: async (agentId, decision) => {
-      emit({
-        type: "decision-write",
-        agentId,
-        kind: "architectural_decision",
-        target: decision.target,
-        value: decision.value,
-        content: decision.content,
-      });
       await clock.track(
         contextOf(agentId).decide(agentId, decision.content, {
           kind: "architectural_decision",
