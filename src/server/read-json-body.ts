@@ -78,17 +78,35 @@ function depthExceeds(value: unknown, limit: number): boolean {
   return false;
 }
 
+/** `application/json`, or any `application/*+json`, with or without parameters such as charset. */
+function isJsonContentType(contentType: string | null): boolean {
+  const mediaType = contentType?.split(";")[0]?.trim().toLowerCase() ?? "";
+  return mediaType === "application/json" || /^application\/[\w.+-]+\+json$/.test(mediaType);
+}
+
 /**
- * The request body as a JSON object, whatever the Content-Type says (Statewave 500s on a
- * non-JSON Content-Type; we parse it when it is JSON, contract §1 and §14).
+ * The request body as a JSON object.
  *
- * @throws HttpError 413 over `maxBytes`; 422 `validation_error` for an empty body, bytes that are
- *   not UTF-8 JSON, JSON nested deeper than {@link maxJsonDepth}, or JSON that is not an object.
+ * The body must be declared JSON. Statewave answers any other Content-Type with a 500; we answer
+ * 415 instead of parsing it anyway, because a web page can send `text/plain`, a form or a typeless
+ * body to a loopback server without a CORS preflight: accepting those would let any page the user
+ * opens write into their store.
+ *
+ * @throws HttpError 415 `unsupported_media_type` unless the Content-Type is JSON; 413 over
+ *   `maxBytes`; 422 `validation_error` for an empty body, bytes that are not UTF-8 JSON, JSON
+ *   nested deeper than {@link maxJsonDepth}, or JSON that is not an object.
  */
 export async function readJsonBody(
   request: Request,
   maxBytes = defaultMaxBodyBytes,
 ): Promise<Record<string, unknown>> {
+  const contentType = request.headers.get("content-type");
+  if (!isJsonContentType(contentType)) {
+    throw new HttpError(415, {
+      code: "unsupported_media_type",
+      message: `Send the body as JSON with Content-Type: application/json (got ${contentType ?? "no Content-Type"})`,
+    });
+  }
   const bytes = await readBytes(request, maxBytes);
   let text: string;
   try {

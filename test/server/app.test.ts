@@ -127,8 +127,26 @@ describe("createApp", () => {
       ["text/plain", { "Content-Type": "text/plain" }],
       ["form-urlencoded (curl -d)", { "Content-Type": "application/x-www-form-urlencoded" }],
       ["no Content-Type", {}],
-    ])("accepts a JSON body sent as %s (Statewave 500s)", async (_label, headers) => {
-      const response = await post("/v1/episodes", episodeBody("lenient"), headers);
+    ])(
+      "refuses a body sent as %s with 415 and stores nothing (a web page could send it without a preflight)",
+      async (_label, headers) => {
+        const response = await post("/v1/episodes", episodeBody("lenient"), headers);
+        expect(response.status).toBe(415);
+        expect((await readJson<ErrorBody>(response)).error.code).toBe("unsupported_media_type");
+        const timeline = await readJson<{ episodes: unknown[] }>(
+          await send("/v1/timeline?subject_id=lenient"),
+        );
+        expect(timeline.episodes).toEqual([]);
+      },
+    );
+
+    it.each([
+      ["with a charset", "application/json; charset=utf-8"],
+      ["a +json type", "application/vnd.statewave+json"],
+    ])("accepts JSON declared %s", async (_label, contentType) => {
+      const response = await post("/v1/episodes", episodeBody("json-types"), {
+        "Content-Type": contentType,
+      });
       expect(response.status).toBe(201);
     });
   });
@@ -177,6 +195,7 @@ describe("createApp", () => {
         request: () =>
           new Request(`${base}/v1/episodes`, {
             method: "POST",
+            headers: json,
             body: new Uint8Array([0x7b, 0xff, 0x7d]),
           }),
         status: 422,
@@ -413,6 +432,7 @@ describe("createApp", () => {
         request: () =>
           new Request(`${base}/v1/episodes`, {
             method: "POST",
+            headers: json,
             body: new ReadableStream({
               start(controller) {
                 const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
