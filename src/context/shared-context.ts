@@ -289,8 +289,9 @@ export class SharedContext {
           memoryId: superseded.id,
           ...(target !== undefined ? { target } : {}),
           by,
+          // "superseded by <agent>" first, so a one-line summary can stop at the colon.
           reason: replacement
-            ? `${what} changed: ${replacement.content}`
+            ? `superseded by ${by}: ${replacement.content}`
             : `${what} was superseded`,
         });
       });

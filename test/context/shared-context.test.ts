@@ -168,7 +168,7 @@ describe("SharedContext", () => {
       expect(notices).toEqual([
         expect.objectContaining({
           by: "planner",
-          reason: "legacy-cache changed: Retire legacy-cache",
+          reason: "superseded by planner: Retire legacy-cache",
         }),
       ]);
       expect(notices[0]?.memoryId).toBeDefined();
