@@ -1,4 +1,4 @@
-import { isAbsolute, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { ContextStore } from "./context-store.js";
 import { EmbeddedStore } from "./embedded-store.js";
 import { StatewaveClient } from "./statewave-client.js";
@@ -26,36 +26,64 @@ export function defaultDbPath(cwd: string): string {
   return join(cwd, ".shared-ctx", "store.db");
 }
 
+/** Where the configuration says the store is: a server URL, or an embedded database file. */
+export type StoreLocation =
+  | { readonly kind: "statewave"; readonly url: string }
+  | { readonly kind: "embedded"; readonly path: string };
+
+/** The Statewave server a client talks to when neither `url` nor `STATEWAVE_URL` says. */
+export const defaultStatewaveUrl = "http://localhost:8100";
+
 /**
- * The `ContextStore` the configuration asks for: a `StatewaveClient` when `STATEWAVE_URL` is set
- * (or `store: "statewave"`), otherwise an `EmbeddedStore` at `db ?? SHARED_CTX_DB ??
- * <cwd>/.shared-ctx/store.db`. Reading `process.env`/`process.cwd()` here is the one place
- * `context/` touches the process, and only when `env`/`cwd` are not passed.
+ * Resolves the store selection alone, without opening anything: `STATEWAVE_URL` (or `url`, or
+ * `store: "statewave"`) means a server; otherwise the embedded file at `db ?? SHARED_CTX_DB ??
+ * <cwd>/.shared-ctx/store.db`, relative paths taken from `cwd`. Every command and
+ * `createContextStore` resolve through this one function, so they always agree on the file.
+ */
+export function resolveStoreLocation(
+  options: Pick<CreateContextStoreOptions, "store" | "db" | "url"> & {
+    env: Readonly<Record<string, string | undefined>>;
+    cwd: string;
+  },
+): StoreLocation {
+  const url = options.url ?? (options.env.STATEWAVE_URL || undefined);
+  const kind = options.store ?? (url ? "statewave" : "embedded");
+  if (kind === "statewave") return { kind, url: url ?? defaultStatewaveUrl };
+  return { kind, path: resolveDbPath(options) };
+}
+
+/** The embedded database file: `db ?? SHARED_CTX_DB ?? <cwd>/.shared-ctx/store.db`, relative to `cwd`. */
+export function resolveDbPath(options: {
+  db?: string;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}): string {
+  const db = options.db ?? (options.env.SHARED_CTX_DB || undefined);
+  if (db === undefined) return defaultDbPath(options.cwd);
+  return db === ":memory:" ? db : resolve(options.cwd, db);
+}
+
+/**
+ * The `ContextStore` the configuration asks for (see {@link resolveStoreLocation}): a
+ * `StatewaveClient` for a server, otherwise an `EmbeddedStore`. Reading `process.env`/
+ * `process.cwd()` here is the one place `context/` touches the process, and only when `env`/`cwd`
+ * are not passed.
  */
 export function createContextStore(options: CreateContextStoreOptions = {}): ContextStore {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const url = options.url ?? (env.STATEWAVE_URL || undefined);
+  const location = resolveStoreLocation({ ...options, env, cwd });
   const tenantId = options.tenantId ?? (env.STATEWAVE_TENANT_ID || undefined);
-  const kind = options.store ?? (url ? "statewave" : "embedded");
 
-  if (kind === "statewave") {
+  if (location.kind === "statewave") {
     const apiKey = options.apiKey ?? (env.STATEWAVE_API_KEY || undefined);
     return new StatewaveClient({
-      ...(url ? { baseUrl: url } : {}),
+      baseUrl: location.url,
       ...(apiKey ? { apiKey } : {}),
       ...(tenantId !== undefined ? { tenantId } : {}),
     });
   }
-
-  const db = options.db ?? (env.SHARED_CTX_DB || undefined);
-  const path =
-    db === undefined
-      ? defaultDbPath(cwd)
-      : db === ":memory:" || isAbsolute(db)
-        ? db
-        : resolve(cwd, db);
-  const store = new EmbeddedStore({ path });
+  const store = new EmbeddedStore({ path: location.path });
   return tenantId === undefined ? store : new OwnedTenantView(store, tenantId);
 }
 

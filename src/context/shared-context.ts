@@ -57,6 +57,14 @@ export interface SharedContextOptions {
   state?: SharedState;
   /** @default Date.now */
   now?: () => number;
+  /**
+   * Called when work done on a store notification fails: looking up what superseded a memory
+   * (the store's `searchMemories` rejected: a network error, a closed store) or an
+   * `onInvalidated` listener threw. That work runs outside any call of the caller's, so without
+   * this option the error would have nowhere to go; a throwing listener does not stop the others.
+   * @default none: the first such error is kept and thrown by the next `beforeActing` (once)
+   */
+  onError?: (error: unknown) => void;
 }
 
 /** The decision kind `beforeActing` reports separately. */
@@ -101,6 +109,9 @@ export class SharedContext {
   /** The memory ids each caller received from its latest `beforeActing`: what its next `decide` knew. */
   readonly #latestRead = new Map<string, string[]>();
   readonly #listeners = new Map<string, Set<(notice: InvalidationNotice) => void>>();
+  readonly #onError: ((error: unknown) => void) | undefined;
+  /** The first background error while no `onError` was given, until `beforeActing` throws it. */
+  #failure: { error: unknown } | undefined;
   #subscription: Subscription | undefined;
   #stopEscalations: (() => void) | undefined;
   #closed = false;
@@ -109,6 +120,7 @@ export class SharedContext {
     this.#store = options.store;
     this.#subjectId = options.subjectId;
     this.#state = options.state;
+    this.#onError = options.onError;
   }
 
   /** The shared subject. */
@@ -119,12 +131,18 @@ export class SharedContext {
   /**
    * Reads the context for `task` as `callerId` sees it now, and records what it received.
    * @param options.maxTokens token budget of the assembled context (@default the store's, 4000)
+   * @throws the first background error kept since the last call, when no `onError` was given
    */
   async beforeActing(
     callerId: string,
     task: string,
     options: { maxTokens?: number } = {},
   ): Promise<ContextRead> {
+    const failure = this.#failure;
+    if (failure !== undefined) {
+      this.#failure = undefined;
+      throw failure.error;
+    }
     this.#ensureWatching();
     await this.#state?.sync();
     const [bundle, decisions] = await Promise.all([
@@ -258,7 +276,28 @@ export class SharedContext {
   }
 
   #notify(callerId: string, notice: InvalidationNotice): void {
-    for (const listener of [...(this.#listeners.get(callerId) ?? [])]) listener(notice);
+    for (const listener of [...(this.#listeners.get(callerId) ?? [])]) {
+      // One failing listener must neither stop the others nor escape into the store's watch.
+      try {
+        listener(notice);
+      } catch (error) {
+        this.#report(error);
+      }
+    }
+  }
+
+  /** Hands a background error to `onError`, or keeps the first one for the next `beforeActing`. */
+  #report(error: unknown): void {
+    if (this.#onError === undefined) {
+      this.#failure ??= { error };
+      return;
+    }
+    try {
+      this.#onError(error);
+    } catch (reportError) {
+      // Called from a promise's catch: a throwing reporter would be an unhandled rejection.
+      this.#failure ??= { error: reportError };
+    }
   }
 
   #ensureWatching(): void {
@@ -278,24 +317,30 @@ export class SharedContext {
     if (change.memory.status !== "superseded") return;
     const superseded = change.memory;
     const target = targetOf(superseded);
+    const readers: string[] = [];
     for (const [callerId, reads] of this.#reads) {
-      if (!reads.has(superseded.id)) continue;
-      reads.delete(superseded.id);
-      void this.#replacementOf(superseded).then((replacement) => {
-        const by = replacement ? sourceOf(replacement) : "unknown";
-        if (by === callerId) return;
-        const what = target ?? superseded.kind;
-        this.#notify(callerId, {
-          memoryId: superseded.id,
-          ...(target !== undefined ? { target } : {}),
-          by,
-          // "superseded by <agent>" first, so a one-line summary can stop at the colon.
-          reason: replacement
-            ? `superseded by ${by}: ${replacement.content}`
-            : `${what} was superseded`,
-        });
-      });
+      if (reads.delete(superseded.id)) readers.push(callerId);
     }
+    if (readers.length === 0) return;
+    // One lookup for every reader; it runs on a store notification, so its failure is reported.
+    this.#replacementOf(superseded)
+      .then((replacement) => {
+        const by = replacement ? sourceOf(replacement) : "unknown";
+        const what = target ?? superseded.kind;
+        for (const callerId of readers) {
+          if (by === callerId) continue;
+          this.#notify(callerId, {
+            memoryId: superseded.id,
+            ...(target !== undefined ? { target } : {}),
+            by,
+            // "superseded by <agent>" first, so a one-line summary can stop at the colon.
+            reason: replacement
+              ? `superseded by ${by}: ${replacement.content}`
+              : `${what} was superseded`,
+          });
+        }
+      })
+      .catch((error: unknown) => this.#report(error));
   }
 
   /** Tells whoever read a memory that a newer one, written without knowing it, contradicts it. */

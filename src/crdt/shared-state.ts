@@ -38,7 +38,11 @@ export interface OpenSharedStateOptions {
   live?: boolean;
   /** Write a `state_snapshot` episode after this many updates since the last one. @default 200 */
   snapshotEvery?: number;
-  /** Called when a background step fails (importing a malformed update, announcing an escalation). */
+  /**
+   * Called when a background step fails (importing a malformed update, announcing an escalation)
+   * or an `onChange`/`onEscalation` listener throws (the other listeners still run).
+   * @default ignore
+   */
   onError?: (error: unknown) => void;
 }
 
@@ -99,6 +103,8 @@ export class SharedState {
       peerId: options.peerId ?? randomPeerId(),
       schema: options.schema,
       now: this.#now,
+      // A throwing listener is reported; the import or publish that called it goes on.
+      onError: (error) => this.#onError(error),
     });
     this.#replica.onEscalation((raised) => this.#escalated(raised));
   }
@@ -265,14 +271,21 @@ export class SharedState {
   /** Reads the timeline from where the last read stopped and imports what it has not seen. */
   async #readTimeline(initial: boolean): Promise<void> {
     const episodes: Episode[] = [];
+    const read = new Set<string>();
     for (;;) {
       const page = await this.#store.getTimeline(this.subjectId, {
         limit: pageSize,
         offset: this.#timelineOffset,
       });
-      if (page.episodes.length === 0) break;
+      // A server that ignores `offset` (a real Statewave v0.7.1) answers every page with the same
+      // episodes: a page starting with one already read here is that, not news, so stop.
+      const first = page.episodes[0];
+      if (first === undefined || read.has(first.id)) break;
+      for (const episode of page.episodes) read.add(episode.id);
       episodes.push(...page.episodes);
       this.#timelineOffset += page.episodes.length;
+      // A short page is the last one: asking again would only return an empty page.
+      if (page.episodes.length < pageSize) break;
     }
     if (!initial) {
       for (const episode of episodes) this.#ingest(episode);
@@ -375,7 +388,13 @@ export class SharedState {
       this.#announced.add(escalation.id);
       this.#track(this.#store.createEpisode(escalationEpisode(escalation, this.agentId)));
     }
-    for (const listener of [...this.#escalationListeners]) listener(escalation);
+    for (const listener of [...this.#escalationListeners]) {
+      try {
+        listener(escalation);
+      } catch (error) {
+        this.#onError(error);
+      }
+    }
   }
 
   #track(promise: Promise<unknown>): void {

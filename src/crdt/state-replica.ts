@@ -40,6 +40,13 @@ export interface StateReplicaOptions {
   schema?: Record<string, NamespaceSchema>;
   /** @default Date.now */
   now?: () => number;
+  /**
+   * Called with the error of a change or escalation listener that threw. Every listener still
+   * runs, and the write or import that called them still completes.
+   * @default none: the first listener error is rethrown once every listener has run (the
+   * replica's state is already settled by then)
+   */
+  onError?: (error: unknown) => void;
 }
 
 /** A change applied to the replica (a local write or an imported one). */
@@ -88,6 +95,7 @@ export class StateReplica {
   readonly #entries: LoroList;
   readonly #schema: Record<string, NamespaceSchema>;
   readonly #now: () => number;
+  readonly #onError: ((error: unknown) => void) | undefined;
   readonly #fields = new Map<string, FieldIndex>();
   readonly #namespaces = new Map<string, Set<string>>();
   readonly #views = new Map<string, FieldView>();
@@ -104,6 +112,7 @@ export class StateReplica {
     this.subjectId = options.subjectId;
     this.#schema = options.schema ?? {};
     this.#now = options.now ?? Date.now;
+    this.#onError = options.onError;
     this.doc = new LoroDoc();
     this.doc.setPeerId(options.peerId);
     this.peer = this.doc.peerIdStr;
@@ -494,12 +503,24 @@ export class StateReplica {
         });
       }
     }
+    // Listeners run last, on a settled state; one that throws must not stop the others (an
+    // escalation already marked raised would never be announced) nor the caller's import or write.
+    const failures: unknown[] = [];
+    const call = <T>(listener: (value: T) => void, value: T): void => {
+      try {
+        listener(value);
+      } catch (error) {
+        if (this.#onError) this.#onError(error);
+        else failures.push(error);
+      }
+    };
     for (const change of changes.values()) {
-      for (const listener of [...this.#changeListeners]) listener(change);
+      for (const listener of [...this.#changeListeners]) call(listener, change);
     }
     for (const item of raised) {
-      for (const listener of [...this.#escalationListeners]) listener(item);
+      for (const listener of [...this.#escalationListeners]) call(listener, item);
     }
+    if (failures.length > 0) throw failures[0];
   }
 
   #view(namespace: string, key: string): FieldView {

@@ -1,17 +1,34 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { type InvalidationNotice, SharedContext } from "../../src/context/shared-context.js";
+import { deferred } from "../support/deferred.js";
 
 const opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   for (const item of opened.splice(0).reverse()) await item.close();
 });
 
-function setUp() {
+function setUp(options: { onError?: (error: unknown) => void } = {}) {
   const store = new EmbeddedStore({ path: ":memory:" });
-  const shared = new SharedContext({ store, subjectId: "project-1" });
+  const shared = new SharedContext({ store, subjectId: "project-1", ...options });
   opened.push(store, shared);
   return { store, shared };
+}
+
+/** Two callers have read a memory the Planner then supersedes knowingly. */
+async function readThenSupersede(shared: SharedContext, before: () => void = () => {}) {
+  await shared.decide("project", "legacy-cache is in use", {
+    kind: "architectural_decision",
+    target: "legacy-cache",
+  });
+  await shared.beforeActing("coder", "Build module legacy-cache");
+  await shared.beforeActing("reviewer", "Review module legacy-cache");
+  await shared.beforeActing("planner", "Decide the fate of legacy-cache");
+  before();
+  await shared.decide("planner", "Retire legacy-cache", {
+    kind: "architectural_decision",
+    target: "legacy-cache",
+  });
 }
 
 describe("SharedContext", () => {
@@ -201,6 +218,56 @@ describe("SharedContext", () => {
           reason: 'legacy-cache is disputed: planner-b contradicts it ("Keep legacy-cache")',
         }),
       ]);
+    });
+
+    it("reports a throwing listener to onError and still tells the other listeners", async () => {
+      const errors: unknown[] = [];
+      const { shared } = setUp({ onError: (error) => errors.push(error) });
+      const failure = new Error("listener failed");
+      shared.onInvalidated("coder", () => {
+        throw failure;
+      });
+      const told = new Promise<InvalidationNotice>((resolve) => {
+        shared.onInvalidated("reviewer", resolve);
+      });
+      await readThenSupersede(shared);
+      expect(await told).toMatchObject({ by: "planner" });
+      expect(errors).toEqual([failure]);
+    });
+
+    it("reports a failed replacement lookup (searchMemories rejects) to onError, once", async () => {
+      const reported = deferred<unknown>();
+      const { store, shared } = setUp({ onError: reported.resolve });
+      const notices: InvalidationNotice[] = [];
+      shared.onInvalidated("coder", (notice) => notices.push(notice));
+      const failure = new Error("connection refused");
+      let searches = 0;
+      await readThenSupersede(shared, () => {
+        store.searchMemories = async () => {
+          searches++;
+          throw failure;
+        };
+      });
+      expect(await reported.promise).toBe(failure);
+      // One lookup for both readers, not one per reader.
+      expect(searches).toBe(1);
+      expect(notices).toEqual([]);
+    });
+
+    it("without onError, throws a listener's error from the next beforeActing, once", async () => {
+      const { shared } = setUp();
+      const failure = new Error("listener failed");
+      const thrown = deferred();
+      shared.onInvalidated("coder", () => {
+        thrown.resolve();
+        throw failure;
+      });
+      await readThenSupersede(shared);
+      await thrown.promise;
+      await expect(shared.beforeActing("coder", "Build module legacy-cache")).rejects.toBe(failure);
+      await expect(
+        shared.beforeActing("coder", "Build module legacy-cache"),
+      ).resolves.toBeDefined();
     });
 
     it("stays quiet after close", async () => {

@@ -35,6 +35,34 @@ async function open(
   return state;
 }
 
+/**
+ * A store whose timeline reads are counted and, with `ignoreOffset`, always start at the first
+ * episode: what a real Statewave v0.7.1 does with `offset`.
+ */
+function timelineDouble(
+  store: ContextStore,
+  options: { ignoreOffset: boolean },
+): { store: ContextStore; reads: () => number } {
+  let reads = 0;
+  const double = new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === "getTimeline") {
+        const getTimeline: ContextStore["getTimeline"] = (subjectId, timelineOptions) => {
+          reads++;
+          return target.getTimeline(
+            subjectId,
+            options.ignoreOffset ? { ...timelineOptions, offset: 0 } : timelineOptions,
+          );
+        };
+        return getTimeline;
+      }
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { store: double, reads: () => reads };
+}
+
 async function episodeTypes(store: ContextStore): Promise<string[]> {
   const timeline = await store.getTimeline("run-1", { limit: 1000 });
   return timeline.episodes.map((episode) => episode.type);
@@ -107,6 +135,38 @@ describe("SharedState", () => {
       expect(sources).toEqual(["tester", "runner"]);
     });
 
+    it("a throwing listener stops neither the other listeners, the publish, nor the announcement", async () => {
+      const store = memoryStore();
+      const errors: unknown[] = [];
+      const architect = await open(store, "architect", {
+        live: false,
+        onError: (error) => errors.push(error),
+      });
+      const reviewer = await open(store, "reviewer", { live: false });
+      const changeFailure = new Error("change listener failed");
+      const escalationFailure = new Error("escalation listener failed");
+      const changes: string[] = [];
+      const raised: string[] = [];
+      architect.onChange(() => {
+        throw changeFailure;
+      });
+      architect.onChange((change) => changes.push(change.agentId));
+      architect.onEscalation(() => {
+        throw escalationFailure;
+      });
+      architect.onEscalation((escalation) => raised.push(escalation.id));
+      await architect.put("plan", "token", "RS256");
+      await reviewer.put("plan", "token", "HS256");
+      await architect.sync();
+      expect(changes).toEqual(["architect", "reviewer"]);
+      expect(raised).toEqual(["plan/token#0"]);
+      expect(errors).toEqual([changeFailure, changeFailure, escalationFailure]);
+      // The local write was published despite its listener, and the escalation announced once.
+      await reviewer.sync();
+      expect(reviewer.get("plan", "token")).toBeInstanceOf(Disputed);
+      expect((await episodeTypes(store)).filter((type) => type === "escalation")).toHaveLength(1);
+    });
+
     it("refuses writes after close", async () => {
       const store = memoryStore();
       const state = await open(store, "coder");
@@ -154,6 +214,45 @@ describe("SharedState", () => {
       await fast.put("plan", "tags", ["f2"]);
       const reader = await open(store, "reader", { live: false });
       expect(reader.get("plan", "tags")).toEqual(expect.arrayContaining(["from-slow", "f1", "f2"]));
+    });
+  });
+
+  describe("reading the timeline", () => {
+    it("terminates against a store that ignores offset (Statewave v0.7.1)", async () => {
+      const store = memoryStore();
+      const writer = await open(store, "writer", { live: false });
+      await writer.put("plan", "tags", ["auth"]);
+      // More than one page of other episodes, so a full page is answered again and again.
+      for (const batch of [0, 1]) {
+        await store.createEpisodesBatch(
+          Array.from({ length: 75 }, (_, index) => ({
+            subjectId: "run-1",
+            source: "planner",
+            type: "note",
+            payload: { content: `note ${batch}-${index}` },
+          })),
+        );
+      }
+      const { store: ignoring, reads } = timelineDouble(store, { ignoreOffset: true });
+      const reader = await open(ignoring, "reader", { live: false });
+      expect(reader.get("plan", "tags")).toEqual(["auth"]);
+      await reader.sync();
+      await reader.sync();
+      expect(reader.get("plan", "tags")).toEqual(["auth"]);
+      // Two reads each: the first page, then the same page again, which stops the loop.
+      expect(reads()).toBe(6);
+    });
+
+    it("stops at a short page instead of asking for an empty one", async () => {
+      const store = memoryStore();
+      const writer = await open(store, "writer", { live: false });
+      const { store: counted, reads } = timelineDouble(store, { ignoreOffset: false });
+      const reader = await open(counted, "reader", { live: false });
+      await writer.put("plan", "tags", ["auth"]);
+      await reader.sync();
+      expect(reader.get("plan", "tags")).toEqual(["auth"]);
+      // One read to open (an empty timeline), one per sync.
+      expect(reads()).toBe(2);
     });
   });
 });

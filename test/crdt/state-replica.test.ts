@@ -229,4 +229,58 @@ describe("StateReplica", () => {
       expect(() => a.resolve("plan/nothing#0", 1, "lead")).toThrow(UnknownEscalationError);
     });
   });
+
+  describe("options.onError", () => {
+    /** Replica `a` has written a register that `b` wrote concurrently, not yet exchanged. */
+    function concurrentWrites(onError?: (error: unknown) => void) {
+      let clock = 1000;
+      const now = () => clock++;
+      const a = new StateReplica({ subjectId: "s", peerId: 1, now, onError });
+      const b = new StateReplica({ subjectId: "s", peerId: 2, now });
+      a.writeUpdate("alice", "plan", "db", "postgres");
+      const update = b.writeUpdate("bob", "plan", "db", "mysql");
+      if (update === undefined) throw new Error("bob's write changed nothing");
+      return { a, update };
+    }
+
+    it("a throwing listener stops neither the other listeners nor the import", () => {
+      const errors: unknown[] = [];
+      const { a, update } = concurrentWrites((error) => errors.push(error));
+      const changeFailure = new Error("change listener failed");
+      const escalationFailure = new Error("escalation listener failed");
+      const changes: string[] = [];
+      const raised: string[] = [];
+      a.onChange(() => {
+        throw changeFailure;
+      });
+      a.onChange((change) => changes.push(change.agentId));
+      a.onEscalation(() => {
+        throw escalationFailure;
+      });
+      a.onEscalation(({ escalation }) => raised.push(escalation.id));
+      expect(() => a.import([update])).not.toThrow();
+      expect(a.get("plan", "db")).toBeInstanceOf(Disputed);
+      expect(changes).toEqual(["bob"]);
+      expect(raised).toEqual(["plan/db#0"]);
+      expect(errors).toEqual([changeFailure, escalationFailure]);
+      // A local write still completes and is exported after a listener threw.
+      const from = a.ownCounter();
+      expect(a.write("alice", "plan", "notes", "kept")).toBe(true);
+      expect(a.exportOwn(from, a.ownCounter()).byteLength).toBeGreaterThan(0);
+      expect(errors).toEqual([changeFailure, escalationFailure, changeFailure]);
+    });
+
+    it("without onError, rethrows the first listener error once every listener ran", () => {
+      const { a, update } = concurrentWrites();
+      const failure = new Error("change listener failed");
+      const raised: string[] = [];
+      a.onChange(() => {
+        throw failure;
+      });
+      a.onEscalation(({ escalation }) => raised.push(escalation.id));
+      expect(() => a.import([update])).toThrow(failure);
+      expect(a.get("plan", "db")).toBeInstanceOf(Disputed);
+      expect(raised).toEqual(["plan/db#0"]);
+    });
+  });
 });

@@ -2,7 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { Disputed } from "../../src/crdt/disputed.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
+import { createVirtualClock } from "../../src/scenario/clock.js";
 import { loadScenario } from "../../src/scenario/load-scenario.js";
+import { createStatewaveCoordination } from "../../src/scenario/pipelines/statewave-pipeline.js";
+import { deferred } from "../support/deferred.js";
 import { runToEnd } from "./support/run-scenario.js";
 
 const stores: EmbeddedStore[] = [];
@@ -251,6 +254,47 @@ describe("the statewave pipeline", () => {
           text: "No conflicts: the work matches the decisions.",
         }),
       );
+    });
+  });
+
+  describe("arbitrate", () => {
+    it("a settle that fails before `until` is no unhandled rejection and fails arbitrate after", async () => {
+      const store = memoryStore();
+      const subjectId = "run-arbitrate-fails";
+      const coordination = await createStatewaveCoordination({
+        store,
+        subjectId,
+        scenario: await loadScenario("two-coders"),
+        emit: () => {},
+        clock: createVirtualClock(),
+      });
+      const failure = new Error("the arbiter's model failed");
+      const asked = deferred();
+      const until = deferred();
+      const arbitrating = coordination.arbitrate(
+        "planner",
+        () => {
+          asked.resolve();
+          throw failure;
+        },
+        until.promise,
+      );
+      // Two replicas that have not seen each other claim one module: an escalation.
+      const [first, second] = await Promise.all(
+        ["coder-1", "coder-2"].map((agentId) =>
+          SharedState.open({ store, subjectId, agentId, live: false }),
+        ),
+      );
+      await first?.put("modules", "search-index", "claimed-by:coder-1");
+      await second?.put("modules", "search-index", "claimed-by:coder-2");
+      await asked.promise;
+      // Give Node a macrotask to notice an unhandled rejection (vitest fails the run on one).
+      await new Promise((resolve) => setImmediate(resolve));
+      until.resolve();
+      await expect(arbitrating).rejects.toBe(failure);
+      await first?.close();
+      await second?.close();
+      await coordination.close();
     });
   });
 });

@@ -25,6 +25,7 @@ interface DemoCommandOptions {
   seed?: number;
   color: boolean;
   db?: string;
+  url?: string;
   store?: "embedded" | "statewave";
 }
 
@@ -88,6 +89,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
     .option("--seed <n>", "fix the timing jitter (both pipelines use the same seed)", parseSeed)
     .option("--no-color", "draw without colour (NO_COLOR is honoured too)")
     .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
+    .option("--url <url>", "Statewave server, with --store statewave (default: $STATEWAVE_URL)")
     .addOption(
       new Option("--store <kind>", "where the runs are kept").choices(["embedded", "statewave"]),
     )

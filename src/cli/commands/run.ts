@@ -1,5 +1,4 @@
 import { Command, Option } from "commander";
-import { createContextStore } from "../../context/create-context-store.js";
 import {
   defaultScenarioName,
   loadScenario,
@@ -7,9 +6,16 @@ import {
 } from "../../scenario/load-scenario.js";
 import type { RunMode, ScenarioEvent } from "../../scenario/scenario-events.js";
 import { startRun } from "../../scenario/scenario-runner.js";
+import { openStore } from "../../ui/data/open-store.js";
 import { isColorDisabled } from "../../ui/theme/tokens.js";
 import type { CliDeps } from "../cli-deps.js";
-import { brainFromEnv, isTerminal, parsePositiveNumber, parseSeed } from "../command-helpers.js";
+import {
+  brainFromEnv,
+  isTerminal,
+  parsePositiveNumber,
+  parseSeed,
+  storeSelection,
+} from "../command-helpers.js";
 import { UsageError } from "../fatal-error.js";
 import { createPlainRunPrinter, writeRunJson, writeRunSummary } from "../output.js";
 
@@ -25,6 +31,7 @@ interface RunCommandOptions {
   seed?: number;
   store?: "embedded" | "statewave";
   db?: string;
+  url?: string;
   color: boolean;
 }
 
@@ -54,6 +61,7 @@ export function makeRunCommand(deps: CliDeps): Command {
       new Option("--store <kind>", "where the run is kept").choices(["embedded", "statewave"]),
     )
     .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
+    .option("--url <url>", "Statewave server, with --store statewave (default: $STATEWAVE_URL)")
     .option("--no-color", "draw without colour")
     .addHelpText(
       "after",
@@ -77,12 +85,7 @@ export function makeRunCommand(deps: CliDeps): Command {
           ? scenarioFromTask(options.task)
           : await loadScenario(options.scenario ?? defaultScenarioName, { cwd: deps.cwd });
       const brain = brainFromEnv(deps);
-      const store = createContextStore({
-        ...(options.store !== undefined ? { store: options.store } : {}),
-        ...(options.db !== undefined ? { db: options.db } : {}),
-        env: deps.env,
-        cwd: deps.cwd,
-      });
+      const store = openStore(storeSelection(options, deps));
       try {
         const handle = startRun({
           scenario,

@@ -1,6 +1,5 @@
-import { resolve } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import { defaultDbPath } from "../../context/create-context-store.js";
+import { resolveDbPath } from "../../context/create-context-store.js";
 import { EmbeddedStore } from "../../context/embedded-store.js";
 import { startServer } from "../../server/listen.js";
 import { PortInUseError } from "../../server/port-in-use-error.js";
@@ -44,15 +43,16 @@ export function makeServeCommand(deps: CliDeps): Command {
       ].join("\n"),
     )
     .action(async (options: { port: number; host: string; db?: string }) => {
-      const dbOption = options.db ?? (deps.env.SHARED_CTX_DB || undefined);
-      const path =
-        dbOption === undefined
-          ? defaultDbPath(deps.cwd)
-          : dbOption === ":memory:"
-            ? dbOption
-            : resolve(deps.cwd, dbOption);
+      // serve always serves an embedded file, whatever STATEWAVE_URL says.
+      const path = resolveDbPath({ db: options.db, env: deps.env, cwd: deps.cwd });
       const apiKey = deps.env.SHARED_CTX_API_KEY || undefined;
-      const store = new EmbeddedStore({ path });
+      let store: EmbeddedStore;
+      try {
+        store = new EmbeddedStore({ path });
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new FatalError(`cannot open the store at ${path}: ${reason}`, { cause: error });
+      }
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
         server = await startServer({

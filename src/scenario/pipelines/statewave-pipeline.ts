@@ -374,17 +374,24 @@ export async function createStatewaveCoordination(
           value: winner,
         });
       };
+      // A settle can fail long before `until` settles: catch it at once (else it is an unhandled
+      // rejection) and rethrow the first failure afterwards, so the run still fails clearly.
+      const failures: unknown[] = [];
+      const record = (error: unknown): void => {
+        failures.push(error);
+      };
       const pending: Promise<void>[] = [];
       const stop = state.onEscalation((escalation) => {
-        pending.push(settle(escalation));
+        pending.push(settle(escalation).catch(record));
       });
-      for (const escalation of state.escalations()) pending.push(settle(escalation));
+      for (const escalation of state.escalations()) pending.push(settle(escalation).catch(record));
       try {
         await until;
       } finally {
         stop();
         await Promise.all(pending);
       }
+      if (failures.length > 0) throw failures[0];
     },
     close: async () => {
       for (const stop of stopAnnouncing) stop();

@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
 import type { ContextStore } from "../../context/context-store.js";
-import { createContextStore, defaultDbPath } from "../../context/create-context-store.js";
+import { createContextStore, resolveStoreLocation } from "../../context/create-context-store.js";
 import { StoreOpenError } from "./store-open-error.js";
 
 /** Which store a command reads or writes, as its flags and the environment say. */
@@ -18,17 +17,10 @@ export function describeStoreLocation(selection: StoreSelection): {
   kind: "embedded" | "statewave";
   location: string;
 } {
-  const url = selection.url ?? (selection.env.STATEWAVE_URL || undefined);
-  const kind = selection.store ?? (url ? "statewave" : "embedded");
-  if (kind === "statewave") return { kind, location: url ?? "http://localhost:8100" };
-  const db = selection.db ?? (selection.env.SHARED_CTX_DB || undefined);
-  const location =
-    db === undefined
-      ? defaultDbPath(selection.cwd)
-      : db === ":memory:" || isAbsolute(db)
-        ? db
-        : resolve(selection.cwd, db);
-  return { kind, location };
+  const location = resolveStoreLocation(selection);
+  return location.kind === "statewave"
+    ? { kind: location.kind, location: location.url }
+    : { kind: location.kind, location: location.path };
 }
 
 /**
