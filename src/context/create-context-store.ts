@@ -83,36 +83,5 @@ export function createContextStore(options: CreateContextStoreOptions = {}): Con
       ...(tenantId !== undefined ? { tenantId } : {}),
     });
   }
-  const store = new EmbeddedStore({ path: location.path });
-  return tenantId === undefined ? store : new OwnedTenantView(store, tenantId);
-}
-
-/** A tenant view that owns its `EmbeddedStore`: closing it closes the database. */
-class OwnedTenantView implements ContextStore {
-  readonly #root: EmbeddedStore;
-  readonly #view: ContextStore;
-
-  constructor(root: EmbeddedStore, tenantId: string) {
-    this.#root = root;
-    this.#view = root.forTenant(tenantId);
-  }
-
-  createEpisode: ContextStore["createEpisode"] = (...args) => this.#view.createEpisode(...args);
-  createEpisodesBatch: ContextStore["createEpisodesBatch"] = (...args) =>
-    this.#view.createEpisodesBatch(...args);
-  compileMemories: ContextStore["compileMemories"] = (...args) =>
-    this.#view.compileMemories(...args);
-  compileMemoriesAsync: ContextStore["compileMemoriesAsync"] = (...args) =>
-    this.#view.compileMemoriesAsync(...args);
-  getCompileStatus: ContextStore["getCompileStatus"] = (...args) =>
-    this.#view.getCompileStatus(...args);
-  compileMemoriesWait: ContextStore["compileMemoriesWait"] = (...args) =>
-    this.#view.compileMemoriesWait(...args);
-  searchMemories: ContextStore["searchMemories"] = (...args) => this.#view.searchMemories(...args);
-  getContext: ContextStore["getContext"] = (...args) => this.#view.getContext(...args);
-  getTimeline: ContextStore["getTimeline"] = (...args) => this.#view.getTimeline(...args);
-  listSubjects: ContextStore["listSubjects"] = (...args) => this.#view.listSubjects(...args);
-  deleteSubject: ContextStore["deleteSubject"] = (...args) => this.#view.deleteSubject(...args);
-  watch: ContextStore["watch"] = (...args) => this.#view.watch(...args);
-  close = (): Promise<void> => this.#root.close();
+  return new EmbeddedStore({ path: location.path, tenantId: tenantId ?? null });
 }

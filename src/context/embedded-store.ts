@@ -12,11 +12,16 @@ export interface EmbeddedStoreOptions {
   generateId?: () => string;
   /** Cross-process watch polling period (`PRAGMA data_version`). @default 25 */
   pollIntervalMs?: number;
+  /**
+   * The tenant this instance reads and writes; it still owns (and `close()` closes) the database.
+   * @default null (the default tenant)
+   */
+  tenantId?: string | null;
 }
 
 /**
  * The zero-set-up `ContextStore`: a better-sqlite3 database (WAL, busy timeout, versioned
- * migrations) that several processes can share. The instance itself is the default tenant;
+ * migrations) that several processes can share. The instance itself is one tenant (the default);
  * `forTenant(id)` gives views of other tenants over the same handle, each seeing only its rows.
  *
  * @example
@@ -32,7 +37,7 @@ export class EmbeddedStore extends TenantStoreView {
   readonly path: string;
 
   constructor(options: EmbeddedStoreOptions) {
-    super(new EmbeddedStoreCore(options), null);
+    super(new EmbeddedStoreCore(options), options.tenantId ?? null);
     this.path = options.path;
   }
 

@@ -166,7 +166,11 @@ export class SharedContext {
     const disputes = (this.#state?.escalations() ?? []).filter(
       (escalation) => escalation.resolution === undefined,
     );
-    const contradictions = await this.#contradictionsAmong([...received.values()]);
+    // The active decisions were just read: the dispute lookup reuses them instead of asking again.
+    const contradictions = await this.#contradictionsAmong(
+      [...received.values()],
+      new Map([[decisionKind, decisions]]),
+    );
     return {
       bundle,
       assembledContext: bundle.assembledContext,
@@ -181,10 +185,12 @@ export class SharedContext {
    * The open memory disputes among `memories`: a memory that contradicts another still active one.
    * The other side may not be among what the task's context ranked in, so it is looked up.
    */
-  async #contradictionsAmong(memories: Memory[]): Promise<MemoryDispute[]> {
+  async #contradictionsAmong(
+    memories: Memory[],
+    activeByKind: Map<string, Memory[]>,
+  ): Promise<MemoryDispute[]> {
     const contradicting = memories.filter((memory) => contradictedIds(memory).length > 0);
     if (contradicting.length === 0) return [];
-    const activeByKind = new Map<string, Memory[]>();
     const disputes = new Map<string, MemoryDispute>();
     for (const memory of contradicting) {
       const target = targetOf(memory);

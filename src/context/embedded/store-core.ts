@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import {
   compileEpisode,
   contradictsKey,
+  nonMemoryEpisodeTypes,
   type SupersedeCandidate,
   supersedes,
 } from "../compile-memories.js";
@@ -69,8 +70,11 @@ const contextCandidates = {
   episodes: 10,
 } as const;
 
-/** Machinery episode types never shown as "Recent activity". */
-const hiddenEpisodeTypes = "('state_update', 'state_snapshot', 'run_event')";
+/**
+ * Machinery episode types never shown as "Recent activity": the compile rules' own list, as a SQL
+ * literal (fixed identifiers, never user input).
+ */
+const hiddenEpisodeTypes = `(${[...nonMemoryEpisodeTypes].map((type) => `'${type}'`).join(", ")})`;
 
 /** Resolves when `job` settles or after `ms`; rejects when `signal` aborts. Leaves no timer or listener behind. */
 function waitForJob(
