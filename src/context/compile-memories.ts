@@ -23,27 +23,34 @@ const passThroughKinds: ReadonlySet<string> = new Set([
   "episode_summary",
 ]);
 
-/** Short spellings agents tend to use for the typed kinds. */
-const kindAliases: Readonly<Record<string, MemoryKind>> = {
-  decision: "architectural_decision",
-  note: "implementation_note",
-  finding: "review_finding",
-  review: "review_finding",
-};
+/**
+ * Short spellings agents tend to use for the typed kinds. A `Map`, never a plain object: the
+ * episode type is user input, and `{…}["constructor"]` would find `Object`'s own members.
+ */
+const kindAliases: ReadonlyMap<string, MemoryKind> = new Map([
+  ["decision", "architectural_decision"],
+  ["note", "implementation_note"],
+  ["finding", "review_finding"],
+  ["review", "review_finding"],
+]);
 
 /**
  * Confidence when the payload gives none. Decisions are deliberate statements, so they rank
  * as most certain; free text (`episode_summary`) keeps Statewave's heuristic 0.8.
  */
-export const defaultConfidenceByKind: Readonly<Record<string, number>> = {
-  architectural_decision: 0.9,
-  review_finding: 0.8,
-  implementation_note: 0.7,
-  procedure: 0.8,
-  artifact_ref: 0.7,
-  profile_fact: 0.6,
-  episode_summary: 0.8,
-};
+export const defaultConfidenceByKind: Readonly<Record<string, number>> = Object.freeze(
+  // No prototype: a kind read from a database written by someone else (`constructor`,
+  // `__proto__`) finds nothing here instead of Object's members.
+  Object.assign(Object.create(null) as Record<string, number>, {
+    architectural_decision: 0.9,
+    review_finding: 0.8,
+    implementation_note: 0.7,
+    procedure: 0.8,
+    artifact_ref: 0.7,
+    profile_fact: 0.6,
+    episode_summary: 0.8,
+  }),
+);
 
 /** What one episode compiles to, before the store gives it an id and timestamps. */
 export interface MemoryDraft {
@@ -120,7 +127,7 @@ export function supersedes(
 /** The memory kind for an episode type: typed kinds pass through, anything else is a summary. */
 export function memoryKindFor(episodeType: string): MemoryKind {
   if (passThroughKinds.has(episodeType)) return episodeType;
-  return kindAliases[episodeType] ?? "episode_summary";
+  return kindAliases.get(episodeType) ?? "episode_summary";
 }
 
 /** Text of a JSON value: strings as they are, other values as JSON. */
@@ -166,7 +173,9 @@ function confidenceOf(payload: JsonObject, kind: MemoryKind): number {
   if (typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= 1) {
     return value;
   }
-  return defaultConfidenceByKind[kind] ?? 0.5;
+  return Object.hasOwn(defaultConfidenceByKind, kind)
+    ? (defaultConfidenceByKind[kind] ?? 0.5)
+    : 0.5;
 }
 
 /** The first `count` code points (not UTF-16 units), so emoji are never cut in half. */

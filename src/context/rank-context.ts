@@ -136,7 +136,9 @@ function scoreMemories(task: string, candidates: readonly MemoryCandidate[]): Sc
     const relevance = 4 * overlap + bm25Share;
     const recency =
       newest === oldest ? 1.5 : (1.5 * (candidate.sequence - oldest)) / (newest - oldest);
-    const score = (kindPriority[memory.kind] ?? 1) + relevance + recency + 2 * memory.confidence;
+    // hasOwn: a kind stored by another writer may be `constructor` or `__proto__`.
+    const priority = Object.hasOwn(kindPriority, memory.kind) ? kindPriority[memory.kind] : 1;
+    const score = (priority ?? 1) + relevance + recency + 2 * memory.confidence;
     return { candidate, score };
   });
   return scored.sort(

@@ -20,9 +20,22 @@ export const inputLimits = {
   subjectsLimit: 200,
 } as const;
 
-/** Throws unless `value` is a string of 1..`max` characters. */
+/**
+ * Characters as Statewave counts them (pydantic's `max_length` on a Python `str`): code points,
+ * so an emoji is one character, not two UTF-16 units. The one length rule of the server and
+ * the store alike.
+ */
+export function codePointLength(text: string): number {
+  // Every code point takes one or two UTF-16 units: no surrogate means units = code points.
+  if (!/[\uD800-\uDFFF]/.test(text)) return text.length;
+  let length = 0;
+  for (const _ of text) length += 1;
+  return length;
+}
+
+/** Throws unless `value` is a string of 1..`max` characters (code points, see {@link codePointLength}). */
 export function requireText(field: string, value: unknown, max: number): string {
-  if (typeof value !== "string" || value.length < 1 || value.length > max) {
+  if (typeof value !== "string" || value.length < 1 || codePointLength(value) > max) {
     throw new StoreValidationError(field, `a string of 1..${max} characters`);
   }
   return value;
@@ -81,7 +94,7 @@ export function validateEpisodeInput(input: unknown, prefix = ""): ValidEpisodeI
   if (
     sessionId !== undefined &&
     sessionId !== null &&
-    (typeof sessionId !== "string" || sessionId.length > inputLimits.sessionId)
+    (typeof sessionId !== "string" || codePointLength(sessionId) > inputLimits.sessionId)
   ) {
     throw new StoreValidationError(
       `${prefix}sessionId`,

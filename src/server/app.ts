@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Hono } from "hono";
 import type { ContextStore } from "../context/context-store.js";
+import { CompileEpisodeError } from "../context/errors/compile-episode-error.js";
 import { CompileJobNotFoundError } from "../context/errors/compile-job-not-found-error.js";
 import { StoreClosedError } from "../context/errors/store-closed-error.js";
 import { StoreValidationError } from "../context/errors/store-validation-error.js";
@@ -29,6 +30,12 @@ export interface CreateAppOptions {
   maxBodyBytes?: number;
   /** Told about every error that became a 500, for logging; the client only sees `internal_error`. */
   onUnexpectedError?: (error: unknown) => void;
+  /**
+   * Whether to serve a request with this `Host` header (`undefined`: none sent); others get 403
+   * `host_not_allowed`. `startServer` passes `createHostCheck` (see `host-check.ts`: DNS rebinding).
+   * @default every Host is served
+   */
+  isAllowedHost?: (host: string | undefined) => boolean;
 }
 
 const defaultRequestId = () => randomBytes(8).toString("hex");
@@ -50,6 +57,21 @@ function toHttpError(error: unknown): HttpError | undefined {
     return HttpError.validation([
       { type: "value_error", loc, msg: error.message, ctx: { expected: error.expected } },
     ]);
+  }
+  if (error instanceof CompileEpisodeError) {
+    return new HttpError(422, {
+      code: "compile_failed",
+      message: error.message,
+      details: {
+        subject_id: error.subjectId,
+        memories_created: error.memoriesCreated,
+        skipped_episodes: error.skipped.map((skipped) => ({
+          episode_id: skipped.episodeId,
+          type: skipped.type,
+          reason: skipped.reason,
+        })),
+      },
+    });
   }
   if (error instanceof StoreClosedError) {
     return new HttpError(503, { code: "service_unavailable", message: "The store is closed" });
@@ -73,6 +95,21 @@ export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
     await next();
     c.res.headers.set("X-Request-ID", requestId);
   });
+
+  const { isAllowedHost } = options;
+  if (isAllowedHost) {
+    app.use(async (c, next) => {
+      const host = c.req.header("host");
+      if (!isAllowedHost(host)) {
+        const shown = host === undefined ? "(none)" : JSON.stringify(host.slice(0, 200));
+        throw new HttpError(403, {
+          code: "host_not_allowed",
+          message: `Host ${shown} is not allowed. This server answers only requests addressed to its own loopback address, so that a web page cannot reach it through DNS rebinding; start it with --allowed-host <name> to accept another name.`,
+        });
+      }
+      await next();
+    });
+  }
 
   app.use(async (c, next) => {
     if (checkApiKey && !publicPaths.has(c.req.path)) {

@@ -1,4 +1,8 @@
 import { SharedCtxError } from "../errors.js";
+import { boundedEcho } from "./bounded-json.js";
+
+/** At most this many problems are listed in one 422 (a batch of 100 bad episodes has hundreds). */
+export const maxValidationDetails = 50;
 
 /** One pydantic-style validation problem, as Statewave puts them in `error.details` (contract §3). */
 export interface ValidationDetail {
@@ -46,12 +50,20 @@ export class HttpError extends SharedCtxError {
     this.headers = headers;
   }
 
-  /** 422 `validation_error` with pydantic-style details, as FastAPI answers bad input. */
-  static validation(details: ValidationDetail[]): HttpError {
+  /**
+   * 422 `validation_error` with pydantic-style details, as FastAPI answers bad input. Bounded:
+   * at most {@link maxValidationDetails} problems, each `input` cut to a small echo (see
+   * `boundedEcho`), so no request can make its own error body large or deep.
+   */
+  static validation(details: readonly ValidationDetail[]): HttpError {
     return new HttpError(422, {
       code: "validation_error",
       message: "Request validation failed",
-      details,
+      details: details
+        .slice(0, maxValidationDetails)
+        .map((detail) =>
+          "input" in detail ? { ...detail, input: boundedEcho(detail.input) } : detail,
+        ),
     });
   }
 }

@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { type CreateAppOptions, createApp } from "./app.js";
+import { createHostCheck } from "./host-check.js";
 import { PortInUseError } from "./port-in-use-error.js";
 
 /** Options of {@link startServer}. */
@@ -26,6 +27,13 @@ export interface StartServerOptions {
   generateRequestId?: () => string;
   /** Passed to `createApp`. @default 1 MiB */
   maxBodyBytes?: number;
+  /**
+   * More `Host` names to serve besides the bound address and loopback names: `name` or
+   * `name:port`, `*` for any. A loopback server refuses every other Host with 403 (DNS rebinding,
+   * see `host-check.ts`); a server bound to another interface accepts any Host unless this is set.
+   * @default []
+   */
+  allowedHosts?: readonly string[];
 }
 
 /** A running server. */
@@ -76,8 +84,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const host = options.host ?? "127.0.0.1";
   const requestedPort = options.port ?? 8100;
   let closing = false;
+  // Known once the port is bound; no request can arrive before that.
+  let hostCheck: ((host: string | undefined) => boolean) | undefined;
 
   const app = createApp({
+    isAllowedHost: (hostHeader) => hostCheck?.(hostHeader) ?? true,
     store: options.store,
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     ...(options.generateRequestId ? { generateRequestId: options.generateRequestId } : {}),
@@ -101,6 +112,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
 
   const port = await listen(server, requestedPort, host);
+  hostCheck = createHostCheck({
+    listenHost: host,
+    port,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+  });
 
   let closePromise: Promise<void> | undefined;
   const close = (): Promise<void> => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { codePointLength } from "../context/validate-input.js";
 import type { ValidationDetail } from "./http-error.js";
 
 /**
@@ -27,13 +28,6 @@ function fail(ctx: IssueContext, type: string, message: string, extra?: Record<s
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
-}
-
-/** Code points, as Python counts a `str`. */
-function codePointLength(text: string): number {
-  let length = 0;
-  for (const _ of text) length += 1;
-  return length;
 }
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -231,6 +225,8 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let current = root;
   for (const key of path) {
     if (typeof current !== "object" || current === null) return undefined;
+    // Own members only: a missing key must not find `Object.prototype`'s.
+    if (!Object.hasOwn(current, key)) return undefined;
     current = (current as Record<PropertyKey, unknown>)[key];
   }
   return current;

@@ -63,14 +63,17 @@ export const searchQuery = z.object({
 export const timelineQuery = z.object({
   subject_id: requiredString({ min: 0, max: 256 }),
   limit: laxInt({ ge: 1, le: 10_000 }, 100),
-  offset: laxInt({ ge: 0 }, 0),
+  offset: laxInt({ ge: 0, le: Number.MAX_SAFE_INTEGER }, 0),
 });
 
 /** `GET /v1/subjects` query (contract §5.8). */
 export const subjectsQuery = z.object({
   limit: laxInt({ ge: 1, le: 200 }, 50),
-  offset: laxInt({ ge: 0 }, 0),
+  offset: laxInt({ ge: 0, le: Number.MAX_SAFE_INTEGER }, 0),
 });
 
+/** The path parameter of `DELETE /v1/subjects/:subject_id` (contract §5.9). */
+export const subjectIdParam = z.object({ subject_id: requiredString({ min: 1, max: 256 }) });
+
 /** The path parameter of `GET /v1/memories/compile/:jobId`. */
-export const jobIdParam = requiredString({ min: 1, max: 10_000 });
+export const jobIdParam = z.object({ job_id: requiredString({ min: 1, max: 10_000 }) });

@@ -11,6 +11,7 @@ import {
   createEpisodesBatchBody,
   jobIdParam,
   searchQuery,
+  subjectIdParam,
   subjectsQuery,
   timelineQuery,
 } from "./request-schemas.js";
@@ -125,12 +126,14 @@ export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions):
   });
 
   app.get("/v1/memories/compile/:jobId", async (c) => {
-    const jobId = parse(jobIdParam, c.req.param("jobId"), "path");
+    const { job_id: jobId } = parse(jobIdParam, { job_id: c.req.param("jobId") }, "path");
     return c.json(compileJobToWire(await c.var.store.getCompileStatus(jobId)));
   });
 
   app.get("/v1/memories/search", async (c) => {
     const query = parse(searchQuery, c.req.query(), "query");
+    // Statewave accepts an empty subject_id here and finds nothing; the store needs 1..256.
+    if (query.subject_id === "") return c.json({ memories: [] });
     const memories = await c.var.store.searchMemories(query.subject_id, {
       ...(query.kind !== null ? { kind: query.kind } : {}),
       ...(query.q !== null ? { q: query.q } : {}),
@@ -151,6 +154,7 @@ export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions):
 
   app.get("/v1/timeline", async (c) => {
     const query = parse(timelineQuery, c.req.query(), "query");
+    if (query.subject_id === "") return c.json({ subject_id: "", episodes: [], memories: [] });
     const timeline = await c.var.store.getTimeline(query.subject_id, {
       limit: query.limit,
       offset: query.offset,
@@ -165,7 +169,8 @@ export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions):
 
   // `{.+}` also takes a subject id with an unencoded `/`, which Statewave cannot delete (§5.9).
   app.delete("/v1/subjects/:subjectId{.+}", async (c) => {
-    const result = await c.var.store.deleteSubject(c.req.param("subjectId"));
+    const path = parse(subjectIdParam, { subject_id: c.req.param("subjectId") }, "path");
+    const result = await c.var.store.deleteSubject(path.subject_id);
     return c.json(deleteSubjectToWire(result));
   });
 

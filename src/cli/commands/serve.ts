@@ -14,6 +14,15 @@ function parsePort(value: string): number {
   return port;
 }
 
+/** The parsed options of `serve`. */
+interface ServeOptions {
+  port: number;
+  host: string;
+  db?: string;
+  /** `--allowed-host`, once per name. */
+  allowedHost?: string[];
+}
+
 const loopbackHosts = new Set(["127.0.0.1", "localhost", "::1"]);
 
 /** `shared-ctx serve`: the embedded store over Statewave's `/v1` HTTP API. */
@@ -25,6 +34,11 @@ export function makeServeCommand(deps: CliDeps): Command {
     .option("--port <port>", "port to listen on; 0 picks a free one", parsePort, 8100)
     .option("--host <host>", "interface to bind; 0.0.0.0 exposes it to the network", "127.0.0.1")
     .option("--db <path>", "database file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
+    .option(
+      "--allowed-host <name>",
+      "also answer requests whose Host is this name (name or name:port; repeatable; * = any). A loopback server refuses other Hosts, against DNS rebinding",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .addHelpText(
       "after",
       [
@@ -42,7 +56,7 @@ export function makeServeCommand(deps: CliDeps): Command {
         "  $ curl -s http://127.0.0.1:8100/healthz",
       ].join("\n"),
     )
-    .action(async (options: { port: number; host: string; db?: string }) => {
+    .action(async (options: ServeOptions) => {
       // serve always serves an embedded file, whatever STATEWAVE_URL says.
       const path = resolveDbPath({ db: options.db, env: deps.env, cwd: deps.cwd });
       const apiKey = deps.env.SHARED_CTX_API_KEY || undefined;
@@ -59,6 +73,7 @@ export function makeServeCommand(deps: CliDeps): Command {
           store,
           port: options.port,
           host: options.host,
+          ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
           ...(apiKey ? { apiKey } : {}),
           signal: deps.signal,
           onUnexpectedError: (error) => {

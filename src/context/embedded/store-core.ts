@@ -29,6 +29,7 @@ import type {
   TimelineOptions,
   WatchOptions,
 } from "../context-store.js";
+import { CompileEpisodeError, type SkippedEpisode } from "../errors/compile-episode-error.js";
 import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.js";
 import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
@@ -112,6 +113,18 @@ function supersedeCandidate(row: MemoryRow): SupersedeCandidate {
     source: typeof source === "string" ? source : undefined,
     escalationId: typeof escalationId === "string" ? escalationId : undefined,
   };
+}
+
+/**
+ * Why one episode failed to compile, for the client: the error's class and, for SQLite, its
+ * code, never the driver's message (which can quote SQL and internal names).
+ */
+function compileFailureReason(error: unknown): string {
+  if (error instanceof Database.SqliteError) {
+    return `the database refused its memory (${error.code})`;
+  }
+  const name = error instanceof Error ? error.name : typeof error;
+  return `an internal error while compiling it (${name})`;
 }
 
 /** JSON text of a payload/metadata/provenance object; a value JSON cannot hold is a validation error. */
@@ -286,21 +299,27 @@ export class EmbeddedStoreCore {
     requireText("subjectId", subjectId, inputLimits.subjectId);
     // IMMEDIATE takes the write lock before reading the uncompiled episodes, so two processes
     // compiling the same subject at once never both turn one episode into a memory.
-    const memories = this.#db
+    const { memories, skipped } = this.#db
       .transaction(() => this.#compileLocked(tenantId, subjectId))
       .immediate();
     if (memories.length > 0) this.#hub.notify(tenantId, subjectId);
+    if (skipped.length > 0) {
+      throw new CompileEpisodeError(subjectId, skipped.slice(0, 20), memories.length);
+    }
     return { subjectId, memoriesCreated: memories.length, memories };
   }
 
-  #compileLocked(tenantId: string | null, subjectId: string): Memory[] {
+  #compileLocked(
+    tenantId: string | null,
+    subjectId: string,
+  ): { memories: Memory[]; skipped: SkippedEpisode[] } {
     // Pages of episodes, so a 100k-episode subject is never loaded whole.
     const readPage = (after: number) =>
       this.#statement<EpisodeRow>(
         `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND seq > ? ORDER BY seq LIMIT 1000`,
       ).all(tenantId, subjectId, after);
     let page = readPage(this.#compiledUpTo(tenantId, subjectId));
-    if (page.length === 0) return [];
+    if (page.length === 0) return { memories: [], skipped: [] };
     let compiledSeq = 0;
     const now = this.#timestamp();
     const counter = this.#statement<{ value: number }>(
@@ -309,6 +328,7 @@ export class EmbeddedStoreCore {
     let changeSeq = counter?.value ?? 0;
     const scope = scopePrefix(tenantId, subjectId);
     const created = new Map<string, Memory>();
+    const skipped: SkippedEpisode[] = [];
 
     // ORDER BY seq: the contradiction list must come out the same on every compile.
     const findSameTarget = this.#statement<MemoryRow>(
@@ -325,74 +345,94 @@ export class EmbeddedStoreCore {
     );
     const index = this.#statement(`INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)`);
 
+    /** One episode's memory (and the supersedes it causes), in a savepoint of its own. */
+    const compileOne = this.#db.transaction((row: EpisodeRow) => {
+      const draft = compileEpisode({
+        type: row.type,
+        source: row.source,
+        payload: JSON.parse(row.payload),
+        provenance: JSON.parse(row.provenance),
+      });
+      if (!draft) return undefined;
+      const validFrom = row.created_at;
+      const contradicted: string[] = [];
+      const supersededIds: string[] = [];
+      if (draft.target !== null) {
+        for (const old of findSameTarget.all(tenantId, subjectId, draft.kind, draft.target)) {
+          // Only a write made knowing the older memory replaces it; otherwise both stay
+          // active and the disagreement is recorded, so nobody silently wins.
+          if (!supersedes(draft, supersedeCandidate(old))) {
+            contradicted.push(old.id);
+            continue;
+          }
+          changeSeq += 1;
+          supersede.run(validFrom, now, changeSeq, old.seq);
+          unindex.run(old.seq);
+          supersededIds.push(old.id);
+        }
+      }
+      changeSeq += 1;
+      const memory: Memory = {
+        id: this.#generateId(),
+        subjectId,
+        kind: draft.kind,
+        content: draft.content,
+        summary: draft.summary,
+        confidence: draft.confidence,
+        validFrom,
+        validTo: null,
+        sourceEpisodeIds: [row.id],
+        metadata:
+          contradicted.length > 0
+            ? { ...draft.metadata, [contradictsKey]: contradicted }
+            : draft.metadata,
+        status: "active",
+        createdAt: now,
+        updatedAt: now,
+      };
+      const result = insertMemory.run(
+        memory.id,
+        tenantId,
+        subjectId,
+        memory.kind,
+        draft.target,
+        memory.content,
+        memory.summary,
+        memory.confidence,
+        validFrom,
+        JSON.stringify(memory.sourceEpisodeIds),
+        JSON.stringify(memory.metadata),
+        now,
+        now,
+        changeSeq,
+      );
+      index.run(result.lastInsertRowid, scopedTerms(scope, memory.content));
+      return { memory, supersededIds, validFrom };
+    });
+
     for (; page.length > 0; page = readPage(compiledSeq)) {
       for (const row of page) {
         compiledSeq = row.seq;
-        const draft = compileEpisode({
-          type: row.type,
-          source: row.source,
-          payload: JSON.parse(row.payload),
-          provenance: JSON.parse(row.provenance),
-        });
-        if (!draft) continue;
-        const validFrom = row.created_at;
-        const contradicted: string[] = [];
-        if (draft.target !== null) {
-          for (const old of findSameTarget.all(tenantId, subjectId, draft.kind, draft.target)) {
-            // Only a write made knowing the older memory replaces it; otherwise both stay
-            // active and the disagreement is recorded, so nobody silently wins.
-            if (!supersedes(draft, supersedeCandidate(old))) {
-              contradicted.push(old.id);
-              continue;
-            }
-            changeSeq += 1;
-            supersede.run(validFrom, now, changeSeq, old.seq);
-            unindex.run(old.seq);
-            const sameCall = created.get(old.id);
-            if (sameCall) {
-              sameCall.status = "superseded";
-              sameCall.validTo = validFrom;
-              sameCall.updatedAt = now;
-            }
+        let compiled: ReturnType<typeof compileOne>;
+        try {
+          compiled = compileOne(row);
+        } catch (error) {
+          // The savepoint rolled this episode back. It is skipped for good (the compile mark
+          // moves past it), so one episode can never poison its subject: the rest compile now,
+          // and later episodes on every later compile.
+          skipped.push({ episodeId: row.id, type: row.type, reason: compileFailureReason(error) });
+          continue;
+        }
+        if (!compiled) continue;
+        for (const id of compiled.supersededIds) {
+          const sameCall = created.get(id);
+          if (sameCall) {
+            sameCall.status = "superseded";
+            sameCall.validTo = compiled.validFrom;
+            sameCall.updatedAt = now;
           }
         }
-        changeSeq += 1;
-        const memory: Memory = {
-          id: this.#generateId(),
-          subjectId,
-          kind: draft.kind,
-          content: draft.content,
-          summary: draft.summary,
-          confidence: draft.confidence,
-          validFrom,
-          validTo: null,
-          sourceEpisodeIds: [row.id],
-          metadata:
-            contradicted.length > 0
-              ? { ...draft.metadata, [contradictsKey]: contradicted }
-              : draft.metadata,
-          status: "active",
-          createdAt: now,
-          updatedAt: now,
-        };
-        const result = insertMemory.run(
-          memory.id,
-          tenantId,
-          subjectId,
-          memory.kind,
-          draft.target,
-          memory.content,
-          memory.summary,
-          memory.confidence,
-          validFrom,
-          JSON.stringify(memory.sourceEpisodeIds),
-          JSON.stringify(memory.metadata),
-          now,
-          now,
-          changeSeq,
-        );
-        index.run(result.lastInsertRowid, scopedTerms(scope, memory.content));
-        created.set(memory.id, memory);
+        created.set(compiled.memory.id, compiled.memory);
       }
     }
     const marked = this.#statement(
@@ -404,7 +444,7 @@ export class EmbeddedStoreCore {
       ).run(tenantId, subjectId, compiledSeq);
     }
     this.#statement(`UPDATE counters SET value = ? WHERE name = 'memory_change'`).run(changeSeq);
-    return [...created.values()];
+    return { memories: [...created.values()], skipped };
   }
 
   /** The seq of the last episode compile has seen for the subject (0: none yet). */
@@ -453,7 +493,13 @@ export class EmbeddedStoreCore {
       setStatus.run("completed", result.memoriesCreated, ids, null, this.#timestamp(), jobId);
     } catch (error) {
       if (this.#closed) return;
-      const message = error instanceof Error ? error.message : String(error);
+      // Our own errors say what happened in words; anything else is named, never quoted.
+      const message =
+        error instanceof CompileEpisodeError || error instanceof StoreValidationError
+          ? error.message
+          : error instanceof Database.SqliteError
+            ? `compile failed: the database failed (${error.code})`
+            : `compile failed: an internal error (${error instanceof Error ? error.name : typeof error})`;
       try {
         setStatus.run("failed", null, null, message, this.#timestamp(), jobId);
       } catch {
