@@ -1,28 +1,28 @@
 /**
- * Width arithmetic for terminal text. Every string the UI draws is ASCII plus a few single-column
- * symbols (→ … — ✔ ✖), so a code point is one column; ANSI escapes are not counted.
+ * Width arithmetic for terminal text, from the libraries Ink itself draws with (`string-width`,
+ * `wrap-ansi`, `cli-truncate`), so a CJK character or an emoji counts two columns, a combining mark
+ * none, and a table lines up exactly where Ink puts the text. ANSI escapes are never counted.
  */
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching ANSI escape sequences is the point.
-const ansiPattern = /\u001B\[[0-9;?]*[ -/]*[@-~]/g;
+import { stripVTControlCharacters } from "node:util";
+import cliTruncate from "cli-truncate";
+import stringWidth from "string-width";
+import wrapAnsi from "wrap-ansi";
 
 /** The text without ANSI escape sequences. */
 export function stripAnsi(text: string): string {
-  return text.replace(ansiPattern, "");
+  return stripVTControlCharacters(text);
 }
 
-/** Columns the text takes on one line. */
+/** Columns the text takes on one line (wide characters count two, combining marks none). */
 export function textWidth(text: string): number {
-  return [...stripAnsi(text)].length;
+  return stringWidth(text);
 }
 
 /** The text cut to `width` columns, ending in "…" when something was cut. */
 export function truncate(text: string, width: number): string {
   if (width <= 0) return "";
-  const chars = [...text];
-  if (chars.length <= width) return text;
-  if (width === 1) return "…";
-  return `${chars.slice(0, width - 1).join("")}…`;
+  if (textWidth(text) <= width) return text;
+  return cliTruncate(text, width, { position: "end" });
 }
 
 /** The text padded with spaces (or cut) to exactly `width` columns. */
@@ -32,34 +32,27 @@ export function fitWidth(text: string, width: number): string {
 }
 
 /**
- * Word-wraps one line to `width` columns. Words longer than the width are split, so no line ever
- * exceeds it (long module names and run ids must not push a table out of shape).
+ * Word-wraps one line to `width` columns, runs of whitespace collapsed. Words longer than the
+ * width are split, so no line ever exceeds it (long module names and run ids must not push a table
+ * out of shape).
  */
 export function wrapText(text: string, width: number): string[] {
-  if (width <= 0) return [text];
-  const lines: string[] = [];
-  let current = "";
-  for (const word of text.split(/\s+/).filter((part) => part.length > 0)) {
-    let rest = word;
-    while (textWidth(rest) > width) {
-      if (current) {
-        lines.push(current);
-        current = "";
-      }
-      const chars = [...rest];
-      lines.push(chars.slice(0, width).join(""));
-      rest = chars.slice(width).join("");
-    }
-    if (!rest) continue;
-    if (!current) current = rest;
-    else if (textWidth(current) + 1 + textWidth(rest) <= width) current = `${current} ${rest}`;
-    else {
-      lines.push(current);
-      current = rest;
-    }
-  }
-  if (current || lines.length === 0) lines.push(current);
-  return lines;
+  const words = text.split(/\s+/).filter((part) => part.length > 0);
+  if (width <= 0) return [words.join(" ")];
+  if (words.length === 0) return [""];
+  // A wide character cannot be split: at width 1 it would still take two columns.
+  const wrapped = wrapAnsi(words.join(" "), Math.max(2, width), { hard: true, trim: true });
+  return wrapped.split("\n");
+}
+
+/**
+ * Rows the text takes in an Ink `<Text wrap="wrap">` that is `width` columns wide: the same
+ * wrapping Ink applies (`wrap-ansi`, hard, untrimmed), so a log measured here is exactly as tall
+ * as drawn.
+ */
+export function wrappedRows(text: string, width: number): number {
+  if (width <= 0) return 1;
+  return wrapAnsi(text, width, { hard: true, trim: false }).split("\n").length;
 }
 
 /**
@@ -76,7 +69,7 @@ export function fitTail<T>(
   let rows = 0;
   for (let index = items.length - 1; index >= 0; index--) {
     const item = items[index] as T;
-    const height = wrapText(textOf(item), width).length;
+    const height = wrappedRows(textOf(item), width);
     if (rows + height > maxRows) break;
     rows += height;
     kept.unshift(item);

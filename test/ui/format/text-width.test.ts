@@ -35,3 +35,25 @@ describe("text width", () => {
     expect(fitTail(items, (item) => item, 10, 1)).toEqual(["three"]);
   });
 });
+
+describe("wide and combining text", () => {
+  it.each([
+    ["日本語", 6],
+    ["🚀 ship", 7],
+    ["e\u0301te\u0301", 3],
+    ["👩‍💻", 2],
+  ])("counts %s as %i columns", (text, width) => {
+    expect(textWidth(text)).toBe(width);
+  });
+
+  it("pads and cuts by columns, not code points", () => {
+    expect(textWidth(fitWidth("認証ミドルウェア", 9))).toBe(9);
+    expect(textWidth(fitWidth("🚀🚀🚀🚀", 5))).toBe(5);
+    expect(textWidth(fitWidth("café", 6))).toBe(6);
+  });
+
+  it.each([4, 7, 12])("wraps CJK and emoji within %i columns", (width) => {
+    const lines = wrapText("認証 ミドルウェアを作る 🚀🚀 deploy ünïcödé", width);
+    for (const line of lines) expect(textWidth(line)).toBeLessThanOrEqual(width);
+  });
+});
