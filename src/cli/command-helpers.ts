@@ -1,6 +1,5 @@
 import { InvalidArgumentError } from "commander";
 import type { Brain } from "../agents/brain.js";
-import { createBrainFromEnv } from "../agents/create-brain.js";
 import { LlmConfigError } from "../llm/errors/llm-config-error.js";
 import type { StoreSelection } from "../ui/data/open-store.js";
 import type { CliDeps, OutputStream } from "./cli-deps.js";
@@ -31,7 +30,9 @@ export function isTerminal(stream: OutputStream): stream is OutputStream & NodeJ
  * The brain the agents think with, from `LLM_*` in the environment. A malformed variable is the
  * user's input, so it is a usage error (exit 2), not a runtime failure.
  */
-export function brainFromEnv(deps: CliDeps): Brain {
+export async function brainFromEnv(deps: CliDeps): Promise<Brain> {
+  // Loaded here, not at the top: the AI SDK is only for commands that think (start-up cost).
+  const { createBrainFromEnv } = await import("../agents/create-brain.js");
   try {
     return createBrainFromEnv(deps.env);
   } catch (error) {

@@ -6,6 +6,10 @@ export const ExitCode = {
   failure: 1,
   /** The command line or an input file is wrong: unknown flag, invalid scenario, unknown run id. */
   usage: 2,
+  /** Stopped by Ctrl-C (SIGINT): 128 + 2, as a shell reports a process the signal ended. */
+  interrupted: 130,
+  /** Stopped by SIGTERM: 128 + 15. */
+  terminated: 143,
 } as const;
 
 /** One of the {@link ExitCode} values: what `runCli` resolves to and the process exits with. */

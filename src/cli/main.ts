@@ -1,7 +1,10 @@
 import { CommanderError } from "commander";
 import type { CliDeps } from "./cli-deps.js";
 import { reportError } from "./error-report.js";
-import { ExitCode } from "./exit-codes.js";
+import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
+import { FatalError } from "./fatal-error.js";
+import { InterruptedError } from "./interrupted-error.js";
+import { OutputClosedError } from "./output-closed-error.js";
 import { createProgram } from "./program.js";
 
 /**
@@ -14,9 +17,23 @@ export async function main(argv: readonly string[]): Promise<number> {
   config({ quiet: true });
 
   const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  // The first Ctrl-C stops the command cleanly (agents stopped, run recorded `interrupted`); `once`
+  // leaves a second one to Node's default, which ends the process at once.
+  const onSigint = () => controller.abort(new InterruptedError("SIGINT"));
+  const onSigterm = () => controller.abort(new InterruptedError("SIGTERM"));
+  process.once("SIGINT", onSigint);
+  process.once("SIGTERM", onSigterm);
+  // Without a listener, a reader that goes away (`run | head -2`) crashes the process with an
+  // EPIPE stack. Never removed: writes still queued when `main` returns fail the same way.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    controller.abort(
+      error.code === "EPIPE"
+        ? new OutputClosedError({ cause: error })
+        : new FatalError(`cannot write to standard output: ${error.message}`, { cause: error }),
+    );
+  });
+  // Nothing useful can be said once stderr is gone too.
+  process.stderr.on("error", () => undefined);
 
   const deps: CliDeps = {
     stdout: process.stdout,
@@ -29,8 +46,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     return await runCli(argv, deps);
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
   }
 }
 
@@ -52,6 +69,20 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
       }
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    return reportError(error, deps);
+    return reportStop(deps) ?? reportError(error, deps);
   }
+}
+
+/**
+ * Once `deps.signal` has aborted, what a command throws is a consequence of being stopped (an
+ * aborted sleep, a cancelled read, a run that rejected with the abort reason): report why it
+ * stopped instead. A closed stdout is quiet and exits 0; a signal says so in one line and exits
+ * 130 or 143. Undefined when the command was not stopped.
+ */
+function reportStop(deps: CliDeps): ExitCodeValue | undefined {
+  if (!deps.signal.aborted) return undefined;
+  const reason: unknown = deps.signal.reason;
+  if (reason instanceof OutputClosedError) return reason.exitCode;
+  if (reason instanceof FatalError) return reportError(reason, deps);
+  return undefined;
 }

@@ -4,14 +4,14 @@ import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { decomposeTask } from "./decompose-task.js";
+import { defaultScenarioName } from "./default-scenario.js";
 import { expectedFromIssue } from "./expected-from-issue.js";
 import { type Scenario, scenarioSchema } from "./scenario-schema.js";
 import { type ScenarioIssue, ScenarioValidationError } from "./scenario-validation-error.js";
 
 export { ScenarioValidationError } from "./scenario-validation-error.js";
 
-/** The scenario `shared-ctx run` uses when none is named. */
-export const defaultScenarioName = "auth-jwt";
+export { defaultScenarioName };
 
 /** The shipped scenarios folder (the same relative place from src/ and from dist/). */
 const shippedDirectory = fileURLToPath(new URL("../../scenarios/", import.meta.url));

@@ -37,3 +37,45 @@ export function fromRunEventEpisode(episode: Episode): ScenarioEvent | undefined
   if (typeof event.type !== "string" || typeof event.runId !== "string") return undefined;
   return event as unknown as ScenarioEvent;
 }
+
+/**
+ * How a run that never reached `run-end` stopped: `interrupted` (Ctrl-C, SIGTERM, the reader of
+ * its output gone, the demo moving on) or `failed` (an agent, the model or the store failed).
+ */
+export type RunStopState = "interrupted" | "failed";
+
+/** The episode type of a run's stop record: written once, after the run's last event. */
+export const runStopEpisodeType = "run_stop";
+
+/** A run's stop record, as `shared-ctx runs` shows it. */
+export interface RunStop {
+  readonly runId: string;
+  readonly state: RunStopState;
+  /** Why, in one line: "interrupted by SIGINT", "cannot reach the model server at …". */
+  readonly reason: string;
+  /** Milliseconds since the run started (scenario time, like an event's `at`). */
+  readonly at: number;
+}
+
+/** The episode that records how a run stopped. */
+export function toRunStopEpisode(stop: RunStop): CreateEpisodeInput {
+  return {
+    subjectId: stop.runId,
+    source: "runner",
+    type: runStopEpisodeType,
+    payload: { state: stop.state, reason: stop.reason, at: stop.at },
+  };
+}
+
+/** The stop record an episode holds, or undefined for any other episode. */
+export function fromRunStopEpisode(episode: Episode): RunStop | undefined {
+  if (episode.type !== runStopEpisodeType) return undefined;
+  const { state, reason, at } = episode.payload;
+  if (state !== "interrupted" && state !== "failed") return undefined;
+  return {
+    runId: episode.subjectId,
+    state,
+    reason: typeof reason === "string" ? reason : "",
+    at: typeof at === "number" ? at : 0,
+  };
+}

@@ -11,7 +11,7 @@ import { type Clock, createRealClock, createSeededRandom } from "./clock.js";
 import { decomposeTask } from "./decompose-task.js";
 import type { Coordination } from "./pipelines/coordination.js";
 import { createNaiveCoordination } from "./pipelines/naive-pipeline.js";
-import { runIdPrefix, toRunEventEpisode } from "./run-record.js";
+import { runIdPrefix, toRunEventEpisode, toRunStopEpisode } from "./run-record.js";
 import type { AgentInfo, RunMode, RunSummary, ScenarioEvent } from "./scenario-events.js";
 import type { AgentSpec, Scenario } from "./scenario-schema.js";
 import { summarizeRun } from "./summarize-run.js";
@@ -96,6 +96,26 @@ export function startRun(options: StartRunOptions): RunHandle {
       }),
     );
     for (const listener of [...listeners]) listener(stamped);
+  };
+
+  /**
+   * A run that never reaches `run-end` still says how it ended: `interrupted` when the caller's
+   * signal stopped it (with the signal's reason), else `failed` with the error. Written after every
+   * queued event and before `done` rejects, so the record is whole when the caller exits.
+   */
+  const recordStop = async (error: unknown): Promise<never> => {
+    const interrupted = options.signal?.aborted === true;
+    const cause: unknown = interrupted ? options.signal?.reason : error;
+    const stop = toRunStopEpisode({
+      runId,
+      state: interrupted ? "interrupted" : "failed",
+      reason: cause instanceof Error ? cause.message : String(cause),
+      at: Math.round(clock.now() - startedAt),
+    });
+    // A store that cannot take it (the reason the run failed, perhaps) must not hide `error`.
+    persisted = persisted.then(() => clock.track(store.createEpisode(stop)).catch(() => undefined));
+    await persisted;
+    throw error;
   };
 
   const done = (async (): Promise<RunSummary> => {
@@ -202,7 +222,7 @@ export function startRun(options: StartRunOptions): RunHandle {
     } finally {
       await coordination.close();
     }
-  })();
+  })().catch(recordStop);
 
   return {
     runId,

@@ -49,7 +49,8 @@ export function DemoApp({ initialScenario, scenarios, start, loadTimeline, speed
 
   useInput((input, key) => {
     if (input === "q" || (key.ctrl && input === "c")) {
-      exit();
+      // renderDemo tells Ctrl-C (an interrupt: exit 130) from q (a normal quit).
+      exit(key.ctrl ? "interrupt" : undefined);
       return;
     }
     switch (state.view) {

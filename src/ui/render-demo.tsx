@@ -6,6 +6,12 @@ import type { LoadTimeline } from "./hooks/use-timeline-loader.js";
 import type { StartDemoRuns } from "./run-source.js";
 import { createTheme } from "./theme/tokens.js";
 
+/**
+ * How the demo ended: `interrupt` for Ctrl-C (a key in the raw-mode terminal, not a signal, so the
+ * CLI exits 130 itself), `quit` for `q` or an abort of `signal`.
+ */
+export type DemoEnding = "quit" | "interrupt";
+
 /** Options of {@link renderDemo}. */
 export interface RenderDemoOptions {
   readonly stdout: NodeJS.WriteStream;
@@ -25,7 +31,7 @@ export interface RenderDemoOptions {
  * Runs the interactive demo until the user quits (`q`, Ctrl-C) or `signal` aborts. Ink restores the
  * terminal (raw mode, cursor) on unmount; the caller then stops the runs and closes the store.
  */
-export async function renderDemo(options: RenderDemoOptions): Promise<void> {
+export async function renderDemo(options: RenderDemoOptions): Promise<DemoEnding> {
   const instance = render(
     <ThemeProvider theme={createTheme({ noColor: options.noColor })}>
       <DemoApp
@@ -48,7 +54,8 @@ export async function renderDemo(options: RenderDemoOptions): Promise<void> {
   if (options.signal?.aborted) instance.unmount();
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    await instance.waitUntilExit();
+    const value = await instance.waitUntilExit();
+    return value === "interrupt" ? "interrupt" : "quit";
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
   }

@@ -1,14 +1,8 @@
 import { Command, Option } from "commander";
 import type { Brain } from "../../agents/brain.js";
 import type { ContextStore } from "../../context/context-store.js";
-import { defaultScenarioName, listScenarios, loadScenario } from "../../scenario/load-scenario.js";
-import { startRun } from "../../scenario/scenario-runner.js";
-import { openStore } from "../../ui/data/open-store.js";
-import { readFullTimeline } from "../../ui/data/read-run.js";
-import { buildRunTimeline } from "../../ui/format/run-timeline.js";
-import { printDemoPlain } from "../../ui/plain-demo.js";
+import { defaultScenarioName } from "../../scenario/default-scenario.js";
 import type { DemoRuns } from "../../ui/run-source.js";
-import { isColorDisabled } from "../../ui/theme/tokens.js";
 import type { CliDeps } from "../cli-deps.js";
 import {
   brainFromEnv,
@@ -17,6 +11,9 @@ import {
   parseSeed,
   storeSelection,
 } from "../command-helpers.js";
+import { FatalError } from "../fatal-error.js";
+import { InterruptedError } from "../interrupted-error.js";
+import { checkModelServer } from "../model-server-check.js";
 import { defaultRunSpeed } from "./run.js";
 
 interface DemoCommandOptions {
@@ -41,6 +38,10 @@ function createRoundStarter(
 ) {
   const active = new Set<DemoRuns>();
   const start = async (scenarioName: string): Promise<DemoRuns> => {
+    const [{ loadScenario }, { startRun }] = await Promise.all([
+      import("../../scenario/load-scenario.js"),
+      import("../../scenario/scenario-runner.js"),
+    ]);
     const scenario = await loadScenario(scenarioName, { cwd: deps.cwd });
     const controller = new AbortController();
     const signal = AbortSignal.any([deps.signal, controller.signal]);
@@ -54,7 +55,10 @@ function createRoundStarter(
       naive,
       statewave,
       stop: async () => {
-        controller.abort();
+        // The runs' record says why they stopped (unless a signal or a closed stdout did it first).
+        controller.abort(
+          new FatalError("stopped in the demo (run again, another scenario, or quit)"),
+        );
         await settled;
         active.delete(runs);
       },
@@ -107,15 +111,28 @@ export function makeDemoCommand(deps: CliDeps): Command {
       ].join("\n"),
     )
     .action(async (options: DemoCommandOptions) => {
+      // Loaded here, not at the top, so `--help` and the other commands start fast.
+      const [{ loadScenario, listScenarios }, { openStore }] = await Promise.all([
+        import("../../scenario/load-scenario.js"),
+        import("../../ui/data/open-store.js"),
+      ]);
       // Refuse a bad scenario before anything is drawn or stored.
       await loadScenario(options.scenario, { cwd: deps.cwd });
-      const brain = brainFromEnv(deps);
+      const brain = await brainFromEnv(deps);
+      // Before any agent starts: a model server that is down is named now, in one line.
+      await checkModelServer(deps.env, { signal: deps.signal });
       const store = openStore(storeSelection(options, deps));
       const rounds = createRoundStarter(deps, store, brain, options);
       try {
         if (isTerminal(deps.stdout)) {
-          const { renderDemo } = await import("../../ui/render-demo.js");
-          await renderDemo({
+          const [{ renderDemo }, { isColorDisabled }, { readFullTimeline }, { buildRunTimeline }] =
+            await Promise.all([
+              import("../../ui/render-demo.js"),
+              import("../../ui/theme/tokens.js"),
+              import("../../ui/data/read-run.js"),
+              import("../../ui/format/run-timeline.js"),
+            ]);
+          const ending = await renderDemo({
             stdout: deps.stdout,
             ...(deps.stdin ? { stdin: deps.stdin } : {}),
             noColor: isColorDisabled(deps.env, !options.color),
@@ -127,7 +144,12 @@ export function makeDemoCommand(deps: CliDeps): Command {
             speed: options.speed,
             signal: deps.signal,
           });
+          // Ctrl-C reaches a raw-mode terminal as a key, not as SIGINT: exit as if it were one.
+          if (ending === "interrupt") throw new InterruptedError("SIGINT");
+          // A signal unmounts the UI, which then returns normally: still an interruption (130/143).
+          if (deps.signal.aborted) throw deps.signal.reason;
         } else {
+          const { printDemoPlain } = await import("../../ui/plain-demo.js");
           await printDemoPlain(await rounds.start(options.scenario), deps.stdout, {
             width: deps.stdout.columns ?? 80,
           });

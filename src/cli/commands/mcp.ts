@@ -1,8 +1,5 @@
 import { Writable } from "node:stream";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Command, Option } from "commander";
-import { createContextStore } from "../../context/create-context-store.js";
-import { openSharedContextMcpServer } from "../../integrations/mcp-server.js";
 import type { CliDeps, OutputStream } from "../cli-deps.js";
 import { FatalError } from "../fatal-error.js";
 import { packageVersion } from "../version.js";
@@ -62,6 +59,13 @@ async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void
   const stdin = deps.stdin;
   if (!stdin)
     throw new FatalError("`shared-ctx mcp` needs standard input (it speaks MCP over stdio)");
+  // Loaded here, not at the top: the MCP SDK (with ajv) is this command's alone (start-up cost).
+  const [{ StdioServerTransport }, { createContextStore }, { openSharedContextMcpServer }] =
+    await Promise.all([
+      import("@modelcontextprotocol/sdk/server/stdio.js"),
+      import("../../context/create-context-store.js"),
+      import("../../integrations/mcp-server.js"),
+    ]);
   const store = createContextStore({
     ...(options.store ? { store: options.store } : {}),
     ...(options.db ? { db: options.db } : {}),

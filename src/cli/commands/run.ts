@@ -1,13 +1,6 @@
 import { Command, Option } from "commander";
-import {
-  defaultScenarioName,
-  loadScenario,
-  scenarioFromTask,
-} from "../../scenario/load-scenario.js";
+import { defaultScenarioName } from "../../scenario/default-scenario.js";
 import type { RunMode, ScenarioEvent } from "../../scenario/scenario-events.js";
-import { startRun } from "../../scenario/scenario-runner.js";
-import { openStore } from "../../ui/data/open-store.js";
-import { isColorDisabled } from "../../ui/theme/tokens.js";
 import type { CliDeps } from "../cli-deps.js";
 import {
   brainFromEnv,
@@ -17,7 +10,7 @@ import {
   storeSelection,
 } from "../command-helpers.js";
 import { UsageError } from "../fatal-error.js";
-import { createPlainRunPrinter, writeRunJson, writeRunSummary } from "../output.js";
+import { checkModelServer } from "../model-server-check.js";
 
 /** The CLI's default speed: the shipped scenarios take 15–30 s of scenario time, so 2–3 s. */
 export const defaultRunSpeed = 10;
@@ -80,11 +73,27 @@ export function makeRunCommand(deps: CliDeps): Command {
       if (options.task !== undefined && options.scenario !== undefined) {
         throw new UsageError("use either --scenario or --task, not both");
       }
+      // Loaded here, not at the top, so `--help` and the other commands start fast.
+      const [
+        { loadScenario, scenarioFromTask },
+        { startRun },
+        { openStore },
+        { isColorDisabled },
+        { createPlainRunPrinter, writeRunJson, writeRunSummary },
+      ] = await Promise.all([
+        import("../../scenario/load-scenario.js"),
+        import("../../scenario/scenario-runner.js"),
+        import("../../ui/data/open-store.js"),
+        import("../../ui/theme/tokens.js"),
+        import("../output.js"),
+      ]);
       const scenario =
         options.task !== undefined
           ? scenarioFromTask(options.task)
           : await loadScenario(options.scenario ?? defaultScenarioName, { cwd: deps.cwd });
-      const brain = brainFromEnv(deps);
+      const brain = await brainFromEnv(deps);
+      // Before any agent starts: a model server that is down is named now, in one line.
+      await checkModelServer(deps.env, { signal: deps.signal });
       const store = openStore(storeSelection(options, deps));
       try {
         const handle = startRun({

@@ -1,8 +1,6 @@
 import { existsSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { describeStoreLocation, openStore } from "../../ui/data/open-store.js";
-import { listRuns } from "../../ui/data/read-run.js";
-import { formatRunsTable, runOutcome } from "../../ui/format/runs-table.js";
+import { formatRunsTable } from "../../ui/format/runs-table.js";
 import type { CliDeps } from "../cli-deps.js";
 import { storeSelection } from "../command-helpers.js";
 
@@ -33,6 +31,13 @@ export function makeRunsCommand(deps: CliDeps): Command {
       new Option("--store <kind>", "where the runs are kept").choices(["embedded", "statewave"]),
     )
     .action(async (options: RunsCommandOptions) => {
+      // Loaded here, not at the top: the store's driver is this command's alone (start-up cost).
+      const [{ describeStoreLocation, openStore }, { listRuns }, { runOutcome }] =
+        await Promise.all([
+          import("../../ui/data/open-store.js"),
+          import("../../ui/data/read-run.js"),
+          import("../../ui/format/runs-table.js"),
+        ]);
       const selection = storeSelection(options, deps);
       const { kind, location } = describeStoreLocation(selection);
       if (kind === "embedded" && location !== ":memory:" && !existsSync(location)) {

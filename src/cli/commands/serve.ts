@@ -1,8 +1,6 @@
 import { Command, InvalidArgumentError } from "commander";
-import { resolveDbPath } from "../../context/create-context-store.js";
-import { EmbeddedStore } from "../../context/embedded-store.js";
-import { startServer } from "../../server/listen.js";
-import { PortInUseError } from "../../server/port-in-use-error.js";
+import type { EmbeddedStore } from "../../context/embedded-store.js";
+import type { startServer } from "../../server/listen.js";
 import type { CliDeps } from "../cli-deps.js";
 import { FatalError } from "../fatal-error.js";
 
@@ -57,6 +55,14 @@ export function makeServeCommand(deps: CliDeps): Command {
       ].join("\n"),
     )
     .action(async (options: ServeOptions) => {
+      // Loaded here, not at the top: hono and the store's driver are this command's alone.
+      const [{ resolveDbPath }, { EmbeddedStore }, { startServer }, { PortInUseError }] =
+        await Promise.all([
+          import("../../context/create-context-store.js"),
+          import("../../context/embedded-store.js"),
+          import("../../server/listen.js"),
+          import("../../server/port-in-use-error.js"),
+        ]);
       // serve always serves an embedded file, whatever STATEWAVE_URL says.
       const path = resolveDbPath({ db: options.db, env: deps.env, cwd: deps.cwd });
       const apiKey = deps.env.SHARED_CTX_API_KEY || undefined;

@@ -2,7 +2,6 @@ import { Command, Option } from "commander";
 import type { ContextStore, Episode } from "../../context/context-store.js";
 import { fromRunEventEpisode } from "../../scenario/run-record.js";
 import { readRunTimeline } from "../../ui/data/find-run.js";
-import { describeStoreLocation, openStore } from "../../ui/data/open-store.js";
 import { readFullTimeline } from "../../ui/data/read-run.js";
 import {
   buildRunTimeline,
@@ -141,6 +140,8 @@ export function makeTimelineCommand(deps: CliDeps): Command {
       ].join("\n"),
     )
     .action(async (runId: string, options: TimelineCommandOptions) => {
+      // Loaded here, not at the top: the store's driver is for commands that read runs.
+      const { describeStoreLocation, openStore } = await import("../../ui/data/open-store.js");
       const selection = storeSelection(options, deps);
       const storeName = describeStoreLocation(selection).location;
       const store = openStore(selection, { mustExist: true });

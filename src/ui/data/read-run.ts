@@ -1,5 +1,5 @@
 import type { ContextStore, Episode, Memory, Timeline } from "../../context/context-store.js";
-import { fromRunEventEpisode, isRunId } from "../../scenario/run-record.js";
+import { fromRunEventEpisode, fromRunStopEpisode, isRunId } from "../../scenario/run-record.js";
 import type { RunListing } from "../format/runs-table.js";
 
 /** Statewave caps a timeline page at 100 episodes and 100 memories. */
@@ -61,6 +61,9 @@ async function readListing(
       };
     } else if (event?.type === "run-end") {
       listing = { ...listing, summary: event.summary };
+    } else if (event === undefined) {
+      const stop = fromRunStopEpisode(episode);
+      if (stop) listing = { ...listing, stop: { state: stop.state, reason: stop.reason } };
     }
   }
   return listing;

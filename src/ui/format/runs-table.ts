@@ -1,3 +1,4 @@
+import type { RunStopState } from "../../scenario/run-record.js";
 import type { RunMode, RunSummary } from "../../scenario/scenario-events.js";
 import { formatUtcDateTime, plural } from "./duration.js";
 import { fitWidth, textWidth } from "./text-width.js";
@@ -9,14 +10,23 @@ export interface RunListing {
   readonly scenario?: string;
   /** ISO-8601 UTC of the run's first episode. */
   readonly startedAt?: string;
-  /** Absent while the run has not ended (or never will: it was interrupted). */
+  /** Absent while the run has not ended (or never will: it was interrupted or failed). */
   readonly summary?: RunSummary;
+  /** How a run that never reached run-end stopped, when it said so. */
+  readonly stop?: { readonly state: RunStopState; readonly reason: string };
 }
 
-/** "collision", "1 conflict avoided", "no conflict" or "not finished". */
+/**
+ * "collision", "1 conflict avoided", "no conflict", "interrupted", "failed: <reason>", or "not
+ * finished" (still running, or its process died without a word).
+ */
 export function runOutcome(listing: RunListing): string {
   const summary = listing.summary;
-  if (!summary) return "not finished";
+  if (!summary) {
+    if (listing.stop?.state === "interrupted") return "interrupted";
+    if (listing.stop?.state === "failed") return `failed: ${listing.stop.reason}`;
+    return "not finished";
+  }
   if (summary.collision) return "collision";
   if (summary.conflictsAvoided > 0)
     return `${plural(summary.conflictsAvoided, "conflict")} avoided`;
