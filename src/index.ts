@@ -65,6 +65,20 @@ export {
   SharedContext,
 } from "./context/shared-context.js";
 export { StatewaveClient, type StatewaveClientOptions } from "./context/statewave-client.js";
+export { StatewaveStore, type StatewaveStoreOptions } from "./context/statewave-store.js";
+export type {
+  BatchCreateResult,
+  ClientOptions,
+  CreateEpisodeParams,
+  DeleteResult,
+  GetContextParams,
+  RequestOptions,
+  RetryConfig,
+  SearchMemoriesParams,
+  SearchResult,
+  StatewaveTimeline,
+  TimelineParams,
+} from "./context/statewave-types.js";
 export { FieldKindError } from "./crdt/errors/field-kind-error.js";
 export { InvalidStateValueError } from "./crdt/errors/invalid-state-value-error.js";
 export { SharedStateClosedError } from "./crdt/errors/shared-state-closed-error.js";

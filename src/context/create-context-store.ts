@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import type { ContextStore } from "./context-store.js";
 import { EmbeddedStore } from "./embedded-store.js";
-import { StatewaveClient } from "./statewave-client.js";
+import { StatewaveStore } from "./statewave-store.js";
 
 /** Options of {@link createContextStore}; each one overrides its environment variable. */
 export interface CreateContextStoreOptions {
@@ -65,7 +65,7 @@ export function resolveDbPath(options: {
 
 /**
  * The `ContextStore` the configuration asks for (see {@link resolveStoreLocation}): a
- * `StatewaveClient` for a server, otherwise an `EmbeddedStore`. Reading `process.env`/
+ * `StatewaveStore` (over a `StatewaveClient`) for a server, otherwise an `EmbeddedStore`. Reading `process.env`/
  * `process.cwd()` here is the one place `context/` touches the process, and only when `env`/`cwd`
  * are not passed.
  */
@@ -77,7 +77,7 @@ export function createContextStore(options: CreateContextStoreOptions = {}): Con
 
   if (location.kind === "statewave") {
     const apiKey = options.apiKey ?? (env.STATEWAVE_API_KEY || undefined);
-    return new StatewaveClient({
+    return new StatewaveStore({
       baseUrl: location.url,
       ...(apiKey ? { apiKey } : {}),
       ...(tenantId !== undefined ? { tenantId } : {}),

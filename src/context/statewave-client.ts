@@ -1,21 +1,11 @@
 import type {
   CompileJob,
   CompileResult,
-  CompileWaitOptions,
   ContextBundle,
-  ContextStore,
-  CreateEpisodeInput,
-  DeleteSubjectResult,
   Episode,
-  GetContextOptions,
-  ListSubjectsOptions,
   ListSubjectsResult,
-  Memory,
-  SearchMemoriesOptions,
   StoreChange,
   Subscription,
-  Timeline,
-  TimelineOptions,
   WatchOptions,
 } from "./context-store.js";
 import { CompileTimeoutError } from "./errors/compile-timeout-error.js";
@@ -24,26 +14,33 @@ import {
   StatewaveTransport,
   type TransportRequest,
 } from "./statewave-transport.js";
+import type {
+  BatchCreateResult,
+  ClientOptions,
+  CreateEpisodeParams,
+  DeleteResult,
+  GetContextParams,
+  RequestOptions,
+  SearchMemoriesParams,
+  SearchResult,
+  StatewaveTimeline,
+  TimelineParams,
+} from "./statewave-types.js";
 import { TimelineWatch } from "./statewave-watch.js";
 import { fromWire, toWire } from "./wire-format.js";
 
-/** Options of {@link StatewaveClient}. */
-export interface StatewaveClientOptions {
-  /** The server's base URL; a trailing `/` is trimmed. @default "http://localhost:8100" */
-  baseUrl?: string;
-  /** Sent as `X-API-Key`. */
-  apiKey?: string;
-  /** Sent as `X-Tenant-ID`: the client then sees only that tenant's data. */
-  tenantId?: string;
+/** Options of {@link StatewaveClient}: the SDK's `ClientOptions` plus injectable I/O. */
+export interface StatewaveClientOptions extends ClientOptions {
   /** Per attempt, including reading the response. @default 30000 */
   timeoutMs?: number;
   /**
-   * Retries after the first attempt on 408/409/429/5xx and connection errors. Note that Statewave
-   * v0.7.1 has no idempotency keys: a retried `createEpisode` whose first attempt did reach the
-   * database stores the episode twice (contract §7). @default 2
+   * Retries after the first attempt on 408/409/429/5xx and connection errors (`retry.maxRetries`
+   * wins when both are given). Statewave v0.7.1 has no idempotency keys: a retried
+   * `createEpisode` whose first attempt reached the database stores it twice (contract §7).
+   * @default 2
    */
   maxRetries?: number;
-  /** @default globalThis.fetch */
+  /** @default globalThis.fetch, looked up per call */
   fetch?: typeof fetch;
   /** How often `watch` polls the timeline. @default 100 */
   pollIntervalMs?: number;
@@ -55,43 +52,53 @@ export interface StatewaveClientOptions {
   now?: () => number;
 }
 
-type Signal = { signal?: AbortSignal };
-
-function signalOf(options: Signal | undefined): { signal?: AbortSignal } {
-  return options?.signal ? { signal: options.signal } : {};
-}
-
 /**
- * A `ContextStore` over HTTP: a real Statewave server, or `shared-ctx serve`. Same method names
- * and camelCase shapes as the official `@statewavedev/sdk`; snake_case on the wire with
- * `payload`/`metadata`/`provenance` passed through untouched (contract §10).
+ * Statewave's HTTP API with the official `@statewavedev/sdk` v1.4 public surface (contract §10):
+ * the same constructor (`new StatewaveClient("http://…")` or an options object), method names,
+ * object parameters, return shapes (`{ memories }`, `{ episodesCreated, episodes }`, …) and error
+ * classes, so swapping `import { StatewaveClient } from "@statewavedev/sdk"` for `"shared-ctx"`
+ * changes nothing else. camelCase in code, snake_case on the wire; `payload`, `metadata` and
+ * `provenance` pass through untouched. Beyond the SDK it adds `watch` (one shared poller per
+ * subject) and `close`.
+ *
+ * shared-ctx itself talks to a server through `StatewaveStore`, the `ContextStore` over this client.
  *
  * @throws StatewaveAPIError on an error status, StatewaveConnectionError when the server cannot
  *   be reached (from every method).
  */
-export class StatewaveClient implements ContextStore {
+export class StatewaveClient {
+  /** The base URL, without a trailing `/`. */
   readonly baseUrl: string;
   readonly #transport: StatewaveTransport;
   readonly #pollIntervalMs: number;
   readonly #delay: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #now: () => number;
-  readonly #watches = new Set<TimelineWatch>();
+  readonly #pollers = new Map<string, TimelineWatch>();
 
-  constructor(options: StatewaveClientOptions = {}) {
-    this.baseUrl = (options.baseUrl ?? "http://localhost:8100").replace(/\/+$/, "");
-    this.#delay = options.delay ?? abortableDelay;
-    this.#now = options.now ?? Date.now;
-    this.#pollIntervalMs = options.pollIntervalMs ?? 100;
+  /**
+   * @param options a base URL, or options. @default "http://localhost:8100"
+   */
+  constructor(options: StatewaveClientOptions | string = {}) {
+    const settings = typeof options === "string" ? { baseUrl: options } : options;
+    this.baseUrl = (settings.baseUrl ?? "http://localhost:8100").replace(/\/+$/, "");
+    this.#delay = settings.delay ?? abortableDelay;
+    this.#now = settings.now ?? Date.now;
+    this.#pollIntervalMs = settings.pollIntervalMs ?? 100;
+    const retry = settings.retry === false ? { maxRetries: 0 } : (settings.retry ?? {});
     this.#transport = new StatewaveTransport({
       baseUrl: this.baseUrl,
-      ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
-      ...(options.tenantId !== undefined ? { tenantId: options.tenantId } : {}),
-      timeoutMs: options.timeoutMs ?? 30_000,
-      maxRetries: options.maxRetries ?? 2,
+      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      ...(settings.tenantId !== undefined ? { tenantId: settings.tenantId } : {}),
+      timeoutMs: settings.timeoutMs ?? 30_000,
+      maxRetries: retry.maxRetries ?? settings.maxRetries ?? 2,
+      ...(retry.backoffBase !== undefined ? { backoffBaseMs: retry.backoffBase } : {}),
+      ...(retry.backoffMax !== undefined ? { backoffMaxMs: retry.backoffMax } : {}),
+      ...(retry.jitter !== undefined ? { jitter: retry.jitter } : {}),
+      ...(retry.retryOnStatus !== undefined ? { retryOnStatus: new Set(retry.retryOnStatus) } : {}),
       // Looked up per call so a test or polyfill that replaces globalThis.fetch later still applies.
-      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      fetch: settings.fetch ?? ((input, init) => globalThis.fetch(input, init)),
       delay: this.#delay,
-      random: options.random ?? Math.random,
+      random: settings.random ?? Math.random,
       now: this.#now,
     });
   }
@@ -100,50 +107,50 @@ export class StatewaveClient implements ContextStore {
     return fromWire(await this.#transport.request(request)) as T;
   }
 
-  /** `POST /v1/episodes` -> 201. */
-  async createEpisode(input: CreateEpisodeInput, options?: Signal): Promise<Episode> {
-    await this.#watchesReady([input.subjectId]);
+  /** `POST /v1/episodes` -> 201 Episode. */
+  async createEpisode(params: CreateEpisodeParams, options?: RequestOptions): Promise<Episode> {
+    await this.#pollersReady([params.subjectId]);
     const episode = await this.#call<Episode>({
       method: "POST",
       path: "/v1/episodes",
-      body: toWire(episodeBody(input)),
+      body: toWire(episodeBody(params)),
       ...signalOf(options),
     });
-    await this.#refreshWatches([input.subjectId]);
+    await this.#refreshPollers([params.subjectId]);
     return episode;
   }
 
-  /** `POST /v1/episodes/batch` -> 201, all or nothing, in request order. */
+  /** `POST /v1/episodes/batch` (1..100) -> 201, all or nothing, in request order. */
   async createEpisodesBatch(
-    inputs: CreateEpisodeInput[],
-    options?: Signal,
-  ): Promise<{ episodesCreated: number; episodes: Episode[] }> {
-    const subjects = inputs.map((input) => input.subjectId);
-    await this.#watchesReady(subjects);
-    const result = await this.#call<{ episodesCreated: number; episodes: Episode[] }>({
+    episodes: CreateEpisodeParams[],
+    options?: RequestOptions,
+  ): Promise<BatchCreateResult> {
+    const subjects = episodes.map((episode) => episode.subjectId);
+    await this.#pollersReady(subjects);
+    const result = await this.#call<BatchCreateResult>({
       method: "POST",
       path: "/v1/episodes/batch",
-      body: { episodes: inputs.map((input) => toWire(episodeBody(input))) },
+      body: { episodes: episodes.map((episode) => toWire(episodeBody(episode))) },
       ...signalOf(options),
     });
-    await this.#refreshWatches(subjects);
+    await this.#refreshPollers(subjects);
     return result;
   }
 
-  /** `POST /v1/memories/compile` -> 200. */
-  async compileMemories(subjectId: string, options?: Signal): Promise<CompileResult> {
+  /** `POST /v1/memories/compile` -> 200, the memories this call created. */
+  async compileMemories(subjectId: string, options?: RequestOptions): Promise<CompileResult> {
     const result = await this.#call<CompileResult>({
       method: "POST",
       path: "/v1/memories/compile",
       body: { subject_id: subjectId },
       ...signalOf(options),
     });
-    await this.#refreshWatches([subjectId]);
+    await this.#refreshPollers([subjectId]);
     return result;
   }
 
   /** `POST /v1/memories/compile` with `async: true` -> 202 and a job to poll. */
-  compileMemoriesAsync(subjectId: string, options?: Signal): Promise<CompileJob> {
+  compileMemoriesAsync(subjectId: string, options?: RequestOptions): Promise<CompileJob> {
     return this.#call<CompileJob>({
       method: "POST",
       path: "/v1/memories/compile",
@@ -153,7 +160,7 @@ export class StatewaveClient implements ContextStore {
   }
 
   /** `GET /v1/memories/compile/:jobId`. An unknown job is a `StatewaveAPIError` 404. */
-  getCompileStatus(jobId: string, options?: Signal): Promise<CompileJob> {
+  getCompileStatus(jobId: string, options?: RequestOptions): Promise<CompileJob> {
     return this.#call<CompileJob>({
       method: "GET",
       path: `/v1/memories/compile/${encodeURIComponent(jobId)}`,
@@ -162,170 +169,216 @@ export class StatewaveClient implements ContextStore {
   }
 
   /**
-   * Starts a compile job and polls it until it completes or fails.
-   * @throws CompileTimeoutError after `timeoutMs`.
+   * Starts a compile job and polls it every `pollInterval` ms until it completes or fails.
+   * @param options.pollInterval @default 500
+   * @param options.timeout @default 60000
+   * @throws CompileTimeoutError after `timeout` ms
    */
   async compileMemoriesWait(
     subjectId: string,
-    options: CompileWaitOptions = {},
+    options: { pollInterval?: number; timeout?: number; signal?: AbortSignal } = {},
   ): Promise<CompileJob> {
-    const pollIntervalMs = options.pollIntervalMs ?? 500;
-    const timeoutMs = options.timeoutMs ?? 60_000;
+    const pollInterval = options.pollInterval ?? 500;
+    const timeout = options.timeout ?? 60_000;
     const startedAt = this.#now();
     let job = await this.compileMemoriesAsync(subjectId, signalOf(options));
     while (job.status !== "completed" && job.status !== "failed") {
-      if (this.#now() - startedAt >= timeoutMs) throw new CompileTimeoutError(job.jobId, timeoutMs);
-      await this.#delay(pollIntervalMs, options.signal);
+      if (this.#now() - startedAt >= timeout) throw new CompileTimeoutError(job.jobId, timeout);
+      await this.#delay(pollInterval, options.signal);
       job = await this.getCompileStatus(job.jobId, signalOf(options));
     }
-    await this.#refreshWatches([subjectId]);
+    await this.#refreshPollers([subjectId]);
     return job;
   }
 
   /** `GET /v1/memories/search`: active memories, newest first. */
-  async searchMemories(
-    subjectId: string,
-    options: SearchMemoriesOptions & Signal = {},
-  ): Promise<Memory[]> {
-    const result = await this.#call<{ memories: Memory[] }>({
+  searchMemories(params: SearchMemoriesParams, options?: RequestOptions): Promise<SearchResult> {
+    return this.#call<SearchResult>({
       method: "GET",
       path: "/v1/memories/search",
       query: {
-        subject_id: subjectId,
-        kind: options.kind,
-        q: options.q,
-        semantic: options.semantic ? true : undefined,
-        limit: options.limit,
+        subject_id: params.subjectId,
+        // The SDK leaves empty strings out, as it does `undefined`.
+        kind: params.kind || undefined,
+        q: params.query || undefined,
+        semantic: params.semantic ? true : undefined,
+        limit: params.limit,
       },
       ...signalOf(options),
     });
-    return result.memories;
   }
 
-  /** `POST /v1/context`. */
-  getContext(
-    subjectId: string,
-    task: string,
-    options: GetContextOptions & Signal = {},
-  ): Promise<ContextBundle> {
+  /** `POST /v1/context`: the subject's memories ranked for `task`, within `maxTokens`. */
+  getContext(params: GetContextParams, options?: RequestOptions): Promise<ContextBundle> {
+    const body: Record<string, unknown> = { subjectId: params.subjectId, task: params.task };
+    // Only the fields that are set, as the SDK sends them (contract §10).
+    for (const name of [
+      "maxTokens",
+      "sessionId",
+      "emitReceipt",
+      "queryId",
+      "taskId",
+      "parentReceiptId",
+      "callerId",
+      "callerType",
+    ] as const) {
+      if (params[name] !== undefined) body[name] = params[name];
+    }
     return this.#call<ContextBundle>({
       method: "POST",
       path: "/v1/context",
-      body: {
-        subject_id: subjectId,
-        task,
-        ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
-        ...(options.sessionId !== undefined ? { session_id: options.sessionId } : {}),
-      },
+      body: toWire(body),
       ...signalOf(options),
     });
   }
 
+  /** {@link getContext}'s `assembledContext` alone, ready for a prompt. */
+  async getContextString(params: GetContextParams, options?: RequestOptions): Promise<string> {
+    return (await this.getContext(params, options)).assembledContext;
+  }
+
   /**
-   * `GET /v1/timeline`. `limit`/`offset` are honoured by `shared-ctx serve`; a real Statewave
-   * v0.7.1 ignores them and returns the oldest 100 episodes and memories.
+   * `GET /v1/timeline`, oldest first. `limit`/`offset` are honoured by `shared-ctx serve`; a real
+   * Statewave v0.7.1 ignores them and returns the oldest 100 episodes and memories. As in the SDK,
+   * a second argument carrying `signal` alone is the request options.
    */
-  getTimeline(subjectId: string, options: TimelineOptions & Signal = {}): Promise<Timeline> {
-    return this.#call<Timeline>({
+  getTimeline(subjectId: string, options?: RequestOptions): Promise<StatewaveTimeline>;
+  getTimeline(
+    subjectId: string,
+    params?: TimelineParams,
+    options?: RequestOptions,
+  ): Promise<StatewaveTimeline>;
+  getTimeline(
+    subjectId: string,
+    paramsOrOptions?: TimelineParams | RequestOptions,
+    maybeOptions?: RequestOptions,
+  ): Promise<StatewaveTimeline> {
+    const secondIsOptions =
+      paramsOrOptions !== undefined && "signal" in paramsOrOptions && maybeOptions === undefined;
+    const params = (secondIsOptions ? undefined : paramsOrOptions) as TimelineParams | undefined;
+    const options = secondIsOptions ? (paramsOrOptions as RequestOptions) : maybeOptions;
+    return this.#call<StatewaveTimeline>({
       method: "GET",
       path: "/v1/timeline",
-      query: { subject_id: subjectId, limit: options.limit, offset: options.offset },
+      query: {
+        subject_id: subjectId,
+        limit: params?.limit,
+        offset: params?.offset,
+        newest_first: params?.newestFirst,
+      },
       ...signalOf(options),
     });
   }
 
   /** `GET /v1/subjects`. */
-  listSubjects(options: ListSubjectsOptions & Signal = {}): Promise<ListSubjectsResult> {
+  listSubjects(
+    params?: { limit?: number; offset?: number },
+    options?: RequestOptions,
+  ): Promise<ListSubjectsResult> {
     return this.#call<ListSubjectsResult>({
       method: "GET",
       path: "/v1/subjects",
-      query: { limit: options.limit, offset: options.offset },
+      query: { limit: params?.limit, offset: params?.offset },
       ...signalOf(options),
     });
   }
 
   /** `DELETE /v1/subjects/:subjectId`: this tenant's episodes and memories of the subject. */
-  async deleteSubject(subjectId: string, options?: Signal): Promise<DeleteSubjectResult> {
-    const result = await this.#call<DeleteSubjectResult>({
+  async deleteSubject(subjectId: string, options?: RequestOptions): Promise<DeleteResult> {
+    const result = await this.#call<DeleteResult>({
       method: "DELETE",
       path: `/v1/subjects/${encodeURIComponent(subjectId)}`,
       ...signalOf(options),
     });
-    for (const watch of this.#watches) if (watch.subjectId === subjectId) watch.reset();
+    this.#pollers.get(subjectId)?.reset();
     return result;
   }
 
   /**
-   * Follows the subject by polling `GET /v1/timeline` every `pollIntervalMs`. Writes made through
-   * this client are delivered before the write's promise resolves; other writers' within one
-   * poll interval. Against a real Statewave v0.7.1 only the oldest 100 episodes are ever visible.
+   * Follows a subject: new episodes and memories (created or changed, e.g. superseded), in order.
+   * One poller per subject serves every `watch` of this client on it, polling `GET /v1/timeline`
+   * every `pollIntervalMs`. Writes made through this client are delivered before the write's
+   * promise resolves; other writers' within one poll interval. Against a real Statewave v0.7.1
+   * only the oldest 100 episodes and memories are ever visible.
    */
   watch(
     subjectId: string,
     listener: (change: StoreChange) => void,
     options: WatchOptions = {},
   ): Subscription {
-    const watch = new TimelineWatch({
-      subjectId,
-      listener,
-      watchOptions: options,
-      pollIntervalMs: this.#pollIntervalMs,
-      fetchPage: (offset, limit, signal) =>
-        this.#call<Timeline>({
-          method: "GET",
-          path: "/v1/timeline",
-          query: { subject_id: subjectId, limit, offset },
-          signal,
-          // The poll loop itself is the retry.
-          maxRetries: 0,
-        }),
-    });
-    this.#watches.add(watch);
+    let poller = this.#pollers.get(subjectId);
+    if (poller === undefined) {
+      poller = new TimelineWatch({
+        subjectId,
+        pollIntervalMs: this.#pollIntervalMs,
+        fetchPage: (offset, limit, signal) =>
+          this.#call<StatewaveTimeline>({
+            method: "GET",
+            path: "/v1/timeline",
+            query: { subject_id: subjectId, limit, offset },
+            signal,
+            // The poll loop itself is the retry.
+            maxRetries: 0,
+          }),
+      });
+      this.#pollers.set(subjectId, poller);
+    }
+    const shared = poller;
+    const unsubscribe = shared.subscribe(listener, options);
+    let closed = false;
     return {
       close: () => {
-        watch.close();
-        this.#watches.delete(watch);
+        if (closed) return;
+        closed = true;
+        unsubscribe();
+        if (shared.size === 0 && this.#pollers.get(subjectId) === shared) {
+          // Only when no other subscriber is waiting for its baseline either.
+          void shared.ready.then(() => {
+            if (shared.size > 0 || this.#pollers.get(subjectId) !== shared) return;
+            shared.close();
+            this.#pollers.delete(subjectId);
+          });
+        }
       },
     };
   }
 
   /** Stops every watch. The client holds no other resources. Idempotent. */
   async close(): Promise<void> {
-    for (const watch of this.#watches) watch.close();
-    this.#watches.clear();
+    for (const poller of this.#pollers.values()) poller.close();
+    this.#pollers.clear();
   }
 
-  /** A write issued after `watch()` must be seen as new, so it waits for the watch's baseline. */
-  async #watchesReady(subjectIds: string[]): Promise<void> {
-    const subjects = new Set(subjectIds);
+  /** A write issued after `watch()` must be seen as new, so it waits for the poller's baseline. */
+  async #pollersReady(subjectIds: string[]): Promise<void> {
     await Promise.all(
-      [...this.#watches]
-        .filter((watch) => subjects.has(watch.subjectId))
-        .map((watch) => watch.ready),
+      [...new Set(subjectIds)].map((subjectId) => this.#pollers.get(subjectId)?.ready),
     );
   }
 
-  async #refreshWatches(subjectIds: string[]): Promise<void> {
-    const subjects = new Set(subjectIds);
+  async #refreshPollers(subjectIds: string[]): Promise<void> {
     await Promise.all(
-      [...this.#watches]
-        .filter((watch) => subjects.has(watch.subjectId))
-        .map((watch) => watch.pollNow()),
+      [...new Set(subjectIds)].map((subjectId) => this.#pollers.get(subjectId)?.pollNow()),
     );
   }
 }
 
-/** The body the SDK sends: `metadata`/`provenance` always, `session_id` only when set (contract §10). */
-function episodeBody(input: CreateEpisodeInput) {
+function signalOf(options: RequestOptions | undefined): { signal?: AbortSignal } {
+  return options?.signal ? { signal: options.signal } : {};
+}
+
+/** The body the SDK sends: `metadata`/`provenance` always, the optional fields only when set. */
+function episodeBody(params: CreateEpisodeParams) {
   return {
-    subjectId: input.subjectId,
-    source: input.source,
-    type: input.type,
-    payload: input.payload,
-    metadata: input.metadata ?? {},
-    provenance: input.provenance ?? {},
-    ...(input.sessionId !== undefined && input.sessionId !== null
-      ? { sessionId: input.sessionId }
+    subjectId: params.subjectId,
+    source: params.source,
+    type: params.type,
+    payload: params.payload,
+    metadata: params.metadata ?? {},
+    provenance: params.provenance ?? {},
+    ...(params.sessionId !== undefined && params.sessionId !== null
+      ? { sessionId: params.sessionId }
       : {}),
+    ...(params.idempotencyKey !== undefined ? { idempotencyKey: params.idempotencyKey } : {}),
   };
 }

@@ -33,6 +33,14 @@ export interface TransportSettings {
   delay: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
   now: () => number;
+  /** First backoff in ms, doubled per attempt. @default 500 */
+  backoffBaseMs?: number;
+  /** Backoff cap in ms. @default 8000 */
+  backoffMaxMs?: number;
+  /** Subtract up to 25 % at random from each backoff. @default true */
+  jitter?: boolean;
+  /** Statuses to retry. @default 408, 409, 429 and every 5xx */
+  retryOnStatus?: ReadonlySet<number>;
 }
 
 /** One HTTP call. */
@@ -100,16 +108,12 @@ function toApiError(
       status,
       error.code,
       typeof error.message === "string" ? error.message : statusText,
-      {
-        ...(requestId !== undefined ? { requestId } : {}),
-        ...(error.details !== undefined ? { details: error.details } : {}),
-      },
+      error.details,
+      requestId,
     );
   }
   const message = typeof error === "string" ? error : statusText || `HTTP ${status}`;
-  return new StatewaveAPIError(status, "unknown", message, {
-    ...(headerRequestId ? { requestId: headerRequestId } : {}),
-  });
+  return new StatewaveAPIError(status, "unknown", message, undefined, headerRequestId ?? undefined);
 }
 
 /**
@@ -214,7 +218,8 @@ export class StatewaveTransport {
         ),
         retry:
           shouldRetryHeader === "true" ||
-          (shouldRetryHeader !== "false" && retryable(response.status)),
+          (shouldRetryHeader !== "false" &&
+            (this.#settings.retryOnStatus?.has(response.status) ?? retryable(response.status))),
         headers: response.headers,
       };
     } catch (error) {
@@ -254,8 +259,9 @@ export class StatewaveTransport {
     if (fromServer !== undefined && Number.isFinite(fromServer) && fromServer >= 0) {
       if (fromServer <= maxRetryAfterMs) return fromServer;
     }
-    const seconds = Math.min(0.5 * 2 ** attempt, 8);
-    const jitter = 1 - this.#settings.random() * 0.25;
-    return seconds * jitter * 1000;
+    const base = this.#settings.backoffBaseMs ?? 500;
+    const backoff = Math.min(base * 2 ** attempt, this.#settings.backoffMaxMs ?? 8000);
+    const jitter = (this.#settings.jitter ?? true) ? 1 - this.#settings.random() * 0.25 : 1;
+    return backoff * jitter;
   }
 }

@@ -14,8 +14,15 @@ function memorySignature(memory: Memory): string {
   return `${memory.status}|${memory.validTo ?? ""}|${memory.updatedAt}`;
 }
 
+/** One subscriber of a shared poller. */
+interface Subscriber {
+  listener: (change: StoreChange) => void;
+  onError: ((error: unknown) => void) | undefined;
+}
+
 /**
- * `StatewaveClient.watch`: follows one subject by polling `GET /v1/timeline`. New episodes are
+ * `StatewaveClient.watch`: ONE poller per subject and client, however many subscribers (issue 12),
+ * following the subject by polling `GET /v1/timeline`. New episodes are
  * read from an offset (the episode sequence is append-only); memories are re-read in full each
  * round, because compile changes old ones (status `superseded`, `valid_to`). Everything is also
  * de-duplicated by id, so a server that ignores `offset` still delivers each episode once.
@@ -26,8 +33,9 @@ function memorySignature(memory: Memory): string {
 export class TimelineWatch {
   readonly subjectId: string;
   readonly #fetchPage: FetchTimelinePage;
-  readonly #listener: (change: StoreChange) => void;
-  readonly #onError: ((error: unknown) => void) | undefined;
+  readonly #subscribers = new Set<Subscriber>();
+  /** Every change seen since the poller started, baseline included, for `replay` subscribers. */
+  readonly #history: StoreChange[] = [];
   readonly #pollIntervalMs: number;
   readonly #abort = new AbortController();
   readonly #seenEpisodes = new Set<string>();
@@ -41,19 +49,47 @@ export class TimelineWatch {
   constructor(options: {
     subjectId: string;
     fetchPage: FetchTimelinePage;
-    listener: (change: StoreChange) => void;
-    watchOptions: WatchOptions;
     pollIntervalMs: number;
   }) {
     this.subjectId = options.subjectId;
     this.#fetchPage = options.fetchPage;
-    this.#listener = options.listener;
-    this.#onError = options.watchOptions.onError;
     this.#pollIntervalMs = options.pollIntervalMs;
-    // The first round only records what exists, unless the caller asked for a replay.
-    const replay = options.watchOptions.replay ?? false;
-    this.#baseline = this.#round(replay).finally(() => this.#schedule());
+    // The first round records what exists; subscribers asking for a replay get it from history.
+    this.#baseline = this.#round().finally(() => this.#schedule());
     this.#chain = this.#baseline;
+  }
+
+  /** Subscribers left; the owner closes the poller when the last one leaves. */
+  get size(): number {
+    return this.#subscribers.size;
+  }
+
+  /**
+   * Adds a subscriber once the baseline is read: with `replay`, everything seen so far is delivered
+   * first, synchronously, then the live changes, so nothing is missed or delivered twice.
+   * @returns the function that removes it
+   */
+  subscribe(listener: (change: StoreChange) => void, options: WatchOptions): () => void {
+    const subscriber: Subscriber = { listener, onError: options.onError };
+    let removed = false;
+    void this.#baseline.then(() => {
+      if (removed || this.#closed) return;
+      if (options.replay)
+        for (const change of [...this.#history]) this.#deliver(subscriber, change);
+      this.#subscribers.add(subscriber);
+    });
+    return () => {
+      removed = true;
+      this.#subscribers.delete(subscriber);
+    };
+  }
+
+  #deliver(subscriber: Subscriber, change: StoreChange): void {
+    try {
+      subscriber.listener(change);
+    } catch (error) {
+      subscriber.onError?.(error);
+    }
   }
 
   /** Settles when the first round (the baseline, or the replay) is done. Never rejects. */
@@ -64,7 +100,7 @@ export class TimelineWatch {
   /** Polls now (after any round in progress) and settles when that round is done. Never rejects. */
   pollNow(): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    this.#chain = this.#chain.then(() => this.#round(true));
+    this.#chain = this.#chain.then(() => this.#round());
     return this.#chain;
   }
 
@@ -92,23 +128,22 @@ export class TimelineWatch {
     this.#timer.unref?.();
   }
 
-  async #round(emit: boolean): Promise<void> {
+  async #round(): Promise<void> {
     if (this.#closed) return;
     try {
       const changes: StoreChange[] = [];
       for (const episode of await this.#newEpisodes()) changes.push({ type: "episode", episode });
       for (const memory of await this.#changedMemories()) changes.push({ type: "memory", memory });
-      if (!emit) return;
       for (const change of changes) {
-        if (this.#closed) return;
-        try {
-          this.#listener(change);
-        } catch (error) {
-          this.#onError?.(error);
+        this.#history.push(change);
+        for (const subscriber of [...this.#subscribers]) {
+          if (this.#closed) return;
+          this.#deliver(subscriber, change);
         }
       }
     } catch (error) {
-      if (!this.#closed) this.#onError?.(error);
+      if (this.#closed) return;
+      for (const subscriber of [...this.#subscribers]) subscriber.onError?.(error);
     }
   }
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createContextStore } from "../../src/context/create-context-store.js";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
-import { StatewaveClient } from "../../src/context/statewave-client.js";
+import { StatewaveStore } from "../../src/context/statewave-store.js";
 import { startServer } from "../../src/server/listen.js";
 import { useTempDir } from "../support/temp-dir.js";
 
@@ -33,19 +33,19 @@ describe("createContextStore", () => {
     await fromOption.close();
   });
 
-  it("gives a StatewaveClient when STATEWAVE_URL is set", async () => {
+  it("gives a StatewaveStore when STATEWAVE_URL is set", async () => {
     const store = createContextStore({
       env: { STATEWAVE_URL: "http://example.test:9/" },
       cwd: tempDir(),
     });
-    expect(store).toBeInstanceOf(StatewaveClient);
-    expect((store as StatewaveClient).baseUrl).toBe("http://example.test:9");
+    expect(store).toBeInstanceOf(StatewaveStore);
+    expect((store as StatewaveStore).baseUrl).toBe("http://example.test:9");
     await store.close();
   });
 
-  it("gives a StatewaveClient for store: 'statewave' with the default URL", async () => {
+  it("gives a StatewaveStore for store: 'statewave' with the default URL", async () => {
     const store = createContextStore({ store: "statewave", env: {}, cwd: tempDir() });
-    expect((store as StatewaveClient).baseUrl).toBe("http://localhost:8100");
+    expect((store as StatewaveStore).baseUrl).toBe("http://localhost:8100");
   });
 
   it("lets store: 'embedded' win over STATEWAVE_URL", async () => {

@@ -1,6 +1,6 @@
 import { afterAll } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
-import { StatewaveClient } from "../../src/context/statewave-client.js";
+import { StatewaveStore } from "../../src/context/statewave-store.js";
 import { type RunningServer, startServer } from "../../src/server/listen.js";
 import { describeStoreContract } from "./store-contract.js";
 
@@ -14,13 +14,13 @@ afterAll(async () => {
   await (await server)?.close();
 });
 
-describeStoreContract("StatewaveClient -> shared-ctx serve (HTTP)", async () => {
+describeStoreContract("StatewaveStore -> shared-ctx serve (HTTP)", async () => {
   const { url } = await sharedServer();
-  const store = new StatewaveClient({ baseUrl: url, pollIntervalMs: 20 });
+  const store = new StatewaveStore({ baseUrl: url, pollIntervalMs: 20 });
   return { store, cleanup: () => store.close() };
 });
 
-describeStoreContract("StatewaveClient -> shared-ctx serve, tenant + API key", async () => {
+describeStoreContract("StatewaveStore -> shared-ctx serve, tenant + API key", async () => {
   const running = await (async () => {
     const apiKeyServer = await startServer({
       store: new EmbeddedStore({ path: ":memory:" }),
@@ -29,7 +29,7 @@ describeStoreContract("StatewaveClient -> shared-ctx serve, tenant + API key", a
     });
     return apiKeyServer;
   })();
-  const store = new StatewaveClient({
+  const store = new StatewaveStore({
     baseUrl: running.url,
     apiKey: "s3cret",
     tenantId: "tenant-a",

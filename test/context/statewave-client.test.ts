@@ -138,7 +138,12 @@ describe("StatewaveClient", () => {
         { status: 200, body: { subject_id: "a/b", episodes_deleted: 0, memories_deleted: 0 } },
       ]);
       const { client } = clientFor(url);
-      await client.searchMemories("a b", { kind: "review_finding", q: "x&y", limit: 5 });
+      await client.searchMemories({
+        subjectId: "a b",
+        kind: "review_finding",
+        query: "x&y",
+        limit: 5,
+      });
       await client.deleteSubject("a/b");
       expect(seen[0]?.url).toBe(
         "/v1/memories/search?subject_id=a+b&kind=review_finding&q=x%26y&limit=5",
@@ -180,7 +185,7 @@ describe("StatewaveClient", () => {
         { status: 200, body: { memories: [] } },
       ]);
       const { client } = clientFor(url);
-      await client.searchMemories("s");
+      await client.searchMemories({ subjectId: "s" });
       expect(seen).toHaveLength(2);
     });
 
@@ -190,7 +195,7 @@ describe("StatewaveClient", () => {
         { status: 200, body: { memories: [] } },
       ]);
       const { client, delays } = clientFor(url);
-      await client.searchMemories("s");
+      await client.searchMemories({ subjectId: "s" });
       expect(delays).toEqual([437.5]);
     });
 
@@ -292,7 +297,7 @@ describe("StatewaveClient", () => {
       const { url, seen } = await scriptedServer([{ status: 200, hang: true }]);
       const { client, delays } = clientFor(url);
       const controller = new AbortController();
-      const pending = client.listSubjects({ signal: controller.signal });
+      const pending = client.listSubjects({}, { signal: controller.signal });
       await new Promise<void>((resolve) => {
         const check = () => (seen.length > 0 ? resolve() : setTimeout(check, 5));
         check();
@@ -320,7 +325,7 @@ describe("StatewaveClient", () => {
         },
       ]);
       const { client, delays } = clientFor(url);
-      const job = await client.compileMemoriesWait("s", { pollIntervalMs: 7 });
+      const job = await client.compileMemoriesWait("s", { pollInterval: 7 });
       expect(job).toEqual({
         jobId: "j1",
         status: "completed",
@@ -349,7 +354,7 @@ describe("StatewaveClient", () => {
         },
       });
       await expect(
-        client.compileMemoriesWait("s", { pollIntervalMs: 400, timeoutMs: 1000 }),
+        client.compileMemoriesWait("s", { pollInterval: 400, timeout: 1000 }),
       ).rejects.toBeInstanceOf(CompileTimeoutError);
     });
   });

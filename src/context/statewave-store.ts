@@ -1,0 +1,316 @@
+import type {
+  CompileJob,
+  CompileResult,
+  CompileWaitOptions,
+  ContextBundle,
+  ContextStore,
+  CreateEpisodeInput,
+  DeleteSubjectResult,
+  Episode,
+  GetContextOptions,
+  ListSubjectsOptions,
+  ListSubjectsResult,
+  Memory,
+  SearchMemoriesOptions,
+  StoreChange,
+  Subscription,
+  Timeline,
+  TimelineOptions,
+  WatchOptions,
+} from "./context-store.js";
+import { StatewaveClient, type StatewaveClientOptions } from "./statewave-client.js";
+import {
+  applyRule,
+  derivedDraftOf,
+  resolveKnowledge,
+  statewaveMemoryKinds,
+  typedMemory,
+} from "./statewave-knowledge.js";
+import type { CreateEpisodeParams } from "./statewave-types.js";
+
+/** Options of {@link StatewaveStore}: a client's options, or the client to use. */
+export type StatewaveStoreOptions = StatewaveClientOptions & {
+  /** Use this client instead of creating one (the store then does not own it). */
+  client?: StatewaveClient;
+};
+
+type Signal = { signal?: AbortSignal };
+
+/** Statewave's search limit (contract §5.5): the widest window a kind fallback can read. */
+const maxSearchLimit = 100;
+
+function signalOf(options: Signal | undefined): Signal {
+  return options?.signal ? { signal: options.signal } : {};
+}
+
+/**
+ * The `ContextStore` over a Statewave server (a real one, or `shared-ctx serve`): the one adapter
+ * between shared-ctx and the SDK-shaped {@link StatewaveClient}.
+ *
+ * Beyond translating calls, it gives every reader the same knowledge layer as the embedded store
+ * whatever the server did with the episodes (see `statewave-knowledge.ts`): memories are typed from
+ * their metadata or, on a real Statewave where the metadata is empty, from their source episode;
+ * and the supersede/contradict rule runs client-side for memories typed that way. Source episodes
+ * come from a cache filled by this store's own writes, timeline reads and watches; a memory whose
+ * episode is not known stays as the server sent it.
+ */
+export class StatewaveStore implements ContextStore {
+  /** The SDK-shaped client underneath. */
+  readonly client: StatewaveClient;
+  readonly #ownsClient: boolean;
+  /** Episode id -> the episode and its position in this store's view of the order. */
+  readonly #episodes = new Map<string, { episode: Episode; position: number }>();
+  #position = 0;
+  /** Source episode ids a timeline read did not return (past a real v0.7.1's 100): not read again. */
+  readonly #unreachable = new Set<string>();
+
+  constructor(options: StatewaveStoreOptions = {}) {
+    const { client, ...clientOptions } = options;
+    this.client = client ?? new StatewaveClient(clientOptions);
+    this.#ownsClient = client === undefined;
+  }
+
+  /** The server's base URL. */
+  get baseUrl(): string {
+    return this.client.baseUrl;
+  }
+
+  async createEpisode(input: CreateEpisodeInput, options?: Signal): Promise<Episode> {
+    const episode = await this.client.createEpisode(toParams(input), signalOf(options));
+    this.#remember([episode]);
+    return episode;
+  }
+
+  async createEpisodesBatch(
+    inputs: CreateEpisodeInput[],
+    options?: Signal,
+  ): Promise<{ episodesCreated: number; episodes: Episode[] }> {
+    const result = await this.client.createEpisodesBatch(inputs.map(toParams), signalOf(options));
+    this.#remember(result.episodes);
+    return result;
+  }
+
+  async compileMemories(subjectId: string, options?: Signal): Promise<CompileResult> {
+    const result = await this.client.compileMemories(subjectId, signalOf(options));
+    return { ...result, memories: await this.#typed(subjectId, result.memories) };
+  }
+
+  compileMemoriesAsync(subjectId: string, options?: Signal): Promise<CompileJob> {
+    return this.client.compileMemoriesAsync(subjectId, signalOf(options));
+  }
+
+  getCompileStatus(jobId: string, options?: Signal): Promise<CompileJob> {
+    return this.client.getCompileStatus(jobId, signalOf(options));
+  }
+
+  compileMemoriesWait(subjectId: string, options: CompileWaitOptions = {}): Promise<CompileJob> {
+    return this.client.compileMemoriesWait(subjectId, {
+      ...(options.pollIntervalMs !== undefined ? { pollInterval: options.pollIntervalMs } : {}),
+      ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+      ...signalOf(options),
+    });
+  }
+
+  /**
+   * Active memories, newest first, by shared-ctx kind. A kind of ours the server does not index
+   * (a real Statewave files decisions under `episode_summary`) is found by reading the newest
+   * memories and typing them here.
+   */
+  async searchMemories(
+    subjectId: string,
+    options: SearchMemoriesOptions & Signal = {},
+  ): Promise<Memory[]> {
+    const limit = options.limit ?? 20;
+    const base = {
+      subjectId,
+      ...(options.q !== undefined ? { query: options.q } : {}),
+      ...(options.semantic ? { semantic: true } : {}),
+    };
+    const kind = options.kind;
+    let memories: Memory[] = [];
+    if (kind !== undefined && !statewaveMemoryKinds.has(kind)) {
+      // `serve` indexes our kinds; a real Statewave answers this with nothing.
+      memories = (await this.client.searchMemories({ ...base, kind, limit }, signalOf(options)))
+        .memories;
+    }
+    if (memories.length === 0 || kind === undefined || statewaveMemoryKinds.has(kind)) {
+      const wide = kind === undefined ? limit : maxSearchLimit;
+      memories = (
+        await this.client.searchMemories(
+          {
+            ...base,
+            ...(kind !== undefined && statewaveMemoryKinds.has(kind) ? { kind } : {}),
+            limit: wide,
+          },
+          signalOf(options),
+        )
+      ).memories;
+    }
+    const typed = await this.#typed(subjectId, memories);
+    return typed
+      .filter((memory) => memory.status === "active")
+      .filter((memory) => kind === undefined || memory.kind === kind)
+      .slice(0, limit);
+  }
+
+  async getContext(
+    subjectId: string,
+    task: string,
+    options: GetContextOptions & Signal = {},
+  ): Promise<ContextBundle> {
+    const bundle = await this.client.getContext(
+      {
+        subjectId,
+        task,
+        ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+        ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
+      },
+      signalOf(options),
+    );
+    this.#remember(bundle.episodes);
+    const facts = await this.#typed(subjectId, bundle.facts);
+    return {
+      ...bundle,
+      facts: facts.filter((memory) => memory.status === "active"),
+      procedures: await this.#typed(subjectId, bundle.procedures),
+    };
+  }
+
+  async getTimeline(subjectId: string, options: TimelineOptions & Signal = {}): Promise<Timeline> {
+    const timeline = await this.client.getTimeline(
+      subjectId,
+      {
+        ...(options.limit !== undefined ? { limit: options.limit } : {}),
+        ...(options.offset !== undefined ? { offset: options.offset } : {}),
+      },
+      signalOf(options),
+    );
+    this.#remember(timeline.episodes);
+    return {
+      subjectId: timeline.subjectId,
+      episodes: timeline.episodes,
+      memories: await this.#typed(subjectId, timeline.memories, { keepStatus: true }),
+    };
+  }
+
+  listSubjects(options: ListSubjectsOptions & Signal = {}): Promise<ListSubjectsResult> {
+    return this.client.listSubjects(
+      {
+        ...(options.limit !== undefined ? { limit: options.limit } : {}),
+        ...(options.offset !== undefined ? { offset: options.offset } : {}),
+      },
+      signalOf(options),
+    );
+  }
+
+  async deleteSubject(subjectId: string, options?: Signal): Promise<DeleteSubjectResult> {
+    const result = await this.client.deleteSubject(subjectId, signalOf(options));
+    for (const [id, entry] of this.#episodes) {
+      if (entry.episode.subjectId === subjectId) this.#episodes.delete(id);
+    }
+    return result;
+  }
+
+  /**
+   * The client's shared poller, with memories typed as everywhere else; for memories typed
+   * client-side, the supersedes and contradictions the embedded compile would have made are
+   * delivered too (a superseded memory as a `memory` change with status `superseded`).
+   */
+  watch(
+    subjectId: string,
+    listener: (change: StoreChange) => void,
+    options: WatchOptions = {},
+  ): Subscription {
+    /** Client-side typed memories of this feed, by id, as last delivered. */
+    const ledger = new Map<string, Memory>();
+    return this.client.watch(
+      subjectId,
+      (change) => {
+        if (change.type === "episode") {
+          this.#remember([change.episode]);
+          listener(change);
+          return;
+        }
+        const memory = typedMemory(change.memory, (id) => this.#episodes.get(id)?.episode);
+        if (derivedDraftOf(memory) === undefined) {
+          listener({ type: "memory", memory });
+          return;
+        }
+        // Already known: a server-side status change (Statewave's own word-overlap supersede).
+        if (ledger.has(memory.id)) {
+          const known = ledger.get(memory.id);
+          if (known?.status === memory.status) return;
+          ledger.set(memory.id, memory);
+          listener({ type: "memory", memory });
+          return;
+        }
+        const outcome = applyRule(memory, [...ledger.values()]);
+        for (const old of outcome.superseded) {
+          ledger.set(old.id, old);
+          listener({ type: "memory", memory: old });
+        }
+        ledger.set(memory.id, outcome.memory);
+        listener({ type: "memory", memory: outcome.memory });
+      },
+      options,
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsClient) await this.client.close();
+  }
+
+  #remember(episodes: readonly Episode[]): void {
+    for (const episode of episodes) {
+      if (this.#episodes.has(episode.id)) continue;
+      this.#position += 1;
+      this.#episodes.set(episode.id, { episode, position: this.#position });
+    }
+  }
+
+  /** Memories typed; the rule applied among those typed here. Reads the timeline once for unknown episodes. */
+  async #typed(
+    subjectId: string,
+    memories: readonly Memory[],
+    options: { keepStatus?: boolean } = {},
+  ): Promise<Memory[]> {
+    const unknown = memories
+      .filter(
+        (memory) => memory.kind === "episode_summary" && Object.keys(memory.metadata).length === 0,
+      )
+      .flatMap((memory) => memory.sourceEpisodeIds)
+      .filter((id) => !this.#episodes.has(id) && !this.#unreachable.has(id));
+    if (unknown.length > 0) {
+      // Another writer's episode: the timeline is the only way to read episodes back.
+      const timeline = await this.client.getTimeline(subjectId, { limit: 10_000 });
+      this.#remember(timeline.episodes);
+      for (const id of unknown) if (!this.#episodes.has(id)) this.#unreachable.add(id);
+    }
+    const typed = memories.map((memory) =>
+      typedMemory(memory, (id) => this.#episodes.get(id)?.episode),
+    );
+    if (options.keepStatus && !typed.some((memory) => derivedDraftOf(memory) !== undefined)) {
+      return typed;
+    }
+    return resolveKnowledge(typed, (memory) => this.#orderOf(memory));
+  }
+
+  #orderOf(memory: Memory): number {
+    const id = memory.sourceEpisodeIds[0];
+    return (id === undefined ? undefined : this.#episodes.get(id)?.position) ?? 0;
+  }
+}
+
+function toParams(input: CreateEpisodeInput): CreateEpisodeParams {
+  return {
+    subjectId: input.subjectId,
+    source: input.source,
+    type: input.type,
+    payload: input.payload,
+    ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+    ...(input.provenance !== undefined ? { provenance: input.provenance } : {}),
+    ...(input.sessionId !== undefined && input.sessionId !== null
+      ? { sessionId: input.sessionId }
+      : {}),
+  };
+}
