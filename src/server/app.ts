@@ -38,7 +38,17 @@ export interface CreateAppOptions {
   isAllowedHost?: (host: string | undefined) => boolean;
 }
 
-const defaultRequestId = () => randomBytes(8).toString("hex");
+/** Random bytes drawn 4 KiB at a time: one `randomBytes` call per request was ~3 % of an ingest's CPU. */
+let randomPool = Buffer.alloc(0);
+let randomPoolOffset = 0;
+const defaultRequestId = () => {
+  if (randomPoolOffset + 8 > randomPool.length) {
+    randomPool = randomBytes(4096);
+    randomPoolOffset = 0;
+  }
+  randomPoolOffset += 8;
+  return randomPool.toString("hex", randomPoolOffset - 8, randomPoolOffset);
+};
 
 /** Store errors that mean "bad input" or "not there", mapped to 4xx; anything else is a 500. */
 function toHttpError(error: unknown): HttpError | undefined {

@@ -168,7 +168,10 @@ export function numberLiteralProblem(literal: string): string | undefined {
     return "it is too small for a 64-bit float and would be stored as 0";
   }
   if (/^-?\d+$/.test(literal) && !Number.isSafeInteger(value)) {
-    return "integers beyond ±9007199254740991 (2^53 - 1) cannot be stored exactly; send it as a string";
+    // Past 2^53 only some integers are doubles; from 1e21 on JSON writes them as `1e+21`.
+    if (BigInt(literal) !== BigInt(value) || Math.abs(value) >= 1e21) {
+      return "it is an integer beyond what a 64-bit float holds exactly (2^53); send it as a string";
+    }
   }
   return undefined;
 }
