@@ -1,0 +1,121 @@
+import { createHash } from "node:crypto";
+import type { Episode, JsonObject, Memory, MemoryStatus } from "../context-store.js";
+import { textTerms } from "../rank-context.js";
+
+/** An `episodes` row as `pg` returns it (`bigint` arrives as a string). */
+export interface EpisodeRow {
+  seq: string;
+  id: string;
+  subject_id: string;
+  source: string;
+  type: string;
+  payload: string;
+  metadata: string;
+  provenance: string;
+  session_id: string | null;
+  created_at: string;
+}
+
+/** A `memories` row as `pg` returns it (without `terms`). */
+export interface MemoryRow {
+  mseq: string;
+  id: string;
+  subject_id: string;
+  kind: string;
+  target: string | null;
+  content: string;
+  summary: string;
+  confidence: number;
+  valid_from: string;
+  valid_to: string | null;
+  source_episode_ids: string;
+  metadata: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  change_seq: string;
+}
+
+/** The columns of {@link EpisodeRow}, for SELECT lists. */
+export const episodeColumns =
+  "seq, id, subject_id, source, type, payload, metadata, provenance, session_id, created_at";
+
+/** The columns of {@link MemoryRow} (never the tsvector), for SELECT lists; `m.` qualified. */
+export const memoryColumns =
+  "m.mseq, m.id, m.subject_id, m.kind, m.target, m.content, m.summary, m.confidence, m.valid_from, m.valid_to, m.source_episode_ids, m.metadata, m.status, m.created_at, m.updated_at, m.change_seq";
+
+/** The stored key of a tenant: `''` is the default tenant, `t:<id>` a named one. */
+export function tenantKey(tenantId: string | null): string {
+  return tenantId === null ? "" : `t:${tenantId}`;
+}
+
+/** What NOTIFY carries for one (tenant, subject): a fixed-length hash, well under the 8000-byte cap. */
+export function changeKey(tenant: string, subjectId: string): string {
+  return createHash("sha256").update(`${tenant}\u0000${subjectId}`).digest("hex").slice(0, 32);
+}
+
+/**
+ * The full-text prefix of one (tenant, subject): letters and digits only, so `prefix + word` is
+ * one lexeme that cannot collide with another subject's words (the embedded store's scheme).
+ */
+export function scopePrefix(tenant: string, subjectId: string): string {
+  return `s${createHash("sha256").update(`${tenant}\u0000${subjectId}`).digest("hex").slice(0, 20)}x`;
+}
+
+/** Postgres refuses lexemes of 2 KiB or more; such "words" (a base64 blob) are never searched for. */
+const maxLexemeBytes = 2000;
+
+/** The lexemes stored for one memory: its search words (see `textTerms`), scoped, distinct. */
+export function scopedLexemes(prefix: string, content: string): string[] {
+  const lexemes = new Set<string>();
+  for (const term of textTerms(content)) {
+    const lexeme = prefix + term;
+    if (Buffer.byteLength(lexeme) < maxLexemeBytes) lexemes.add(lexeme);
+  }
+  return [...lexemes];
+}
+
+/** A tsquery matching any of `terms` in the subject: `'<prefix>a' | '<prefix>b'`. */
+export function scopedQuery(prefix: string, terms: readonly string[]): string {
+  // Terms are letters and digits only (textTerms), so quoting needs no escaping.
+  return terms.map((term) => `'${prefix}${term}'`).join(" | ");
+}
+
+function parseObject(text: string): JsonObject {
+  // Written by this store with JSON.stringify of an object, so it parses back to one.
+  return JSON.parse(text) as JsonObject;
+}
+
+/** The public shape of an episode row. */
+export function episodeFromRow(row: EpisodeRow): Episode {
+  return {
+    id: row.id,
+    subjectId: row.subject_id,
+    source: row.source,
+    type: row.type,
+    payload: parseObject(row.payload),
+    metadata: parseObject(row.metadata),
+    provenance: parseObject(row.provenance),
+    sessionId: row.session_id,
+    createdAt: row.created_at,
+  };
+}
+
+/** The public shape of a memory row. */
+export function memoryFromRow(row: MemoryRow): Memory {
+  return {
+    id: row.id,
+    subjectId: row.subject_id,
+    kind: row.kind,
+    content: row.content,
+    summary: row.summary,
+    confidence: row.confidence,
+    validFrom: row.valid_from,
+    validTo: row.valid_to,
+    sourceEpisodeIds: JSON.parse(row.source_episode_ids) as string[],
+    metadata: parseObject(row.metadata),
+    status: row.status as MemoryStatus,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,896 @@
+import { randomUUID } from "node:crypto";
+import type { Client, Pool, PoolClient, QueryConfig, QueryResultRow } from "pg";
+import { nonMemoryEpisodeTypes } from "../compile-memories.js";
+import type {
+  CompileJob,
+  CompileResult,
+  CompileWaitOptions,
+  ContextBundle,
+  CreateEpisodeInput,
+  DeleteSubjectResult,
+  Episode,
+  GetContextOptions,
+  JsonObject,
+  ListSubjectsOptions,
+  ListSubjectsResult,
+  Memory,
+  SearchMemoriesOptions,
+  StoreChange,
+  Subscription,
+  Timeline,
+  TimelineOptions,
+  WatchOptions,
+} from "../context-store.js";
+import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.js";
+import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
+import { StoreClosedError } from "../errors/store-closed-error.js";
+import { StoreValidationError } from "../errors/store-validation-error.js";
+import { type MemoryCandidate, rankContext, searchTerms } from "../rank-context.js";
+import {
+  inputLimits,
+  requireInteger,
+  requireOffset,
+  requireText,
+  type ValidEpisodeInput,
+  validateEpisodeBatch,
+  validateEpisodeInput,
+} from "../validate-input.js";
+import { compileLocked, memoriesByIds } from "./compile.js";
+import { redactDatabaseUrl } from "./database-url.js";
+import { toStoreError } from "./postgres-errors.js";
+import {
+  changeKey,
+  type EpisodeRow,
+  episodeColumns,
+  episodeFromRow,
+  type MemoryRow,
+  memoryColumns,
+  memoryFromRow,
+  scopedQuery,
+  scopePrefix,
+  tenantKey,
+} from "./rows.js";
+import { migrate } from "./schema.js";
+import { PostgresWatchHub, type WatchCursor } from "./watch-hub.js";
+
+/** Options of the Postgres store; see `PostgresStoreOptions` in `postgres-store.ts`. */
+export interface PostgresCoreOptions {
+  url: string;
+  now?: () => Date;
+  generateId?: () => string;
+  maxConnections?: number;
+  pollIntervalMs?: number;
+  reconnectDelayMs?: number;
+}
+
+/** The NOTIFY channel every replica writes to and listens on. */
+const notifyChannel = "shared_ctx_changes";
+
+/** How many candidates of each kind `getContext` considers: the embedded store's numbers. */
+const contextCandidates = {
+  ftsWindow: 250,
+  relevant: 40,
+  newest: 40,
+  decisions: 30,
+  episodes: 10,
+} as const;
+
+/** Machinery episode types never shown as "Recent activity" (fixed identifiers, never user input). */
+const hiddenEpisodeTypes = [...nonMemoryEpisodeTypes];
+
+function toJsonText(field: string, value: JsonObject): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    throw new StoreValidationError(field, "a JSON-serialisable object");
+  }
+}
+
+/** Postgres text cannot hold U+0000; refuse it up front as bad input, naming the field. */
+function requireNoNul(field: string, value: string | null): void {
+  if (value?.includes("\u0000")) {
+    throw new StoreValidationError(field, "text without U+0000 characters");
+  }
+}
+
+/** An episode ready to insert: validated, serialised, with its id and time. */
+interface PreparedEpisode {
+  input: ValidEpisodeInput;
+  id: string;
+  payload: string;
+  metadata: string;
+  provenance: string;
+}
+
+function waitForJob(
+  job: Promise<void> | undefined,
+  ms: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const finish = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    const onAbort = () => {
+      finish();
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      finish();
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    job?.then(() => {
+      finish();
+      resolve();
+    });
+  });
+}
+
+/**
+ * The Postgres store's engine: one connection pool (and, while anyone watches, one LISTEN
+ * connection) shared by every tenant view. Every query filters on the tenant's key.
+ */
+export class PostgresStoreCore {
+  /** The database URL with the password hidden: what errors and logs name. */
+  readonly location: string;
+  readonly #url: string;
+  readonly #now: () => Date;
+  readonly #generateId: () => string;
+  readonly #maxConnections: number;
+  readonly #reconnectDelayMs: number;
+  readonly #hub: PostgresWatchHub;
+  readonly #jobs = new Map<string, Promise<void>>();
+  #pool: Promise<Pool> | undefined;
+  #closed = false;
+
+  constructor(options: PostgresCoreOptions) {
+    this.#url = options.url;
+    this.location = redactDatabaseUrl(options.url);
+    this.#now = options.now ?? (() => new Date());
+    this.#generateId = options.generateId ?? randomUUID;
+    this.#maxConnections = options.maxConnections ?? 10;
+    this.#reconnectDelayMs = options.reconnectDelayMs ?? 500;
+    this.#hub = new PostgresWatchHub(
+      {
+        cursors: (tenant, subjectId) => this.#cursors(tenant, subjectId),
+        changesAfter: (tenant, subjectId, after, limit) =>
+          this.#changesAfter(tenant, subjectId, after, limit),
+        listen: (onChange, onReconnect, onError) => this.#listen(onChange, onReconnect, onError),
+      },
+      { pollIntervalMs: options.pollIntervalMs ?? 1000 },
+    );
+  }
+
+  // ---- connection -----------------------------------------------------------------------------
+
+  /** The pool, created (and the schema migrated) on first use; a failed start is retried next call. */
+  #connect(): Promise<Pool> {
+    this.#pool ??= (async () => {
+      // Imported on first use: commands that never touch Postgres never load the driver.
+      const { default: pg } = await import("pg");
+      const pool = new pg.Pool({
+        connectionString: this.#url,
+        max: this.#maxConnections,
+        // Idle connections must not keep a finished process alive.
+        allowExitOnIdle: true,
+        connectionTimeoutMillis: 10_000,
+      });
+      // An idle connection dropped by the server: the pool replaces it; nothing to do here.
+      pool.on("error", () => undefined);
+      try {
+        const client = await pool.connect();
+        try {
+          await migrate(client, this.location);
+        } finally {
+          client.release();
+        }
+      } catch (error) {
+        await pool.end().catch(() => undefined);
+        throw error;
+      }
+      return pool;
+    })().catch((error: unknown) => {
+      this.#pool = undefined;
+      throw toStoreError(error, this.location);
+    });
+    return this.#pool;
+  }
+
+  /** Runs `work` with the store open, mapping driver errors to the store's typed errors. */
+  async #run<T>(signal: AbortSignal | undefined, work: (pool: Pool) => Promise<T>): Promise<T> {
+    if (this.#closed) throw new StoreClosedError(this.location);
+    signal?.throwIfAborted();
+    const pool = await this.#connect();
+    try {
+      return await work(pool);
+    } catch (error) {
+      if (this.#closed) throw new StoreClosedError(this.location);
+      throw toStoreError(error, this.location);
+    }
+  }
+
+  async #transaction<T>(
+    pool: Pool,
+    begin: string,
+    work: (client: PoolClient) => Promise<T>,
+  ): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await client.query(begin);
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  static #query<Row extends QueryResultRow>(
+    client: Pick<Pool, "query">,
+    config: QueryConfig,
+  ): Promise<Row[]> {
+    return client.query<Row>(config).then((result) => result.rows);
+  }
+
+  #timestamp(): string {
+    return this.#now().toISOString();
+  }
+
+  // ---- episodes -------------------------------------------------------------------------------
+
+  #prepare(input: ValidEpisodeInput, field: string): PreparedEpisode {
+    for (const [name, value] of [
+      ["subjectId", input.subjectId],
+      ["source", input.source],
+      ["type", input.type],
+      ["sessionId", input.sessionId],
+    ] as const) {
+      requireNoNul(`${field}${name}`, value);
+    }
+    return {
+      input,
+      id: this.#generateId(),
+      payload: toJsonText(`${field}payload`, input.payload),
+      metadata: toJsonText(`${field}metadata`, input.metadata),
+      provenance: toJsonText(`${field}provenance`, input.provenance),
+    };
+  }
+
+  static #episodeOf(prepared: PreparedEpisode, createdAt: string): Episode {
+    return {
+      id: prepared.id,
+      subjectId: prepared.input.subjectId,
+      source: prepared.input.source,
+      type: prepared.input.type,
+      payload: JSON.parse(prepared.payload) as JsonObject,
+      metadata: JSON.parse(prepared.metadata) as JsonObject,
+      provenance: JSON.parse(prepared.provenance) as JsonObject,
+      sessionId: prepared.input.sessionId,
+      createdAt,
+    };
+  }
+
+  async createEpisode(
+    tenantId: string | null,
+    input: CreateEpisodeInput,
+    signal?: AbortSignal,
+  ): Promise<Episode> {
+    const prepared = this.#prepare(validateEpisodeInput(input), "");
+    const tenant = tenantKey(tenantId);
+    return this.#run(signal, async (pool) => {
+      await this.#hub.settled();
+      const createdAt = this.#timestamp();
+      const { input: valid } = prepared;
+      const key = changeKey(tenant, valid.subjectId);
+      // One statement, one transaction: the upsert row-locks the subject's sequence until the
+      // insert commits, so episodes of a subject commit in seq order on every replica.
+      await pool.query({
+        name: "shared-ctx-insert-episode",
+        text: `WITH s AS (
+                 INSERT INTO subjects (tenant_key, subject_id, last_seq, episode_count) VALUES ($1, $2, 1, 1)
+                 ON CONFLICT (tenant_key, subject_id) DO UPDATE
+                   SET last_seq = subjects.last_seq + 1, episode_count = subjects.episode_count + 1
+                 RETURNING last_seq)
+               INSERT INTO episodes (tenant_key, subject_id, seq, id, source, type, payload, metadata, provenance, session_id, created_at)
+               SELECT $1, $2, s.last_seq, $3, $4, $5, $6, $7, $8, $9, $10 FROM s
+               RETURNING pg_notify($11, $12)`,
+        values: [
+          tenant,
+          valid.subjectId,
+          prepared.id,
+          valid.source,
+          valid.type,
+          prepared.payload,
+          prepared.metadata,
+          prepared.provenance,
+          valid.sessionId,
+          createdAt,
+          notifyChannel,
+          key,
+        ],
+      });
+      this.#hub.notify(key);
+      return PostgresStoreCore.#episodeOf(prepared, createdAt);
+    });
+  }
+
+  async createEpisodesBatch(
+    tenantId: string | null,
+    inputs: CreateEpisodeInput[],
+    signal?: AbortSignal,
+  ): Promise<{ episodesCreated: number; episodes: Episode[] }> {
+    const prepared = validateEpisodeBatch(inputs).map((input, index) =>
+      this.#prepare(input, `episodes[${index}].`),
+    );
+    const tenant = tenantKey(tenantId);
+    return this.#run(signal, async (pool) => {
+      await this.#hub.settled();
+      const createdAt = this.#timestamp();
+      const bySubject = new Map<string, PreparedEpisode[]>();
+      for (const item of prepared) {
+        const list = bySubject.get(item.input.subjectId) ?? [];
+        list.push(item);
+        bySubject.set(item.input.subjectId, list);
+      }
+      // Subjects locked in one sorted order, so two batches never deadlock on each other.
+      const subjects = [...bySubject.keys()].sort();
+      await this.#transaction(pool, "BEGIN", async (client) => {
+        const seqs = new Map<PreparedEpisode, number>();
+        for (const subjectId of subjects) {
+          const items = bySubject.get(subjectId) ?? [];
+          const [row] = await PostgresStoreCore.#query<{ last_seq: string }>(client, {
+            name: "shared-ctx-allocate-seqs",
+            text: `INSERT INTO subjects (tenant_key, subject_id, last_seq, episode_count) VALUES ($1, $2, $3, $3)
+                   ON CONFLICT (tenant_key, subject_id) DO UPDATE
+                     SET last_seq = subjects.last_seq + $3, episode_count = subjects.episode_count + $3
+                   RETURNING last_seq`,
+            values: [tenant, subjectId, items.length],
+          });
+          const last = Number(row?.last_seq ?? items.length);
+          items.forEach((item, index) => {
+            seqs.set(item, last - items.length + 1 + index);
+          });
+        }
+        await client.query({
+          name: "shared-ctx-insert-episodes",
+          text: `INSERT INTO episodes (tenant_key, subject_id, seq, id, source, type, payload, metadata, provenance, session_id, created_at)
+                 SELECT $1, v.subject_id, v.seq, v.id, v.source, v.type, v.payload, v.metadata, v.provenance, v.session_id, $2
+                 FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+                   AS v (subject_id, seq, id, source, type, payload, metadata, provenance, session_id)`,
+          values: [
+            tenant,
+            createdAt,
+            prepared.map((item) => item.input.subjectId),
+            prepared.map((item) => seqs.get(item) ?? 0),
+            prepared.map((item) => item.id),
+            prepared.map((item) => item.input.source),
+            prepared.map((item) => item.input.type),
+            prepared.map((item) => item.payload),
+            prepared.map((item) => item.metadata),
+            prepared.map((item) => item.provenance),
+            prepared.map((item) => item.input.sessionId),
+          ],
+        });
+        for (const subjectId of subjects) {
+          await client.query("SELECT pg_notify($1, $2)", [
+            notifyChannel,
+            changeKey(tenant, subjectId),
+          ]);
+        }
+      });
+      for (const subjectId of subjects) this.#hub.notify(changeKey(tenant, subjectId));
+      const episodes = prepared.map((item) => PostgresStoreCore.#episodeOf(item, createdAt));
+      return { episodesCreated: episodes.length, episodes };
+    });
+  }
+
+  // ---- compile --------------------------------------------------------------------------------
+
+  async compileMemories(
+    tenantId: string | null,
+    subjectId: string,
+    signal?: AbortSignal,
+  ): Promise<CompileResult> {
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireNoNul("subjectId", subjectId);
+    const tenant = tenantKey(tenantId);
+    const key = changeKey(tenant, subjectId);
+    const memories = await this.#run(signal, (pool) =>
+      this.#transaction(pool, "BEGIN", (client) =>
+        compileLocked(client, {
+          tenant,
+          subjectId,
+          now: this.#timestamp(),
+          generateId: this.#generateId,
+          notifyChannel,
+          changeKey: key,
+        }),
+      ),
+    );
+    if (memories.length > 0) this.#hub.notify(key);
+    return { subjectId, memoriesCreated: memories.length, memories };
+  }
+
+  async compileMemoriesAsync(
+    tenantId: string | null,
+    subjectId: string,
+    signal?: AbortSignal,
+  ): Promise<CompileJob> {
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireNoNul("subjectId", subjectId);
+    const tenant = tenantKey(tenantId);
+    const jobId = this.#generateId();
+    await this.#run(signal, async (pool) => {
+      const now = this.#timestamp();
+      await pool.query(
+        `INSERT INTO compile_jobs (job_id, tenant_key, subject_id, status, created_at, updated_at) VALUES ($1, $2, $3, 'pending', $4, $4)`,
+        [jobId, tenant, subjectId, now],
+      );
+    });
+    // The job runs in this process, its status lives in the database: any replica answers a poll.
+    const done = new Promise<void>((resolve) => {
+      setImmediate(() => {
+        this.#runJob(jobId, tenantId, subjectId).finally(() => {
+          this.#jobs.delete(jobId);
+          resolve();
+        });
+      });
+    });
+    this.#jobs.set(jobId, done);
+    return { jobId, status: "pending", subjectId };
+  }
+
+  async #runJob(jobId: string, tenantId: string | null, subjectId: string): Promise<void> {
+    if (this.#closed) return;
+    const setStatus = (
+      status: string,
+      created: number | null,
+      ids: string | null,
+      error: string | null,
+    ) =>
+      this.#run(undefined, (pool) =>
+        pool.query(
+          `UPDATE compile_jobs SET status = $1, memories_created = $2, memory_ids = $3, error = $4, updated_at = $5 WHERE job_id = $6`,
+          [status, created, ids, error, this.#timestamp(), jobId],
+        ),
+      );
+    try {
+      await setStatus("running", null, null, null);
+      const result = await this.compileMemories(tenantId, subjectId);
+      await setStatus(
+        "completed",
+        result.memoriesCreated,
+        JSON.stringify(result.memories.map((memory) => memory.id)),
+        null,
+      );
+    } catch (error) {
+      if (this.#closed) return;
+      const message = error instanceof Error ? error.message : String(error);
+      // The database itself may be failing: then the job stays "running" for pollers.
+      await setStatus("failed", null, null, message).catch(() => undefined);
+    }
+  }
+
+  async getCompileStatus(
+    tenantId: string | null,
+    jobId: string,
+    signal?: AbortSignal,
+  ): Promise<CompileJob> {
+    const tenant = tenantKey(tenantId);
+    return this.#run(signal, async (pool) => {
+      const [row] =
+        typeof jobId === "string" && !jobId.includes("\u0000")
+          ? await PostgresStoreCore.#query<{
+              job_id: string;
+              subject_id: string;
+              status: string;
+              memories_created: number | null;
+              memory_ids: string | null;
+              error: string | null;
+            }>(pool, {
+              text: `SELECT job_id, subject_id, status, memories_created, memory_ids, error FROM compile_jobs WHERE job_id = $1 AND tenant_key = $2`,
+              values: [jobId, tenant],
+            })
+          : [];
+      if (!row) throw new CompileJobNotFoundError(String(jobId));
+      const job: CompileJob = {
+        jobId: row.job_id,
+        status: row.status as CompileJob["status"],
+        subjectId: row.subject_id,
+      };
+      if (row.status === "completed") {
+        job.memoriesCreated = row.memories_created ?? 0;
+        const ids = JSON.parse(row.memory_ids ?? "[]") as string[];
+        job.memories = (await memoriesByIds(pool, tenant, ids)).map(memoryFromRow);
+      }
+      if (row.status === "failed") job.error = row.error ?? "compile failed";
+      return job;
+    });
+  }
+
+  async compileMemoriesWait(
+    tenantId: string | null,
+    subjectId: string,
+    options: CompileWaitOptions = {},
+  ): Promise<CompileJob> {
+    const started = await this.compileMemoriesAsync(tenantId, subjectId, options.signal);
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const pollIntervalMs = options.pollIntervalMs ?? 500;
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const job = await this.getCompileStatus(tenantId, started.jobId, options.signal);
+      if (job.status === "completed" || job.status === "failed") return job;
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) throw new CompileTimeoutError(started.jobId, timeoutMs);
+      const running = this.#jobs.get(started.jobId);
+      await waitForJob(
+        running,
+        running ? remaining : Math.min(pollIntervalMs, remaining),
+        options.signal,
+      );
+    }
+  }
+
+  // ---- reads ----------------------------------------------------------------------------------
+
+  async searchMemories(
+    tenantId: string | null,
+    subjectId: string,
+    options: SearchMemoriesOptions & { signal?: AbortSignal } = {},
+  ): Promise<Memory[]> {
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    const limit = requireInteger("limit", options.limit, 0, inputLimits.searchLimit, 20);
+    if (options.kind !== undefined && typeof options.kind !== "string")
+      requireText("kind", options.kind, 128);
+    if (options.q !== undefined && typeof options.q !== "string") requireText("q", options.q, 4000);
+    const tenant = tenantKey(tenantId);
+    return this.#run(options.signal, async (pool) => {
+      if (limit === 0) return [];
+      const filters = ["m.tenant_key = $1", "m.subject_id = $2", "m.status = 'active'"];
+      const values: unknown[] = [tenant, subjectId];
+      if (options.kind) {
+        values.push(options.kind);
+        filters.push(`m.kind = $${values.length}`);
+      }
+      if (options.q) {
+        // strpos, not LIKE: '%' and '_' in q are literal text. lower() folds as SQLite's does
+        // for ASCII (and further for other letters, which the embedded store leaves as they are).
+        values.push(options.q);
+        filters.push(`strpos(lower(m.content), lower($${values.length})) > 0`);
+      }
+      values.push(limit);
+      const rows = await PostgresStoreCore.#query<MemoryRow>(pool, {
+        text: `SELECT ${memoryColumns} FROM memories m WHERE ${filters.join(" AND ")} ORDER BY m.mseq DESC LIMIT $${values.length}`,
+        values,
+      });
+      return rows.map(memoryFromRow);
+    });
+  }
+
+  async getContext(
+    tenantId: string | null,
+    subjectId: string,
+    task: string,
+    options: GetContextOptions & { signal?: AbortSignal } = {},
+  ): Promise<ContextBundle> {
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireText("task", task, inputLimits.task);
+    const maxTokens = requireInteger(
+      "maxTokens",
+      options.maxTokens,
+      1,
+      inputLimits.maxTokens,
+      4000,
+    );
+    const tenant = tenantKey(tenantId);
+    const read = await this.#run(options.signal, (pool) =>
+      // One snapshot for every candidate query, as the embedded store reads in one transaction.
+      this.#transaction(pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", async (client) => {
+        const memories: MemoryCandidate[] = [];
+        const seen = new Set<string>();
+        const terms = searchTerms(task);
+        if (terms.length > 0) {
+          // The newest `ftsWindow` matches, then the `relevant` best of those by rank. Postgres
+          // has no bm25: ts_rank (higher is better) is negated to rank the same way (lower is better).
+          const rows = await PostgresStoreCore.#query<MemoryRow & { rank: number }>(client, {
+            name: "shared-ctx-context-fts",
+            text: `WITH window_rows AS (
+                     SELECT mseq, ts_rank(terms, $3::tsquery) AS rank FROM memories
+                     WHERE tenant_key = $1 AND subject_id = $2 AND status = 'active' AND terms @@ $3::tsquery
+                     ORDER BY mseq DESC LIMIT ${contextCandidates.ftsWindow}),
+                   best AS (SELECT mseq, rank FROM window_rows ORDER BY rank DESC, mseq DESC LIMIT ${contextCandidates.relevant})
+                   SELECT ${memoryColumns}, best.rank FROM best JOIN memories m ON m.mseq = best.mseq ORDER BY m.mseq DESC`,
+            values: [tenant, subjectId, scopedQuery(scopePrefix(tenant, subjectId), terms)],
+          });
+          for (const row of rows) {
+            seen.add(row.id);
+            memories.push({
+              memory: memoryFromRow(row),
+              sequence: Number(row.mseq),
+              bm25: -row.rank,
+            });
+          }
+        }
+        const others = await PostgresStoreCore.#query<MemoryRow>(client, {
+          name: "shared-ctx-context-newest",
+          text: `(SELECT ${memoryColumns} FROM memories m WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active'
+                   ORDER BY m.mseq DESC LIMIT ${contextCandidates.newest})
+                 UNION ALL
+                 (SELECT ${memoryColumns} FROM memories m WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active'
+                   AND m.kind = 'architectural_decision' ORDER BY m.mseq DESC LIMIT ${contextCandidates.decisions})`,
+          values: [tenant, subjectId],
+        });
+        for (const row of others) {
+          if (seen.has(row.id)) continue;
+          seen.add(row.id);
+          memories.push({ memory: memoryFromRow(row), sequence: Number(row.mseq), bm25: null });
+        }
+        const episodes = await PostgresStoreCore.#query<EpisodeRow>(client, {
+          name: "shared-ctx-context-episodes",
+          text: `SELECT ${episodeColumns} FROM episodes WHERE tenant_key = $1 AND subject_id = $2
+                   AND seq > COALESCE((SELECT compiled_seq FROM compile_state WHERE tenant_key = $1 AND subject_id = $2), 0)
+                   AND type <> ALL($3::text[]) ORDER BY seq DESC LIMIT ${contextCandidates.episodes}`,
+          values: [tenant, subjectId, hiddenEpisodeTypes],
+        });
+        return {
+          memories,
+          episodes: episodes.map((row) => ({
+            episode: episodeFromRow(row),
+            sequence: Number(row.seq),
+          })),
+        };
+      }),
+    );
+    return rankContext({ subjectId, task, maxTokens, ...read });
+  }
+
+  async getTimeline(
+    tenantId: string | null,
+    subjectId: string,
+    options: TimelineOptions & { signal?: AbortSignal } = {},
+  ): Promise<Timeline> {
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    const limit = requireInteger("limit", options.limit, 0, inputLimits.timelineLimit, 100);
+    const offset = requireOffset("offset", options.offset);
+    const tenant = tenantKey(tenantId);
+    return this.#run(options.signal, (pool) =>
+      this.#transaction(pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", async (client) => {
+        const episodes = await PostgresStoreCore.#query<EpisodeRow>(client, {
+          name: "shared-ctx-timeline-episodes",
+          text: `SELECT ${episodeColumns} FROM episodes WHERE tenant_key = $1 AND subject_id = $2 ORDER BY seq LIMIT $3 OFFSET $4`,
+          values: [tenant, subjectId, limit, offset],
+        });
+        const memories = await PostgresStoreCore.#query<MemoryRow>(client, {
+          name: "shared-ctx-timeline-memories",
+          text: `SELECT ${memoryColumns} FROM memories m WHERE m.tenant_key = $1 AND m.subject_id = $2 ORDER BY m.mseq LIMIT $3 OFFSET $4`,
+          values: [tenant, subjectId, limit, offset],
+        });
+        return {
+          subjectId,
+          episodes: episodes.map(episodeFromRow),
+          memories: memories.map(memoryFromRow),
+        };
+      }),
+    );
+  }
+
+  async listSubjects(
+    tenantId: string | null,
+    options: ListSubjectsOptions & { signal?: AbortSignal } = {},
+  ): Promise<ListSubjectsResult> {
+    const limit = requireInteger("limit", options.limit, 1, inputLimits.subjectsLimit, 50);
+    const offset = requireOffset("offset", options.offset);
+    const tenant = tenantKey(tenantId);
+    const subjectsSql = `SELECT s.subject_id, s.episode_count, COALESCE(c.memory_count, 0) AS memory_count
+      FROM subjects s LEFT JOIN compile_state c ON c.tenant_key = s.tenant_key AND c.subject_id = s.subject_id
+      WHERE s.tenant_key = $1 AND (s.episode_count > 0 OR COALESCE(c.memory_count, 0) > 0)`;
+    return this.#run(options.signal, (pool) =>
+      this.#transaction(pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", async (client) => {
+        const [count] = await PostgresStoreCore.#query<{ total: string }>(client, {
+          text: `SELECT count(*) AS total FROM (${subjectsSql}) AS s`,
+          values: [tenant],
+        });
+        const rows = await PostgresStoreCore.#query<{
+          subject_id: string;
+          episode_count: string;
+          memory_count: string;
+        }>(client, {
+          // COLLATE "C": byte order, as SQLite's (and JavaScript's default sort for ASCII).
+          text: `${subjectsSql} ORDER BY s.subject_id COLLATE "C" LIMIT $2 OFFSET $3`,
+          values: [tenant, limit, offset],
+        });
+        return {
+          subjects: rows.map((row) => ({
+            subjectId: row.subject_id,
+            episodeCount: Number(row.episode_count),
+            memoryCount: Number(row.memory_count),
+          })),
+          total: Number(count?.total ?? 0),
+        };
+      }),
+    );
+  }
+
+  async deleteSubject(
+    tenantId: string | null,
+    subjectId: string,
+    signal?: AbortSignal,
+  ): Promise<DeleteSubjectResult> {
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireNoNul("subjectId", subjectId);
+    const tenant = tenantKey(tenantId);
+    return this.#run(signal, (pool) =>
+      this.#transaction(pool, "BEGIN", async (client) => {
+        // Both locks, in the order inserts (subjects) and compiles (compile_state) take them alone.
+        // The sequences stay: episodes written later get new, higher seqs, so watchers never
+        // mistake a new episode for one they delivered.
+        await client.query(
+          `SELECT 1 FROM subjects WHERE tenant_key = $1 AND subject_id = $2 FOR UPDATE`,
+          [tenant, subjectId],
+        );
+        await client.query(
+          `SELECT 1 FROM compile_state WHERE tenant_key = $1 AND subject_id = $2 FOR UPDATE`,
+          [tenant, subjectId],
+        );
+        const memories = await client.query(
+          `DELETE FROM memories WHERE tenant_key = $1 AND subject_id = $2`,
+          [tenant, subjectId],
+        );
+        const episodes = await client.query(
+          `DELETE FROM episodes WHERE tenant_key = $1 AND subject_id = $2`,
+          [tenant, subjectId],
+        );
+        await client.query(
+          `UPDATE subjects SET episode_count = 0 WHERE tenant_key = $1 AND subject_id = $2`,
+          [tenant, subjectId],
+        );
+        // Compiled up to the last seq handed out: nothing deleted is compiled again.
+        await client.query(
+          `UPDATE compile_state c SET memory_count = 0, compiled_seq = GREATEST(c.compiled_seq, s.last_seq)
+           FROM subjects s WHERE c.tenant_key = $1 AND c.subject_id = $2 AND s.tenant_key = $1 AND s.subject_id = $2`,
+          [tenant, subjectId],
+        );
+        return {
+          subjectId,
+          episodesDeleted: episodes.rowCount ?? 0,
+          memoriesDeleted: memories.rowCount ?? 0,
+        };
+      }),
+    );
+  }
+
+  // ---- watch ----------------------------------------------------------------------------------
+
+  watch(
+    tenantId: string | null,
+    subjectId: string,
+    listener: (change: StoreChange) => void,
+    options: WatchOptions = {},
+  ): Subscription {
+    if (this.#closed) throw new StoreClosedError(this.location);
+    requireText("subjectId", subjectId, inputLimits.subjectId);
+    const tenant = tenantKey(tenantId);
+    return this.#hub.watch(tenant, subjectId, changeKey(tenant, subjectId), listener, options);
+  }
+
+  #cursors(tenant: string, subjectId: string): Promise<WatchCursor> {
+    return this.#run(undefined, async (pool) => {
+      const [row] = await PostgresStoreCore.#query<{
+        episode: string | null;
+        memory: string | null;
+      }>(pool, {
+        name: "shared-ctx-watch-cursors",
+        text: `SELECT (SELECT last_seq FROM subjects WHERE tenant_key = $1 AND subject_id = $2) AS episode,
+                      (SELECT memory_change FROM compile_state WHERE tenant_key = $1 AND subject_id = $2) AS memory`,
+        values: [tenant, subjectId],
+      });
+      return { episode: Number(row?.episode ?? 0), memory: Number(row?.memory ?? 0) };
+    });
+  }
+
+  #changesAfter(
+    tenant: string,
+    subjectId: string,
+    after: WatchCursor,
+    limit: number,
+  ): Promise<Array<{ change: StoreChange; episode?: number; memory?: number }>> {
+    if (this.#closed) return Promise.resolve([]);
+    return this.#run(undefined, async (pool) => {
+      const episodes = await PostgresStoreCore.#query<EpisodeRow>(pool, {
+        name: "shared-ctx-watch-episodes",
+        text: `SELECT ${episodeColumns} FROM episodes WHERE tenant_key = $1 AND subject_id = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
+        values: [tenant, subjectId, after.episode, limit],
+      });
+      const memories = await PostgresStoreCore.#query<MemoryRow>(pool, {
+        name: "shared-ctx-watch-memories",
+        text: `SELECT ${memoryColumns} FROM memories m WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.change_seq > $3 ORDER BY m.change_seq LIMIT $4`,
+        values: [tenant, subjectId, after.memory, limit],
+      });
+      return [
+        ...episodes.map((row) => ({
+          change: { type: "episode" as const, episode: episodeFromRow(row) },
+          episode: Number(row.seq),
+        })),
+        ...memories.map((row) => ({
+          change: { type: "memory" as const, memory: memoryFromRow(row) },
+          memory: Number(row.change_seq),
+        })),
+      ];
+    });
+  }
+
+  /** One dedicated LISTEN connection while anyone watches; reconnects after a drop. */
+  #listen(
+    onChange: (key: string) => void,
+    onReconnect: () => void,
+    onError: (error: unknown) => void,
+  ): () => void {
+    let stopped = false;
+    let client: Client | undefined;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const connect = async () => {
+      if (stopped || this.#closed) return;
+      try {
+        await this.#connect();
+        const { default: pg } = await import("pg");
+        const next = new pg.Client({ connectionString: this.#url });
+        next.on("notification", (message) => {
+          if (message.channel === notifyChannel && message.payload) onChange(message.payload);
+        });
+        next.on("error", () => undefined);
+        next.on("end", () => {
+          if (client === next) client = undefined;
+          if (!stopped && !this.#closed) schedule();
+        });
+        await next.connect();
+        if (stopped || this.#closed) {
+          await next.end().catch(() => undefined);
+          return;
+        }
+        await next.query(`LISTEN ${notifyChannel}`);
+        client = next;
+        // Anything committed before LISTEN took effect (or while the connection was down) is
+        // found by catching up now.
+        onReconnect();
+      } catch (error) {
+        onError(toStoreError(error, this.location));
+        schedule();
+      }
+    };
+    const schedule = () => {
+      if (stopped || this.#closed || retry !== undefined) return;
+      retry = setTimeout(() => {
+        retry = undefined;
+        void connect();
+      }, this.#reconnectDelayMs);
+      retry.unref();
+    };
+    void connect();
+    return () => {
+      stopped = true;
+      if (retry !== undefined) clearTimeout(retry);
+      const current = client;
+      client = undefined;
+      void current?.end().catch(() => undefined);
+    };
+  }
+
+  /** Stops watchers, the LISTEN connection and the pool; pending compile jobs are dropped. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#hub.close();
+    const pool = this.#pool;
+    this.#pool = undefined;
+    if (pool)
+      await pool.then(
+        (ready) => ready.end(),
+        () => undefined,
+      );
+  }
+}

@@ -1,0 +1,232 @@
+import type { StoreChange, Subscription, WatchOptions } from "../context-store.js";
+
+/** Where a watcher stands: the last episode seq and memory change it delivered. */
+export interface WatchCursor {
+  episode: number;
+  memory: number;
+}
+
+/** What the hub needs from the store. */
+export interface PostgresChangeSource {
+  /** The subject's newest committed episode seq and memory change. */
+  cursors(tenant: string, subjectId: string): Promise<WatchCursor>;
+  /** Changes after the cursor, oldest first: at most `limit` episodes, then at most `limit` memory changes. */
+  changesAfter(
+    tenant: string,
+    subjectId: string,
+    after: WatchCursor,
+    limit: number,
+  ): Promise<Array<{ change: StoreChange; episode?: number; memory?: number }>>;
+  /**
+   * Starts listening for other replicas' commits (LISTEN); `onChange(key)` for each one,
+   * `onReconnect()` after a gap in which notifications may have been lost. Returns a stop function.
+   */
+  listen(
+    onChange: (key: string) => void,
+    onReconnect: () => void,
+    onError: (error: unknown) => void,
+  ): () => void;
+}
+
+interface Watcher {
+  tenant: string;
+  subjectId: string;
+  key: string;
+  listener: (change: StoreChange) => void;
+  onError: ((error: unknown) => void) | undefined;
+  cursor: WatchCursor | undefined;
+  running: Promise<void> | undefined;
+  dirty: boolean;
+  closed: boolean;
+}
+
+/** Rows read per catch-up query. */
+const deliveryPage = 500;
+
+/**
+ * The change feed behind `PostgresStore.watch`. Each watcher keeps cursors into the subject's
+ * episode sequence and memory change sequence (both commit in order, see `schema.ts`) and
+ * catches up from the database when told something changed: at once after a write through this
+ * store, on a NOTIFY from any other replica, and on a slow fallback poll (a NOTIFY is lost while
+ * the listening connection is down). Deliveries are in order, none skipped or repeated.
+ */
+export class PostgresWatchHub {
+  readonly #source: PostgresChangeSource;
+  readonly #pollIntervalMs: number;
+  readonly #watchers = new Set<Watcher>();
+  readonly #starting = new Set<Promise<void>>();
+  #stopListening: (() => void) | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(source: PostgresChangeSource, options: { pollIntervalMs: number }) {
+    this.#source = source;
+    this.#pollIntervalMs = options.pollIntervalMs;
+  }
+
+  /**
+   * Settles when every watch started so far knows its starting cursor. Writes through the store
+   * wait for it, so a watch started before a write (in program order) always sees that write.
+   */
+  settled(): Promise<void> {
+    if (this.#starting.size === 0) return Promise.resolve();
+    return Promise.all([...this.#starting]).then(() => undefined);
+  }
+
+  watch(
+    tenant: string,
+    subjectId: string,
+    key: string,
+    listener: (change: StoreChange) => void,
+    options: WatchOptions = {},
+  ): Subscription {
+    const watcher: Watcher = {
+      tenant,
+      subjectId,
+      key,
+      listener,
+      onError: options.onError,
+      cursor: options.replay ? { episode: 0, memory: 0 } : undefined,
+      running: undefined,
+      dirty: false,
+      closed: false,
+    };
+    this.#watchers.add(watcher);
+    this.#startListening();
+    if (options.replay) {
+      queueMicrotask(() => this.#catchUp(watcher));
+    } else {
+      const start = this.#source
+        .cursors(tenant, subjectId)
+        .then(
+          (cursor) => {
+            watcher.cursor = cursor;
+            // A change noticed while the cursor was being read: look now.
+            if (watcher.dirty) this.#catchUp(watcher);
+          },
+          (error: unknown) => {
+            // No cursor: the next catch-up tries again from "now".
+            if (!watcher.closed) watcher.onError?.(error);
+          },
+        )
+        .finally(() => this.#starting.delete(start));
+      this.#starting.add(start);
+    }
+    return {
+      close: () => {
+        if (watcher.closed) return;
+        watcher.closed = true;
+        this.#watchers.delete(watcher);
+        if (this.#watchers.size === 0) this.#stop();
+      },
+    };
+  }
+
+  /** Something changed in the subject with this key (a local commit or a NOTIFY). */
+  notify(key: string): void {
+    for (const watcher of this.#watchers) {
+      if (watcher.key === key) this.#catchUp(watcher);
+    }
+  }
+
+  /** Every watcher looks again (after a reconnect, or on the fallback poll). */
+  notifyAll(): void {
+    for (const watcher of [...this.#watchers]) this.#catchUp(watcher);
+  }
+
+  /** Stops every watcher and the LISTEN connection. */
+  close(): void {
+    for (const watcher of this.#watchers) watcher.closed = true;
+    this.#watchers.clear();
+    this.#stop();
+  }
+
+  #catchUp(watcher: Watcher): void {
+    if (watcher.closed) return;
+    if (watcher.running !== undefined || watcher.cursor === undefined) {
+      // Delivering already (finish, then look again), or the cursor is still being read.
+      watcher.dirty = true;
+      if (watcher.cursor === undefined && watcher.running === undefined && !this.#isStarting()) {
+        // The cursor read failed: start from the subject's current end.
+        this.#retryCursor(watcher);
+      }
+      return;
+    }
+    watcher.running = this.#deliver(watcher).finally(() => {
+      watcher.running = undefined;
+    });
+  }
+
+  #isStarting(): boolean {
+    return this.#starting.size > 0;
+  }
+
+  #retryCursor(watcher: Watcher): void {
+    watcher.running = this.#source
+      .cursors(watcher.tenant, watcher.subjectId)
+      .then(
+        (cursor) => {
+          watcher.cursor = cursor;
+        },
+        (error: unknown) => {
+          if (!watcher.closed) watcher.onError?.(error);
+        },
+      )
+      .finally(() => {
+        watcher.running = undefined;
+      });
+  }
+
+  async #deliver(watcher: Watcher): Promise<void> {
+    try {
+      let full = false;
+      do {
+        watcher.dirty = false;
+        const cursor = watcher.cursor;
+        if (cursor === undefined) return;
+        const changes = await this.#source.changesAfter(
+          watcher.tenant,
+          watcher.subjectId,
+          cursor,
+          deliveryPage,
+        );
+        full =
+          changes.filter((item) => item.episode !== undefined).length === deliveryPage ||
+          changes.filter((item) => item.memory !== undefined).length === deliveryPage;
+        for (const item of changes) {
+          if (watcher.closed) return;
+          if (item.episode !== undefined) cursor.episode = item.episode;
+          if (item.memory !== undefined) cursor.memory = item.memory;
+          try {
+            watcher.listener(item.change);
+          } catch (error) {
+            // The write already committed; a failing listener must not stop the feed.
+            watcher.onError?.(error);
+          }
+        }
+      } while ((watcher.dirty || full) && !watcher.closed);
+    } catch (error) {
+      if (!watcher.closed) watcher.onError?.(error);
+    }
+  }
+
+  #startListening(): void {
+    if (this.#stopListening !== undefined) return;
+    this.#stopListening = this.#source.listen(
+      (key) => this.notify(key),
+      () => this.notifyAll(),
+      (error) => {
+        for (const watcher of this.#watchers) watcher.onError?.(error);
+      },
+    );
+    this.#timer = setInterval(() => this.notifyAll(), this.#pollIntervalMs);
+    // Watching must never keep a finished process alive.
+    this.#timer.unref();
+  }
+
+  #stop(): void {
+    this.#stopListening?.();
+    this.#stopListening = undefined;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}

@@ -1,0 +1,47 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll } from "vitest";
+import {
+  postgresUnavailableReason,
+  startTestPostgres,
+  type TestPostgres,
+} from "./start-postgres.js";
+
+/**
+ * Why the Postgres tests cannot run here, or undefined when they can. When they cannot, this says
+ * so LOUDLY on stderr (never a silent skip), and with `SHARED_CTX_REQUIRE_POSTGRES=1` (CI) it
+ * throws instead, so a missing server fails the run.
+ */
+export function postgresSkipReason(file: string): string | undefined {
+  const reason = postgresUnavailableReason();
+  if (reason === undefined) return undefined;
+  const message = `\n${"!".repeat(100)}\n!! SKIPPED ${file}: Postgres tests did not run: ${reason}\n${"!".repeat(100)}\n`;
+  if (process.env.SHARED_CTX_REQUIRE_POSTGRES === "1") throw new Error(message);
+  process.stderr.write(message);
+  return reason;
+}
+
+/**
+ * One real Postgres cluster for the test file (started in `beforeAll`, stopped in `afterAll`);
+ * `database()` creates a fresh, empty database on it and returns its URL.
+ */
+export function usePostgres(skip: boolean): {
+  database(): Promise<string>;
+  cluster(): TestPostgres;
+} {
+  let cluster: TestPostgres | undefined;
+  beforeAll(async () => {
+    if (skip) return;
+    cluster = await startTestPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  }, 60_000);
+  const started = () => {
+    if (cluster === undefined) throw new Error("the test Postgres is not started");
+    return cluster;
+  };
+  return {
+    cluster: started,
+    database: () => started().createDatabase(`t_${randomUUID().replaceAll("-", "").slice(0, 16)}`),
+  };
+}
