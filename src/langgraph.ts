@@ -2,6 +2,11 @@
  * `shared-ctx/langgraph`: the LangGraph.js integration, a separate entry point so that the main
  * `shared-ctx` entry never loads `@langchain/langgraph` (an optional peer dependency).
  */
+
+export type { Contender } from "./crdt/disputed.js";
+export { Disputed } from "./crdt/disputed.js";
+export type { Escalation, EscalationReason } from "./crdt/escalation.js";
+export type { ItemContender } from "./integrations/langgraph-item-log.js";
 export {
   nodeStore,
   SyncedStore,

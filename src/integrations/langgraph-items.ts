@@ -1,22 +1,27 @@
-import type {
-  Item,
-  ListNamespacesOperation,
-  MatchCondition,
-  SearchOperation,
-} from "@langchain/langgraph";
+import type { Item, ListNamespacesOperation, MatchCondition } from "@langchain/langgraph";
 import type { SharedState } from "../crdt/shared-state.js";
+import {
+  type ItemOperation,
+  type ItemView,
+  materializeItem,
+  parseItemOperation,
+} from "./langgraph-item-log.js";
 
 /**
  * How LangGraph store items live in shared state: the item at (`namespace`, `key`) is the shared-state
- * namespace `langgraph:["a","b","key"]`, one field per top-level property of the item's value. Fields
- * are what merge (lists union, objects deep-merge, scalars escalate), so two nodes writing one item
- * keep both contributions. Type-only imports: this module never loads LangGraph at run time.
+ * namespace `langgraph:["a","b","key"]`, whose one field `ops` is a set holding the item's log of
+ * operations (see langgraph-item-log.ts). A set only ever grows and merges by union, so every
+ * replica ends up with every operation, and the item's value is derived from them the same way
+ * everywhere. Type-only imports: this module never loads LangGraph at run time.
  */
 
 const prefix = "langgraph:";
 
+/** The shared-state field holding an item's operations. */
+export const operationsField = "ops";
+
 /** A search hit; LangGraph's own `SearchItem` is not re-exported by `@langchain/langgraph`. */
-type SearchItem = Item & { score?: number };
+export type SearchItem = Item & { score?: number };
 
 /** The shared-state namespace holding the item at (`namespace`, `key`). */
 export function itemNamespace(namespace: readonly string[], key: string): string {
@@ -39,49 +44,146 @@ export function parseItemNamespace(name: string): { namespace: string[]; key: st
   return { namespace: path.slice(0, -1), key };
 }
 
-/** Writes each property of `value` as a field of the item, all applied locally before any await. */
-export async function putItem(
-  state: Pick<SharedState, "put">,
-  namespace: readonly string[],
-  key: string,
-  value: Record<string, unknown>,
-): Promise<void> {
-  const name = itemNamespace(namespace, key);
-  await Promise.all(
-    Object.entries(value).map(([field, fieldValue]) => state.put(name, field, fieldValue)),
-  );
+/** An operation with the order this replica learnt it in (what a snapshot of a step is cut on). */
+export interface IndexedOperation {
+  readonly operation: ItemOperation;
+  readonly sequence: number;
 }
 
-/** The item at (`namespace`, `key`), or null when nothing was ever written there. */
-export function getItem(
-  state: SharedState,
-  namespace: readonly string[],
-  key: string,
-  now: () => number,
-): Item | null {
-  const fields = state.list(itemNamespace(namespace, key));
-  if (Object.keys(fields).length === 0) return null;
-  return toItem([...namespace], key, fields, now);
+/** Who reads or writes: what it can see of the items, and whom its writes are attributed to. */
+export interface Viewpoint {
+  readonly agentId: string;
+  /** Whether this reader had `operation` in view (everything, for a live reader). */
+  sees(operation: IndexedOperation): boolean;
+  /** Called with the id of each operation this viewpoint writes. */
+  wrote(id: string): void;
+}
+
+/**
+ * Every item's operations, as this replica holds them, indexed from the shared state's changes:
+ * an item is re-read only after its `ops` field changed.
+ */
+export class ItemIndex {
+  readonly #state: SharedState;
+  readonly #items = new Map<string, IndexedOperation[]>();
+  readonly #known = new Set<string>();
+  readonly #dirty = new Set<string>();
+  readonly #views = new Map<string, { count: number; view: ItemView }>();
+  #sequence = 0;
+  readonly #unsubscribe: () => void;
+
+  constructor(state: SharedState) {
+    this.#state = state;
+    this.#unsubscribe = state.onChange((change) => {
+      if (change.key === operationsField && change.namespace.startsWith(prefix)) {
+        this.#dirty.add(change.namespace);
+      }
+    });
+    for (const name of state.replica.namespaces()) {
+      if (name.startsWith(prefix)) this.#dirty.add(name);
+    }
+  }
+
+  /** The latest sequence number handed out: a snapshot of everything seen so far. */
+  get sequence(): number {
+    this.refresh();
+    return this.#sequence;
+  }
+
+  /** Reads the items whose operations changed; returns their namespaces. */
+  refresh(): string[] {
+    const changed = [...this.#dirty];
+    this.#dirty.clear();
+    for (const name of changed) {
+      const stored = this.#state.get(name, operationsField);
+      if (!Array.isArray(stored)) continue;
+      let indexed = this.#items.get(name);
+      if (!indexed) {
+        indexed = [];
+        this.#items.set(name, indexed);
+      }
+      for (const element of stored) {
+        const operation = parseItemOperation(element);
+        if (!operation || this.#known.has(operation.id)) continue;
+        this.#known.add(operation.id);
+        this.#sequence += 1;
+        indexed.push({ operation, sequence: this.#sequence });
+      }
+    }
+    return changed;
+  }
+
+  /** Every item namespace, sorted. */
+  names(): string[] {
+    this.refresh();
+    return [...this.#items.keys()].sort();
+  }
+
+  /** The item as `viewpoint` sees it (cached for readers that see everything). */
+  view(name: string, viewpoint: Viewpoint | undefined): ItemView {
+    this.refresh();
+    const all = this.#items.get(name) ?? [];
+    if (viewpoint === undefined) {
+      const cached = this.#views.get(name);
+      if (cached && cached.count === all.length) return cached.view;
+      const view = materializeItem(
+        this.#state.subjectId,
+        name,
+        all.map((entry) => entry.operation),
+      );
+      this.#views.set(name, { count: all.length, view });
+      return view;
+    }
+    const visible = all.filter((entry) => viewpoint.sees(entry)).map((entry) => entry.operation);
+    return materializeItem(this.#state.subjectId, name, visible);
+  }
+
+  /** The depth of a known operation of an item (0 when unknown). */
+  depthOf(name: string, id: string): number {
+    return this.#items.get(name)?.find((entry) => entry.operation.id === id)?.operation.depth ?? 0;
+  }
+
+  close(): void {
+    this.#unsubscribe();
+  }
+}
+
+/** An item view as LangGraph's `Item`, or null when the item does not exist. */
+export function toItem(namespace: string[], key: string, view: ItemView): Item | null {
+  if (view.value === undefined) return null;
+  return {
+    namespace,
+    key,
+    value: view.value,
+    createdAt: new Date(view.createdAt),
+    updatedAt: new Date(view.updatedAt),
+  };
 }
 
 /** Every item under `op.namespacePrefix` that passes `op.filter` (and `op.query` as a substring). */
 export function searchItems(
-  state: SharedState,
-  op: SearchOperation,
-  now: () => number,
+  index: ItemIndex,
+  op: {
+    namespacePrefix: string[];
+    filter?: Record<string, unknown>;
+    limit?: number;
+    offset?: number;
+    query?: string;
+  },
+  viewpoint: Viewpoint | undefined,
 ): SearchItem[] {
   const matches: SearchItem[] = [];
-  for (const name of Object.keys(state.toJSON())) {
+  for (const name of index.names()) {
     const path = parseItemNamespace(name);
     if (!path || !startsWith(path.namespace, op.namespacePrefix)) continue;
-    const fields = state.list(name);
-    if (Object.keys(fields).length === 0) continue;
-    if (op.filter && !matchesFilter(fields, op.filter)) continue;
+    const item = toItem(path.namespace, path.key, index.view(name, viewpoint));
+    if (!item) continue;
+    if (op.filter && !matchesFilter(item.value, op.filter)) continue;
     // No embeddings here: a query is a case-insensitive substring of the item's JSON.
-    if (op.query && !JSON.stringify(fields).toLowerCase().includes(op.query.toLowerCase())) {
+    if (op.query && !JSON.stringify(item.value).toLowerCase().includes(op.query.toLowerCase())) {
       continue;
     }
-    matches.push({ ...toItem(path.namespace, path.key, fields, now), score: undefined });
+    matches.push({ ...item, score: undefined });
   }
   matches.sort((a, b) => compareText(itemSortKey(a), itemSortKey(b)));
   const offset = op.offset ?? 0;
@@ -89,11 +191,17 @@ export function searchItems(
 }
 
 /** The namespaces holding at least one item, filtered, truncated to `maxDepth` and paginated. */
-export function listItemNamespaces(state: SharedState, op: ListNamespacesOperation): string[][] {
+export function listItemNamespaces(
+  index: ItemIndex,
+  op: ListNamespacesOperation,
+  viewpoint: Viewpoint | undefined,
+): string[][] {
   const seen = new Map<string, string[]>();
-  for (const name of Object.keys(state.toJSON())) {
+  for (const name of index.names()) {
     const path = parseItemNamespace(name);
     if (!path) continue;
+    // Like LangGraph's InMemoryStore, a namespace stays listed once its items are deleted.
+    if (index.view(name, viewpoint).heads.length === 0) continue;
     if (!(op.matchConditions ?? []).every((condition) => matches(condition, path.namespace))) {
       continue;
     }
@@ -103,17 +211,6 @@ export function listItemNamespaces(state: SharedState, op: ListNamespacesOperati
   }
   const namespaces = [...seen.values()].sort((a, b) => compareText(a.join("/"), b.join("/")));
   return namespaces.slice(op.offset, op.offset + op.limit);
-}
-
-function toItem(
-  namespace: string[],
-  key: string,
-  fields: Record<string, unknown>,
-  now: () => number,
-): Item {
-  // Shared state keeps who wrote what, not per-item timestamps: the read time stands in for both.
-  const at = new Date(now());
-  return { namespace, key, value: fields, createdAt: at, updatedAt: at };
 }
 
 function itemSortKey(item: Item): string {

@@ -1,12 +1,33 @@
+import { randomUUID } from "node:crypto";
 import {
+  AsyncBatchedStore,
   BaseStore,
+  getConfig,
   type LangGraphRunnableConfig,
   type Operation,
   type OperationResults,
 } from "@langchain/langgraph";
 import type { ContextStore } from "../context/context-store.js";
-import { type Escalation, SharedState } from "../crdt/shared-state.js";
-import { getItem, listItemNamespaces, putItem, searchItems } from "./langgraph-items.js";
+import { InvalidStateValueError } from "../crdt/errors/invalid-state-value-error.js";
+import { UnknownEscalationError } from "../crdt/errors/unknown-escalation-error.js";
+import type { Escalation } from "../crdt/escalation.js";
+import { isJsonValue } from "../crdt/json-value.js";
+import { SharedState } from "../crdt/shared-state.js";
+import {
+  type CellChange,
+  diffItem,
+  type ItemOperation,
+  validateItemValue,
+} from "./langgraph-item-log.js";
+import {
+  ItemIndex,
+  itemNamespace,
+  listItemNamespaces,
+  operationsField,
+  searchItems,
+  toItem,
+  type Viewpoint,
+} from "./langgraph-items.js";
 import { UnsupportedStoreOperationError } from "./unsupported-store-operation-error.js";
 
 /** Options of {@link SyncedStore.open}. */
@@ -16,32 +37,42 @@ export interface SyncedStoreOptions {
   /** The shared subject (one per graph, project or task). */
   subjectId: string;
   /**
-   * Who writes through `config.store` directly. LangGraph batches every node's operations into one
-   * call with no node attached, so per-node attribution goes through {@link nodeStore}.
+   * Who writes when no LangGraph node is running (a direct `store.put` outside a graph).
+   * Inside a graph, writes are attributed to the node that makes them.
    * @default "langgraph"
    */
   agentId?: string;
-  /** Clock, in ms since the epoch. @default Date.now */
+  /** Clock, in ms since the epoch: the items' `createdAt`/`updatedAt`. @default Date.now */
   now?: () => number;
+  /** Ids of the operations written. @default crypto.randomUUID */
+  generateId?: () => string;
 }
 
 /**
- * A LangGraph.js `BaseStore` that merges what parallel nodes write instead of keeping the last write.
+ * A LangGraph.js `BaseStore` with `BaseStore` semantics for one writer and a merge for writers
+ * running at the same time.
  *
- * Each item is a set of shared-state fields (one per top-level property of its value): lists are
- * unioned, objects deep-merged, and two nodes setting one scalar to different values is an
- * escalation naming both, read back as a `Disputed` value. State is persisted through the shared-ctx
- * store, so it survives the process and is shared with other processes on the same subject.
+ * - One writer: `put` replaces the item (fields, map keys and list elements it dropped are gone),
+ *   `delete` deletes it, `get` returns what was put, with `createdAt`/`updatedAt` from the writes.
+ * - Parallel writers (the nodes of one LangGraph step, or other processes on the same subject):
+ *   what each changed merges, field by field. Lists apply each other's additions and removals,
+ *   different keys of an object all stay, and two writers setting one value differently (or one
+ *   deleting what the other updates) is an escalation naming both: the field reads back as a
+ *   `Disputed` until someone calls {@link SyncedStore.resolve}.
  *
- * Inside a node, write through `nodeStore(config)` so the write is attributed to that node and
- * merged as concurrent with the other nodes of the same step.
+ * Only what a writer changed counts: a node that reads an item and writes it back with one field
+ * changed writes that field only, and a `Disputed` written back as read is no write at all.
+ *
+ * Each node's writes are attributed to it, whether it goes through `config.store` (LangGraph's run
+ * context tells which node is running) or {@link nodeStore}; the nodes of one step see the store as
+ * it was when the step began, plus their own writes, as they see the graph's state.
  *
  * @example
  * ```ts
  * const store = await SyncedStore.open({ store: new EmbeddedStore({ path: "graph.db" }), subjectId: "trip" });
  * const graph = new StateGraph(State)
  *   .addNode("flights", async (_state, config) => {
- *     await nodeStore(config).put(["plan"], "trip", { bookings: ["flight"], budget: 900 });
+ *     await config.store?.put(["plan"], "trip", { bookings: ["flight"], budget: 900 });
  *     return {};
  *   })
  *   // ... a parallel "hotels" node writing the same item
@@ -49,19 +80,38 @@ export interface SyncedStoreOptions {
  * ```
  */
 export class SyncedStore extends BaseStore {
-  /** The store's own replica: it follows every node and process, and answers `config.store` reads. */
+  /** The store's replica of the subject's shared state: it follows every node and process. */
   readonly state: SharedState;
-  private readonly options: SyncedStoreOptions;
-  private readonly now: () => number;
-  private readonly agentViews = new Map<string, AgentStore>();
-  private readonly nodeViews = new Map<string, { step: unknown; view: AgentStore }>();
-  private closed = false;
+  readonly #index: ItemIndex;
+  readonly #agentId: string;
+  readonly #now: () => number;
+  readonly #generateId: () => string;
+  readonly #steps = new Map<string, { graph: string; snapshot: number }>();
+  readonly #tasks = new Map<string, { step: string; viewpoint: Viewpoint }>();
+  readonly #escalationListeners = new Set<(escalation: Escalation) => void>();
+  readonly #announced: Set<string>;
+  readonly #unsubscribe: () => void;
+  #closed = false;
 
   private constructor(state: SharedState, options: SyncedStoreOptions) {
     super();
     this.state = state;
-    this.options = options;
-    this.now = options.now ?? Date.now;
+    this.#index = new ItemIndex(state);
+    this.#agentId = options.agentId ?? "langgraph";
+    this.#now = options.now ?? Date.now;
+    this.#generateId = options.generateId ?? randomUUID;
+    // Items change on imports from other processes too: look for new disputes once they settle.
+    let scheduled = false;
+    this.#unsubscribe = state.onChange(() => {
+      if (scheduled || this.#escalationListeners.size === 0) return;
+      scheduled = true;
+      queueMicrotask(() => {
+        scheduled = false;
+        this.#announceNewEscalations();
+      });
+    });
+    this.#announced = new Set(this.#itemEscalations().map((escalation) => escalation.id));
+    tagOperationsWithTheirTask();
   }
 
   /** Opens the store's replica of the subject's shared state (rebuilt from the stored updates). */
@@ -75,102 +125,223 @@ export class SyncedStore extends BaseStore {
     return new SyncedStore(state, options);
   }
 
-  /** Runs LangGraph store operations on the store's replica, after catching up with every writer. */
+  /**
+   * Runs LangGraph store operations after catching up with every writer. Each operation runs as
+   * the node that issued it (when a LangGraph node did).
+   * @throws InvalidStateValueError when a put holds anything but JSON: nothing of the batch is written.
+   */
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
-    await this.state.sync();
-    return runOperations(this.state, operations, this.now);
+    return this.runBatch(operations, undefined);
   }
 
   /**
-   * A store for the node running with `config`: reads see the shared state as the node's first store
-   * call found it, and writes are attributed to the node (its name is the agent id), so the nodes of
-   * one step are concurrent writers whose conflicts are escalated rather than overwritten.
+   * A store for the node running with `config`: its writes are attributed to the node, and it sees
+   * the store as the node's step began plus its own writes. `config.store` does the same on its
+   * own; this is for code that holds a config but not LangGraph's run context.
    */
   forNode(config: LangGraphRunnableConfig): BaseStore {
-    const metadata = config.metadata ?? {};
-    const node = typeof metadata.langgraph_node === "string" ? metadata.langgraph_node : undefined;
-    if (node === undefined) return this;
-    const task =
-      typeof metadata.langgraph_checkpoint_ns === "string"
-        ? metadata.langgraph_checkpoint_ns
-        : `${node}:${String(metadata.langgraph_step)}`;
-    const existing = this.nodeViews.get(task);
-    if (existing) return existing.view;
-    this.releaseFinishedSteps(task, metadata.langgraph_step);
-    const view = new AgentStore(
-      () => this.openReplica(node, { live: false }),
-      this.now,
-      // A snapshot: the node must not see its siblings' writes mid-step, as LangGraph state does not.
-      false,
-    );
-    this.nodeViews.set(task, { step: metadata.langgraph_step, view });
-    return view;
+    const viewpoint = this.#taskViewpoint(config);
+    return viewpoint ? new ViewpointStore(this, viewpoint) : this;
   }
 
-  /** A store whose writes are attributed to `agentId`, on its own live replica. */
+  /** A store whose writes are attributed to `agentId`; it sees every write as soon as it is read. */
   asAgent(agentId: string): BaseStore {
-    let view = this.agentViews.get(agentId);
-    if (!view) {
-      view = new AgentStore(() => this.openReplica(agentId, { live: true }), this.now, true);
-      this.agentViews.set(agentId, view);
-    }
-    return view;
+    return new ViewpointStore(this, liveViewpoint(agentId));
   }
 
   /** Every escalation raised so far (open and resolved), after catching up with every writer. */
   async escalations(): Promise<Escalation[]> {
     await this.state.sync();
-    return this.state.escalations();
+    return [...this.state.escalations(), ...this.#itemEscalations()].sort((left, right) =>
+      compareText(left.id, right.id),
+    );
   }
 
-  /** Calls `listener` for each new escalation this store's replica sees. Returns the unsubscribe. */
+  /** Calls `listener` once for each new escalation this store sees. Returns the unsubscribe. */
   onEscalation(listener: (escalation: Escalation) => void): () => void {
-    return this.state.onEscalation(listener);
-  }
-
-  /** Closes every replica (not the underlying ContextStore, which the caller owns). Idempotent. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    const views = [
-      ...this.agentViews.values(),
-      ...[...this.nodeViews.values()].map((entry) => entry.view),
-    ];
-    this.agentViews.clear();
-    this.nodeViews.clear();
-    await Promise.all(views.map((view) => view.close()));
-    await this.state.close();
-  }
-
-  private openReplica(agentId: string, options: { live: boolean }): Promise<SharedState> {
-    return SharedState.open({
-      store: this.options.store,
-      subjectId: this.options.subjectId,
-      agentId,
-      live: options.live,
-      ...(this.options.now ? { now: this.options.now } : {}),
-    });
+    this.#escalationListeners.add(listener);
+    const unsubscribeState = this.state.onEscalation(listener);
+    return () => {
+      this.#escalationListeners.delete(listener);
+      unsubscribeState();
+    };
   }
 
   /**
-   * Node replicas are per task; once a graph (same thread and parent) moves to another step, the
-   * previous step's tasks are over, so their replicas can go.
+   * Settles an escalation with `value`, attributed to `by`: every replica reads `value` there from
+   * then on, and the escalation shows the resolution.
+   * @throws UnknownEscalationError when no item (nor shared-state field) has this escalation open.
    */
-  private releaseFinishedSteps(task: string, step: unknown): void {
-    const graph = parentOf(task);
-    for (const [otherTask, entry] of this.nodeViews) {
-      if (parentOf(otherTask) === graph && entry.step !== step) {
-        this.nodeViews.delete(otherTask);
-        void entry.view.close();
+  async resolve(escalationId: string, value: unknown, options: { by: string }): Promise<void> {
+    await this.state.sync();
+    for (const name of this.#index.names()) {
+      const view = this.#index.view(name, undefined);
+      const escalation = view.escalations.find((candidate) => candidate.id === escalationId);
+      const path = view.escalationPaths.get(escalationId);
+      if (!escalation || path === undefined) continue;
+      if (!isJsonValue(value)) {
+        throw new InvalidStateValueError({ namespace: name, key: escalation.key });
       }
+      const change: CellChange = Array.isArray(value)
+        ? { p: path, list: value, add: [], remove: [] }
+        : { p: path, set: value };
+      await this.#write(name, liveViewpoint(options.by), [change], escalationId);
+      return;
+    }
+    if (this.state.escalations().some((escalation) => escalation.id === escalationId)) {
+      await this.state.resolve(escalationId, value, options);
+      return;
+    }
+    throw new UnknownEscalationError(
+      escalationId,
+      (await this.escalations()).map((escalation) => escalation.id),
+    );
+  }
+
+  /** Closes the replica (not the underlying ContextStore, which the caller owns). Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unsubscribe();
+    this.#index.close();
+    this.#tasks.clear();
+    this.#steps.clear();
+    await this.state.close();
+  }
+
+  /** @internal Runs `operations` as `viewpoint` (undefined: as whoever issued each one). */
+  async runBatch<Op extends Operation[]>(
+    operations: Op,
+    viewpoint: Viewpoint | undefined,
+  ): Promise<OperationResults<Op>> {
+    await this.state.sync();
+    // All or nothing: a value that cannot be stored fails the batch before anything is written.
+    for (const operation of operations) {
+      if ("value" in operation && operation.value !== null) {
+        validateItemValue(itemNamespace(operation.namespace, operation.key), operation.value);
+      }
+    }
+    const results: unknown[] = [];
+    const writes: Promise<void>[] = [];
+    for (const operation of operations) {
+      const reader = viewpoint ?? this.#viewpointOf(operation);
+      if ("value" in operation) {
+        const name = itemNamespace(operation.namespace, operation.key);
+        const base = this.#index.view(name, reader);
+        if (operation.value === null && base.value === undefined) {
+          results.push(undefined);
+          continue;
+        }
+        const changes = diffItem(name, base.cells, operation.value ?? undefined);
+        writes.push(this.#write(name, reader, changes, undefined));
+        results.push(undefined);
+      } else if ("namespacePrefix" in operation) {
+        results.push(searchItems(this.#index, operation, reader));
+      } else if ("key" in operation) {
+        const name = itemNamespace(operation.namespace, operation.key);
+        results.push(
+          toItem([...operation.namespace], operation.key, this.#index.view(name, reader)),
+        );
+      } else {
+        results.push(listItemNamespaces(this.#index, operation, reader));
+      }
+    }
+    await Promise.all(writes);
+    this.#announceNewEscalations();
+    // The tuple type maps each operation to its result; the loop above builds it in order.
+    return results as OperationResults<Op>;
+  }
+
+  /** Appends one operation to an item's log, applied locally before any await. */
+  #write(
+    name: string,
+    viewpoint: Viewpoint | undefined,
+    changes: CellChange[],
+    resolves: string | undefined,
+  ): Promise<void> {
+    const heads = this.#index.view(name, viewpoint).heads;
+    const operation: ItemOperation = {
+      id: this.#generateId(),
+      agent: viewpoint?.agentId ?? this.#agentId,
+      at: this.#now(),
+      parents: heads,
+      depth: 1 + Math.max(0, ...heads.map((id) => this.#index.depthOf(name, id))),
+      changes,
+      ...(resolves === undefined ? {} : { resolves }),
+    };
+    viewpoint?.wrote(operation.id);
+    const written = this.state.actingAs(operation.agent).put(name, operationsField, [operation]);
+    this.#index.refresh();
+    return written;
+  }
+
+  #viewpointOf(operation: Operation): Viewpoint | undefined {
+    const config = taskConfigs.get(operation);
+    return config ? this.#taskViewpoint(config) : undefined;
+  }
+
+  /**
+   * The viewpoint of the LangGraph task running with `config`: attributed to its node, seeing
+   * what was stored when the first task of its step touched the store, plus its own writes.
+   */
+  #taskViewpoint(config: LangGraphRunnableConfig): Viewpoint | undefined {
+    const metadata = config.metadata ?? {};
+    const node = metadata.langgraph_node;
+    if (typeof node !== "string") return undefined;
+    const task =
+      typeof metadata.langgraph_checkpoint_ns === "string"
+        ? metadata.langgraph_checkpoint_ns
+        : `${node}:${String(metadata.langgraph_step)}`;
+    const existing = this.#tasks.get(task);
+    if (existing) return existing.viewpoint;
+    const graph = parentOf(task);
+    const step = `${graph}\u0000${String(metadata.langgraph_step)}\u0000${checkpointOf(config, graph)}`;
+    let snapshot = this.#steps.get(step);
+    if (!snapshot) {
+      this.#releaseFinishedSteps(graph);
+      snapshot = { graph, snapshot: this.#index.sequence };
+      this.#steps.set(step, snapshot);
+    }
+    const own = new Set<string>();
+    const cut = snapshot.snapshot;
+    const viewpoint: Viewpoint = {
+      agentId: node,
+      sees: (entry) => entry.sequence <= cut || own.has(entry.operation.id),
+      wrote: (id) => own.add(id),
+    };
+    this.#tasks.set(task, { step, viewpoint });
+    return viewpoint;
+  }
+
+  /** Once a graph moves to another step, the previous step's tasks are over. */
+  #releaseFinishedSteps(graph: string): void {
+    for (const [step, entry] of this.#steps) {
+      if (entry.graph !== graph) continue;
+      this.#steps.delete(step);
+      for (const [task, taskEntry] of this.#tasks) {
+        if (taskEntry.step === step) this.#tasks.delete(task);
+      }
+    }
+  }
+
+  #itemEscalations(): Escalation[] {
+    return this.#index.names().flatMap((name) => this.#index.view(name, undefined).escalations);
+  }
+
+  #announceNewEscalations(): void {
+    if (this.#escalationListeners.size === 0) return;
+    for (const escalation of this.#itemEscalations()) {
+      if (this.#announced.has(escalation.id)) continue;
+      this.#announced.add(escalation.id);
+      for (const listener of [...this.#escalationListeners]) listener(escalation);
     }
   }
 }
 
 /**
- * The store a LangGraph node should write through: with a {@link SyncedStore}, a view attributed to
- * the node; with any other store (e.g. `InMemoryStore`), `config.store` itself, so one node function
- * runs on either.
+ * The store a LangGraph node writes through: `config.store` already attributes writes to the
+ * running node, so this is only needed where LangGraph's run context is not available (it needs
+ * `AsyncLocalStorage`). With any other store (e.g. `InMemoryStore`), `config.store` itself.
  * @throws UnsupportedStoreOperationError when the graph was compiled without a store.
  */
 export function nodeStore(config: LangGraphRunnableConfig): BaseStore {
@@ -185,11 +356,78 @@ export function nodeStore(config: LangGraphRunnableConfig): BaseStore {
   return inner instanceof SyncedStore ? inner.forNode(config) : store;
 }
 
+/** A store view running every operation as one viewpoint (a node, or an agent). */
+class ViewpointStore extends BaseStore {
+  constructor(
+    private readonly synced: SyncedStore,
+    private readonly viewpoint: Viewpoint,
+  ) {
+    super();
+  }
+
+  override batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    return this.synced.runBatch(operations, this.viewpoint);
+  }
+}
+
+function liveViewpoint(agentId: string): Viewpoint {
+  return { agentId, sees: () => true, wrote: () => {} };
+}
+
+/**
+ * The task config each queued operation was issued under. LangGraph hands every node the same
+ * `AsyncBatchedStore`, which queues operations and runs them later from its own loop, where the
+ * run context no longer says which node issued them: so the queueing itself records it.
+ */
+const taskConfigs = new WeakMap<object, LangGraphRunnableConfig>();
+let tagging = false;
+
+/**
+ * Wraps `AsyncBatchedStore`'s queueing once, so operations queued for a `SyncedStore` carry the
+ * config of the node that queued them. If a LangGraph version renames the method, nothing is
+ * wrapped and writes through `config.store` are attributed to the store's agent id instead
+ * (`nodeStore(config)` still attributes them).
+ */
+function tagOperationsWithTheirTask(): void {
+  if (tagging) return;
+  tagging = true;
+  const prototype: object = AsyncBatchedStore.prototype;
+  const original: unknown = Reflect.get(prototype, "enqueueOperation");
+  if (typeof original !== "function") return;
+  Reflect.set(prototype, "enqueueOperation", function (this: unknown, operation: Operation) {
+    if (this instanceof AsyncBatchedStore && unwrapBatchedStore(this) instanceof SyncedStore) {
+      const config = currentConfig();
+      if (config) taskConfigs.set(operation, config);
+    }
+    return Reflect.apply(original, this, [operation]);
+  });
+}
+
+function currentConfig(): LangGraphRunnableConfig | undefined {
+  try {
+    return getConfig();
+  } catch {
+    return undefined;
+  }
+}
+
 /** LangGraph wraps the compiled store in an `AsyncBatchedStore` whose `store` field is the original. */
 function unwrapBatchedStore(store: BaseStore): BaseStore {
-  if (Reflect.get(store, "lg_name") !== "AsyncBatchedStore") return store;
+  if (!(store instanceof AsyncBatchedStore)) return store;
+  // `store` is protected in the typings; it is the documented way `extractStore` unwraps it.
   const inner: unknown = Reflect.get(store, "store");
   return inner instanceof BaseStore ? inner : store;
+}
+
+/** Which checkpoint a task's step started from: tells two runs' steps of the same number apart. */
+function checkpointOf(config: LangGraphRunnableConfig, graph: string): string {
+  const info: unknown = Reflect.get(config, "executionInfo");
+  const id =
+    typeof info === "object" && info !== null ? Reflect.get(info, "checkpointId") : undefined;
+  if (typeof id === "string") return id;
+  const map: unknown = config.configurable?.checkpoint_map;
+  const fromMap = typeof map === "object" && map !== null ? Reflect.get(map, graph) : undefined;
+  return typeof fromMap === "string" ? fromMap : "";
 }
 
 function parentOf(task: string): string {
@@ -197,58 +435,6 @@ function parentOf(task: string): string {
   return separator === -1 ? "" : task.slice(0, separator);
 }
 
-/** A store view over one agent's replica, opened on first use. */
-class AgentStore extends BaseStore {
-  private replica: Promise<SharedState> | undefined;
-
-  constructor(
-    private readonly openReplica: () => Promise<SharedState>,
-    private readonly now: () => number,
-    private readonly followOthers: boolean,
-  ) {
-    super();
-  }
-
-  override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
-    this.replica ??= this.openReplica();
-    const state = await this.replica;
-    if (this.followOthers) await state.sync();
-    return runOperations(state, operations, this.now);
-  }
-
-  async close(): Promise<void> {
-    const replica = this.replica;
-    this.replica = undefined;
-    if (replica) await (await replica).close();
-  }
-}
-
-async function runOperations<Op extends Operation[]>(
-  state: SharedState,
-  operations: Op,
-  now: () => number,
-): Promise<OperationResults<Op>> {
-  const results: unknown[] = [];
-  const writes: Promise<void>[] = [];
-  for (const operation of operations) {
-    if ("value" in operation) {
-      if (operation.value === null) {
-        throw new UnsupportedStoreOperationError(
-          "delete",
-          `SyncedStore cannot delete ${JSON.stringify([...operation.namespace, operation.key])}: shared state merges writes and never drops one silently`,
-        );
-      }
-      writes.push(putItem(state, operation.namespace, operation.key, operation.value));
-      results.push(undefined);
-    } else if ("namespacePrefix" in operation) {
-      results.push(searchItems(state, operation, now));
-    } else if ("key" in operation) {
-      results.push(getItem(state, operation.namespace, operation.key, now));
-    } else {
-      results.push(listItemNamespaces(state, operation));
-    }
-  }
-  await Promise.all(writes);
-  // The tuple type maps each operation to its result; the loop above builds it in order.
-  return results as OperationResults<Op>;
+function compareText(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
 }

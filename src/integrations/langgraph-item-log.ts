@@ -1,0 +1,430 @@
+import type { JsonValue } from "../context/context-store.js";
+import { type Contender, Disputed } from "../crdt/disputed.js";
+import { InvalidStateValueError } from "../crdt/errors/invalid-state-value-error.js";
+import type { Escalation, EscalationReason } from "../crdt/escalation.js";
+import { canonicalJson, isJsonValue, isPlainObject } from "../crdt/json-value.js";
+
+/**
+ * How a LangGraph store item merges: every `put`, `delete` and resolution of an item is one
+ * operation appended to the item's log, carrying the item's heads its writer had seen (its
+ * parents) and only the cells it changed. An item's value is a pure function of its log, so every
+ * replica holding the same operations reads the same item.
+ *
+ * Cells are the leaves of the item's value: scalars, lists and empty objects (`{}` markers, the
+ * item itself being the root marker). A `put` replaces the item as its writer saw it: cells it
+ * dropped are removed, lists it changed record what was added and removed. Writes concurrent with
+ * each other (neither writer had seen the other) merge per cell: lists apply each other's
+ * additions and removals, different cells of one object both stay, and a cell set (or removed) to
+ * different values is disputed: the item reads back a `Disputed` there, and an escalation names
+ * every contender until someone resolves it.
+ */
+
+/** One cell change of an operation: `p` is the cell's path in the item's value. */
+export type CellChange =
+  | { p: string[]; set: JsonValue }
+  | { p: string[]; list: JsonValue[]; add: JsonValue[]; remove: JsonValue[] }
+  | { p: string[]; remove: true };
+
+/** One operation of an item's log, as stored (an element of the item's `ops` set field). */
+export interface ItemOperation {
+  /** Unique; also the tie-break of the order concurrent operations replay in. */
+  id: string;
+  /** Who wrote it (a LangGraph node, or the store's agent id). */
+  agent: string;
+  /** The writer's clock, ms since the epoch: the item's `createdAt`/`updatedAt` come from here. */
+  at: number;
+  /** The item's heads as the writer saw them: everything it had seen of the item. */
+  parents: string[];
+  /** One more than the deepest parent, so (depth, id) is an order that respects causality. */
+  depth: number;
+  /** Only the cells the writer changed; empty for a put that changed nothing. */
+  changes: CellChange[];
+  /** A resolution: the escalation it settles (its one change is the chosen value). */
+  resolves?: string;
+}
+
+/** A contender of an item dispute; `removed` when that side deleted the cell (or the item). */
+export interface ItemContender extends Contender {
+  removed?: true;
+}
+
+/** An item as one viewpoint reads it. */
+export interface ItemView {
+  /** Undefined when the item does not exist (never written, or deleted). */
+  value: Record<string, unknown> | undefined;
+  /** Each cell's current value (a `Disputed` when disputed), keyed by `cellKey(path)`. */
+  cells: Map<string, { path: string[]; value: unknown }>;
+  /** Every escalation of the item, open or resolved, in id order. */
+  escalations: Escalation[];
+  /** Which cell each escalation is about. */
+  escalationPaths: Map<string, string[]>;
+  /** The operations no other visible operation follows: a new write's parents. */
+  heads: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** The key a cell is indexed by. */
+export function cellKey(path: readonly string[]): string {
+  return JSON.stringify(path);
+}
+
+/** How a change's cell is named in an escalation: the dotted path, `""` for the item itself. */
+export function cellLabel(path: readonly string[]): string {
+  return path.join(".");
+}
+
+interface CellEvent {
+  operation: ItemOperation;
+  change: CellChange;
+}
+
+interface CellState {
+  path: string[];
+  value: JsonValue | undefined;
+  heads: CellEvent[];
+  generation: number;
+  open: Escalation | undefined;
+}
+
+/**
+ * Replays the operations (already filtered to what the reader can see) into the item's value.
+ * @param namespace the shared-state namespace of the item, which escalation ids start with.
+ */
+export function materializeItem(
+  subjectId: string,
+  namespace: string,
+  operations: readonly ItemOperation[],
+): ItemView {
+  const byId = new Map(operations.map((operation) => [operation.id, operation]));
+  const ordered = [...operations].sort(
+    (left, right) => left.depth - right.depth || compareText(left.id, right.id),
+  );
+  const isAncestor = ancestry(byId);
+  const cells = new Map<string, CellState>();
+  const escalations = new Map<string, Escalation>();
+  const escalationPaths = new Map<string, string[]>();
+  let createdAt = 0;
+  let updatedAt = 0;
+
+  for (const operation of ordered) {
+    updatedAt = Math.max(updatedAt, operation.at);
+    for (const change of operation.changes) {
+      const key = cellKey(change.p);
+      let cell = cells.get(key);
+      if (!cell) {
+        cell = { path: change.p, value: undefined, heads: [], generation: 0, open: undefined };
+        cells.set(key, cell);
+      }
+      if (change.p.length === 0 && "set" in change) createdAt = operation.at;
+      applyChange(cell, { operation, change });
+    }
+  }
+
+  function applyChange(cell: CellState, event: CellEvent): void {
+    const { operation } = event;
+    const concurrentHeads = cell.heads.filter((head) => !isAncestor(head.operation, operation));
+    const written = writtenValue(event.change);
+    const open = cell.open;
+    if (open && operation.resolves === open.id && concurrentHeads.length === 0) {
+      open.resolution = { value: written ?? null, by: operation.agent, at: operation.at };
+      cell.open = undefined;
+      cell.generation += 1;
+      cell.value = written;
+      cell.heads = [event];
+      return;
+    }
+    if (open) {
+      // A write into an open dispute joins it: it replaces its own writer's earlier side only.
+      cell.heads = [
+        ...cell.heads.filter(
+          (head) =>
+            !(head.operation.agent === operation.agent && isAncestor(head.operation, operation)),
+        ),
+        event,
+      ];
+      open.contenders = cell.heads.map(contenderOf);
+      open.raisedAt = Math.max(open.raisedAt, operation.at);
+      return;
+    }
+    if (concurrentHeads.length === 0) {
+      cell.value = written;
+      cell.heads = [event];
+      return;
+    }
+    cell.heads = [...concurrentHeads, event];
+    const change = event.change;
+    if (
+      "list" in change &&
+      Array.isArray(cell.value) &&
+      concurrentHeads.every((head) => "list" in head.change)
+    ) {
+      cell.value = mergeList(cell.value, change);
+      return;
+    }
+    if (canonicalJson(written) === canonicalJson(cell.value) && written !== undefined) return;
+    if (written === undefined && cell.value === undefined) return;
+    const reason: EscalationReason =
+      kindOf(written) === kindOf(cell.value) ? "concurrent-register" : "kind-mismatch";
+    const label = cellLabel(cell.path);
+    const escalation: Escalation = {
+      id: `${namespace}/${label}#${cell.generation}`,
+      subjectId,
+      namespace,
+      key: label,
+      reason,
+      contenders: cell.heads.map(contenderOf),
+      raisedAt: Math.max(...cell.heads.map((head) => head.operation.at)),
+    };
+    cell.open = escalation;
+    escalations.set(escalation.id, escalation);
+    escalationPaths.set(escalation.id, cell.path);
+  }
+
+  // The value: every present cell in place; an open dispute reads as a `Disputed`.
+  const view = new Map<string, { path: string[]; value: unknown }>();
+  let root: Record<string, unknown> | undefined;
+  const sortedCells = [...cells.values()].sort(
+    (left, right) => left.path.length - right.path.length,
+  );
+  for (const cell of sortedCells) {
+    const value: unknown = cell.open
+      ? new Disputed(cell.open.id, cell.open.contenders)
+      : cloneJson(cell.value);
+    if (value === undefined) continue;
+    root ??= {};
+    // The root cell only says the item exists (a dispute there, e.g. a delete concurrent with a
+    // re-creation, is listed in the escalations): its value is the item's other cells.
+    if (cell.path.length === 0 || place(root, cell.path, value)) {
+      view.set(cellKey(cell.path), { path: cell.path, value });
+    }
+  }
+
+  const referenced = new Set(operations.flatMap((operation) => operation.parents));
+  return {
+    value: root,
+    cells: view,
+    escalations: [...escalations.values()]
+      .map((escalation) => structuredClone(escalation))
+      .sort((left, right) => compareText(left.id, right.id)),
+    escalationPaths,
+    heads: ordered.filter((operation) => !referenced.has(operation.id)).map((op) => op.id),
+    createdAt: createdAt || updatedAt,
+    updatedAt,
+  };
+}
+
+/**
+ * The cell changes that turn `base` (the item as its writer read it) into `next`. A field left as
+ * it was read is no change, so a writer never becomes a contender for fields it did not touch; a
+ * `Disputed` written back unchanged (the instance, or its JSON) is no change either.
+ * `next === undefined` deletes the item: every cell the writer saw is removed.
+ * @throws InvalidStateValueError when `next` holds anything but JSON, before anything is written.
+ */
+export function diffItem(
+  namespace: string,
+  base: ItemView["cells"],
+  next: Record<string, unknown> | undefined,
+): CellChange[] {
+  const nextCells = new Map<string, { path: string[]; value: JsonValue } | { keep: true }>();
+  if (next !== undefined) flatten(next, [], nextCells, base, namespace);
+  const changes: CellChange[] = [];
+  for (const [key, cell] of nextCells) {
+    if ("keep" in cell) continue;
+    const before = base.get(key)?.value;
+    const unchanged =
+      before !== undefined &&
+      !(before instanceof Disputed) &&
+      canonicalJson(before) === canonicalJson(cell.value);
+    if (unchanged) continue;
+    if (Array.isArray(cell.value)) {
+      const previous = Array.isArray(before) ? (before as JsonValue[]) : [];
+      const had = new Set(previous.map(canonicalJson));
+      const has = new Set(cell.value.map(canonicalJson));
+      changes.push({
+        p: cell.path,
+        list: cell.value,
+        add: unique(cell.value.filter((element) => !had.has(canonicalJson(element)))),
+        remove: unique(previous.filter((element) => !has.has(canonicalJson(element)))),
+      });
+    } else {
+      changes.push({ p: cell.path, set: cell.value });
+    }
+  }
+  for (const [key, cell] of base) {
+    if (!nextCells.has(key)) changes.push({ p: cell.path, remove: true });
+  }
+  return changes;
+}
+
+/**
+ * Checks that `value` can be put (JSON, where a `Disputed` read back counts as JSON), so a batch
+ * can be refused whole before anything of it is written.
+ * @throws InvalidStateValueError
+ */
+export function validateItemValue(namespace: string, value: Record<string, unknown>): void {
+  flatten(value, [], new Map(), "any", namespace);
+}
+
+/** True for a `Disputed` or its JSON (`{ disputed, contenders }`), as a round trip leaves it. */
+function disputedIdOf(value: unknown): string | undefined {
+  if (value instanceof Disputed) return value.escalationId;
+  if (
+    isPlainObject(value) &&
+    typeof value.disputed === "string" &&
+    Array.isArray(value.contenders) &&
+    Object.keys(value).length === 2
+  ) {
+    return value.disputed;
+  }
+  return undefined;
+}
+
+function flatten(
+  value: Record<string, unknown>,
+  path: string[],
+  into: Map<string, { path: string[]; value: JsonValue } | { keep: true }>,
+  base: ItemView["cells"] | "any",
+  namespace: string,
+): void {
+  const names = Object.keys(value);
+  if (path.length === 0 || names.length === 0) into.set(cellKey(path), { path, value: {} });
+  for (const name of names) {
+    const child = value[name];
+    const childPath = [...path, name];
+    const key = cellKey(childPath);
+    const disputed = disputedIdOf(child);
+    const before = base === "any" ? undefined : base.get(key)?.value;
+    const kept =
+      disputed !== undefined &&
+      (base === "any" || (before instanceof Disputed && before.escalationId === disputed));
+    if (kept) {
+      into.set(key, { keep: true });
+      continue;
+    }
+    if (child === undefined) continue;
+    if (isPlainObject(child)) {
+      flatten(child, childPath, into, base, namespace);
+      continue;
+    }
+    if (!isJsonValue(child)) {
+      throw new InvalidStateValueError({ namespace, key: cellLabel(childPath) });
+    }
+    into.set(key, { path: childPath, value: child });
+  }
+}
+
+function writtenValue(change: CellChange): JsonValue | undefined {
+  if ("set" in change) return change.set;
+  if ("list" in change) return change.list;
+  return undefined;
+}
+
+function contenderOf(event: CellEvent): ItemContender {
+  const value = writtenValue(event.change);
+  return value === undefined
+    ? { agentId: event.operation.agent, value: null, at: event.operation.at, removed: true }
+    : { agentId: event.operation.agent, value: cloneJson(value), at: event.operation.at };
+}
+
+/** A list written concurrently with another: apply its removals and additions to the merge. */
+function mergeList(
+  current: readonly JsonValue[],
+  change: { add: JsonValue[]; remove: JsonValue[] },
+): JsonValue[] {
+  const removed = new Set(change.remove.map(canonicalJson));
+  const merged = current.filter((element) => !removed.has(canonicalJson(element)));
+  const present = new Set(merged.map(canonicalJson));
+  for (const element of change.add) {
+    const canonical = canonicalJson(element);
+    if (present.has(canonical)) continue;
+    present.add(canonical);
+    merged.push(element);
+  }
+  return merged;
+}
+
+function kindOf(value: JsonValue | undefined): string {
+  if (value === undefined) return "absent";
+  if (Array.isArray(value)) return "list";
+  if (isPlainObject(value)) return "object";
+  return "scalar";
+}
+
+/** Puts `value` at `path` inside `root`; false (not placed) when a scalar already stands on the way. */
+function place(root: Record<string, unknown>, path: readonly string[], value: unknown): boolean {
+  let node: Record<string, unknown> = root;
+  for (const part of path.slice(0, -1)) {
+    const child = Object.hasOwn(node, part) ? node[part] : undefined;
+    if (child === undefined) {
+      const created: Record<string, unknown> = {};
+      node[part] = created;
+      node = created;
+    } else if (isPlainObject(child)) {
+      node = child;
+    } else {
+      return false;
+    }
+  }
+  const last = path[path.length - 1];
+  if (last === undefined) return false;
+  const existing = Object.hasOwn(node, last) ? node[last] : undefined;
+  // An empty-object marker under which other cells already placed children adds nothing.
+  if (isPlainObject(existing) && isPlainObject(value) && Object.keys(value).length === 0) {
+    return true;
+  }
+  if (existing !== undefined) return false;
+  node[last] = value;
+  return true;
+}
+
+/** `isAncestor(a, b)`: had `b`'s writer seen `a`? Walks `b`'s parents, pruned by depth. */
+function ancestry(
+  byId: ReadonlyMap<string, ItemOperation>,
+): (earlier: ItemOperation, later: ItemOperation) => boolean {
+  return (earlier, later) => {
+    if (earlier === later || earlier.depth >= later.depth) return false;
+    const seen = new Set<string>();
+    const stack = [...later.parents];
+    while (stack.length > 0) {
+      const id = stack.pop();
+      if (id === undefined || seen.has(id)) continue;
+      seen.add(id);
+      if (id === earlier.id) return true;
+      const operation = byId.get(id);
+      if (operation && operation.depth > earlier.depth) stack.push(...operation.parents);
+    }
+    return false;
+  };
+}
+
+function unique(values: readonly JsonValue[]): JsonValue[] {
+  const seen = new Set<string>();
+  return values.filter((value) => {
+    const canonical = canonicalJson(value);
+    if (seen.has(canonical)) return false;
+    seen.add(canonical);
+    return true;
+  });
+}
+
+function cloneJson<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+function compareText(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** Reads an element of an item's `ops` field; undefined when it is not an operation. */
+export function parseItemOperation(value: unknown): ItemOperation | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const { id, agent, at, parents, depth, changes } = value;
+  if (typeof id !== "string" || typeof agent !== "string" || typeof at !== "number") {
+    return undefined;
+  }
+  if (typeof depth !== "number" || !Array.isArray(parents) || !Array.isArray(changes)) {
+    return undefined;
+  }
+  return value as unknown as ItemOperation;
+}
