@@ -1,8 +1,4 @@
-import {
-  decisionFromSentence,
-  moduleFromSentence,
-  splitSentences,
-} from "../scenario/decompose-task.js";
+import { decisionsFromText, type PlannedModule, planFromText } from "../scenario/decompose-task.js";
 import type { PlannedDecision } from "../scenario/scenario-schema.js";
 import type {
   Brain,
@@ -20,35 +16,73 @@ import { openDisputesOf } from "./open-disputes.js";
 /** The name the output shows for the offline brain. */
 export const offlineBrainName = "offline (deterministic)";
 
+/** The name the offline brain goes by when it says what it understands. */
+const offlineVocabulary =
+  "the offline brain understands deprecate/retire/remove/drop/sunset/phase out/keep X, " +
+  "replace A with B, A is replaced by B, migrate/move/switch X from A to B, swap A for B, " +
+  "use B instead of A, build/implement/add/create X and update/fix/refactor X; " +
+  "set LLM_MODEL for a real model";
+
 /** Derives decisions from the Planner's slice ("Deprecate X" -> deprecate module X). */
 function deriveDecisions(slice: string): PlannedDecision[] {
-  const decisions: PlannedDecision[] = [];
-  for (const sentence of splitSentences(slice)) {
-    const decision = decisionFromSentence(sentence);
-    if (decision && !decisions.some((known) => known.target === decision.target)) {
-      decisions.push(decision);
-    }
-  }
-  return decisions;
+  return decisionsFromText(slice);
 }
 
-/** New modules its slice asks for, then the existing modules the slice touches, in order. */
+/**
+ * The module plan the offline brain reads from a Coder's slice, each module with where it came
+ * from: what the slice's work asks to build, then the existing modules (`inventory`) that work
+ * updates or mentions, in the order the slice gives them. Nothing comes from a decision alone.
+ */
+export function planModulesWithOrigin(
+  slice: string,
+  inventory: readonly string[],
+): PlannedModule[] {
+  return planFromText(slice, inventory);
+}
+
 function deriveModules(slice: string, inventory: readonly string[]): string[] {
-  const modules: string[] = [];
-  const add = (name: string) => {
-    if (!modules.includes(name)) modules.push(name);
-  };
-  for (const sentence of splitSentences(slice)) {
-    const module = moduleFromSentence(sentence);
-    if (module !== undefined && !inventory.includes(module)) add(module);
-  }
-  const lower = slice.toLowerCase();
-  const touched = inventory
-    .map((name) => ({ name, index: lower.indexOf(name) }))
-    .filter((entry) => entry.index >= 0)
-    .sort((a, b) => a.index - b.index);
-  for (const entry of touched) add(entry.name);
-  return modules;
+  return planModulesWithOrigin(slice, inventory).map((entry) => entry.module);
+}
+
+/**
+ * What an agent says when its brain found nothing: no decision (the Planner) or no work (the
+ * Coder). The offline brain also says which phrasings it understands, since a task it cannot read
+ * is the likeliest reason.
+ */
+export function describeNothingFound(what: "decision" | "work", brainName: string): string {
+  const text =
+    what === "decision"
+      ? "No decision found in the task: there is nothing to coordinate"
+      : "No work found in the task: there is nothing to build";
+  return brainName === offlineBrainName ? `${text}; ${offlineVocabulary}.` : `${text}.`;
+}
+
+/**
+ * The Coder's plan for people: "Plan: payment-service (from the task), invoice-store (existing,
+ * mentioned by the task)". Modules the scenario wrote down are shown as they are; modules the
+ * rules cannot trace to the slice were chosen by the brain (a model). An empty plan says so in
+ * plain words.
+ */
+export function describePlan(
+  modules: readonly string[],
+  input: {
+    slice: string;
+    inventory: readonly string[];
+    intended?: readonly string[] | undefined;
+    brainName: string;
+  },
+): string {
+  if (modules.length === 0) return describeNothingFound("work", input.brainName);
+  if (input.intended !== undefined) return `Plan: ${modules.join(", ")}`;
+  const origins = planModulesWithOrigin(input.slice, input.inventory);
+  const described = modules.map((module) => {
+    const origin = origins.find((entry) => entry.module === module);
+    if (origin === undefined) return `${module} (chosen by ${input.brainName})`;
+    return origin.kind === "new"
+      ? `${module} (from the task)`
+      : `${module} (existing, mentioned by the task)`;
+  });
+  return `Plan: ${described.join(", ")}`;
 }
 
 function chooseStep(input: ModuleStepInput): ModuleStepChoice {

@@ -1,6 +1,7 @@
 import type { ArbitrationRequest } from "../scenario/pipelines/coordination.js";
 import type { PlannedDecision } from "../scenario/scenario-schema.js";
 import type { AgentRuntime } from "./agent-runtime.js";
+import { describeNothingFound } from "./offline-brain.js";
 
 /** Claim values in the shared state start with these (see the statewave pipeline). */
 const deprecatedPrefix = "deprecated-by:";
@@ -43,7 +44,7 @@ export async function runPlanner(runtime: AgentRuntime): Promise<void> {
   runtime.emit({ type: "agent-log", agentId: agent.id, text: "Weighing the architecture…" });
   await runtime.think();
   const intended: readonly PlannedDecision[] | undefined = agent.decisions;
-  const decisions = await runtime.clock.track(
+  const decisions = await runtime.consult(
     brain.decide(
       {
         agentId: agent.id,
@@ -68,7 +69,11 @@ export async function runPlanner(runtime: AgentRuntime): Promise<void> {
     await coordination.publishDecision(agent.id, decision);
   }
   if (decisions.length === 0) {
-    runtime.emit({ type: "agent-log", agentId: agent.id, text: "No architectural change needed." });
+    runtime.emit({
+      type: "agent-log",
+      agentId: agent.id,
+      text: describeNothingFound("decision", brain.name),
+    });
   }
   const lead = scenario.agents.find((candidate) => candidate.role === "planner");
   if (lead?.id === agent.id) {

@@ -13,6 +13,21 @@ export function describeOpenDispute(
 }
 
 /**
+ * What a review with no finding says. Zero work is not success: with nothing built there is
+ * nothing to review, and work with no decision had nothing to contradict.
+ */
+function cleanReview(decisions: number, results: number): string {
+  if (results === 0) {
+    return decisions === 0
+      ? "Nothing to review: no work was planned and no decision was made."
+      : "Nothing to review: no module was built.";
+  }
+  return decisions === 0
+    ? "No conflicts: no decision was made, so there was nothing for the work to contradict."
+    : "No conflicts: the work matches the decisions.";
+}
+
+/**
  * The Reviewer: waits for the others, collects every decision and every build it can see, and
  * reports work that contradicts a decision or duplicates other work. A collision found here is
  * found after the fact: the compute is already spent. It also reports the disputes still open
@@ -27,7 +42,7 @@ export async function runReviewer(runtime: AgentRuntime): Promise<void> {
   const view = await coordination.collectForReview(agent.id);
   await clock.sleep(runtime.duration(scenario.timings.reviewMs), runtime.signal);
   runtime.spendThinking(scenario.costs.tokensPerReview);
-  const { findings, openDisputes } = await clock.track(
+  const { findings, openDisputes } = await runtime.consult(
     brain.review(
       {
         agentId: agent.id,
@@ -47,6 +62,7 @@ export async function runReviewer(runtime: AgentRuntime): Promise<void> {
       description: finding.description,
       wastedTokens: finding.wasted.reduce((sum, build) => sum + build.tokens, 0),
       wastedMs: finding.wasted.reduce((sum, build) => sum + build.ms, 0),
+      cause: runtime.attributeCollision(finding.module, finding.agents),
     });
   }
   const nameOf = (agentId: string) =>
@@ -64,11 +80,11 @@ export async function runReviewer(runtime: AgentRuntime): Promise<void> {
       type: "agent-log",
       agentId: agent.id,
       text:
-        openDisputes.length === 0
-          ? "No conflicts: the work matches the decisions."
-          : `No collisions: no work was wasted, but ${
+        openDisputes.length > 0
+          ? `No collisions: no work was wasted, but ${
               openDisputes.length === 1 ? "1 dispute is" : `${openDisputes.length} disputes are`
-            } still open.`,
+            } still open.`
+          : cleanReview(view.decisions.length, view.results.length),
     });
   }
   runtime.emit({ type: "agent-end", agentId: agent.id });

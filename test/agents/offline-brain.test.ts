@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createOfflineBrain, offlineBrainName } from "../../src/agents/offline-brain.js";
+import {
+  createOfflineBrain,
+  describeNothingFound,
+  describePlan,
+  offlineBrainName,
+  planModulesWithOrigin,
+} from "../../src/agents/offline-brain.js";
+import { decomposeTask } from "../../src/scenario/decompose-task.js";
 
 const brain = createOfflineBrain();
 const deprecation = {
@@ -50,6 +57,161 @@ describe("createOfflineBrain", () => {
         inventory: ["invoice-store", "legacy-stripe-v1", "unrelated"],
       });
       expect(modules).toEqual(["payment-service", "legacy-stripe-v1", "invoice-store"]);
+    });
+  });
+
+  describe("a --task's slices", () => {
+    /** Task → what the Planner decides from its slice, what the Coder plans from its own. */
+    it.each([
+      [
+        "Build a payment service. Deprecate legacy Stripe v1 module.",
+        ["deprecate legacy-stripe-v1"],
+        ["payment-service"],
+      ],
+      [
+        "Migrate the user table from MySQL to Postgres",
+        ["deprecate mysql-user-table"],
+        ["postgres-user-table"],
+      ],
+      ["Replace the logging library", ["deprecate logging-library"], ["new-logging-library"]],
+      [
+        "Replace the legacy password-reset module with magic links",
+        ["deprecate legacy-password-reset"],
+        ["magic-links"],
+      ],
+      ["Swap moment.js for date-fns", ["deprecate moment-js"], ["date-fns"]],
+      ["Sunset the v1 API and build the v2 API", ["deprecate v1-api"], ["v2-api"]],
+      [
+        "The session cookie is replaced by JWT tokens.",
+        ["deprecate session-cookie"],
+        ["jwt-tokens"],
+      ],
+      ["Switch billing from Stripe to Adyen", ["deprecate stripe-billing"], ["adyen-billing"]],
+      ["Use Vitest instead of Jest", ["deprecate jest"], ["vitest"]],
+      [
+        "Phase out the XML export; keep the CSV export.",
+        ["deprecate xml-export", "keep csv-export"],
+        [],
+      ],
+      [
+        "Retire legacy-cache. Build redis-cache and port legacy-cache to it.",
+        ["deprecate legacy-cache"],
+        ["redis-cache", "legacy-cache"],
+      ],
+      ["Add a dark mode toggle", [], ["dark-mode-toggle"]],
+      ["Hello", [], []],
+    ])("%s", async (task, decisions, modules) => {
+      const slices = decomposeTask(task);
+      const decided = await brain.decide({
+        agentId: "planner",
+        slice: slices.planner,
+        inventory: slices.inventory,
+        known: [],
+      });
+      expect(decided.map((decision) => `${decision.value} ${decision.target}`)).toEqual(decisions);
+      expect(
+        await brain.planModules({
+          agentId: "coder",
+          slice: slices.coder,
+          inventory: slices.inventory,
+        }),
+      ).toEqual(modules);
+    });
+
+    it("never plans what the Planner deprecates unless the task's work asks for it", async () => {
+      const slices = decomposeTask("Build a payment service. Deprecate legacy Stripe v1 module.");
+      const modules = await brain.planModules({
+        agentId: "coder",
+        slice: slices.coder,
+        inventory: slices.inventory,
+      });
+      expect(modules).not.toContain("legacy-stripe-v1");
+    });
+  });
+
+  describe("planModulesWithOrigin", () => {
+    it("says where each planned module came from", () => {
+      expect(
+        planModulesWithOrigin("Build a payment service. Update invoice-store to call it.", [
+          "invoice-store",
+        ]).map((entry) => [entry.module, entry.kind, entry.from]),
+      ).toEqual([
+        ["payment-service", "new", "the task: 'Build a payment service'"],
+        [
+          "invoice-store",
+          "existing",
+          "an existing module the task's work mentions: 'Update invoice-store to call it'",
+        ],
+      ]);
+    });
+  });
+
+  describe("describePlan", () => {
+    const slice = "Build a payment service. Update invoice-store to call it.";
+
+    it("names each module's origin", () => {
+      expect(
+        describePlan(["payment-service", "invoice-store"], {
+          slice,
+          inventory: ["invoice-store"],
+          brainName: offlineBrainName,
+        }),
+      ).toBe(
+        "Plan: payment-service (from the task), invoice-store (existing, mentioned by the task)",
+      );
+    });
+
+    it("credits the model with what the rules cannot trace to the slice", () => {
+      expect(
+        describePlan(["payment-service", "webhooks"], {
+          slice,
+          inventory: [],
+          brainName: "openai/gpt-4o-mini",
+        }),
+      ).toBe("Plan: payment-service (from the task), webhooks (chosen by openai/gpt-4o-mini)");
+    });
+
+    it("shows a scenario's written-down plan as it is", () => {
+      expect(
+        describePlan(["a", "b"], {
+          slice,
+          inventory: [],
+          intended: ["a", "b"],
+          brainName: offlineBrainName,
+        }),
+      ).toBe("Plan: a, b");
+    });
+
+    it("says plainly when there is no work", () => {
+      const text = describePlan([], {
+        slice: "Hello.",
+        inventory: [],
+        brainName: offlineBrainName,
+      });
+      expect(text).toMatch(/^No work found in the task: there is nothing to build; /);
+      expect(text).toContain("set LLM_MODEL for a real model");
+    });
+  });
+
+  describe("describeNothingFound", () => {
+    it("says what the offline brain understands when it found no decision", () => {
+      const text = describeNothingFound("decision", offlineBrainName);
+      expect(text).toMatch(/^No decision found in the task: there is nothing to coordinate; /);
+      for (const phrasing of [
+        "deprecate/retire/remove/drop/sunset/phase out/keep",
+        "replace A with B",
+        "migrate/move/switch X from A to B",
+        "swap A for B",
+        "set LLM_MODEL for a real model",
+      ]) {
+        expect(text).toContain(phrasing);
+      }
+    });
+
+    it("does not tell a real model's user to set LLM_MODEL", () => {
+      expect(describeNothingFound("decision", "openai/gpt-4o-mini")).toBe(
+        "No decision found in the task: there is nothing to coordinate.",
+      );
     });
   });
 

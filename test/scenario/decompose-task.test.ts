@@ -3,14 +3,202 @@ import {
   decisionFromSentence,
   decomposeTask,
   moduleFromSentence,
+  planFromText,
+  splitClauses,
   toModuleName,
 } from "../../src/scenario/decompose-task.js";
+
+/** Everyday phrasings → the decisions ("deprecate x", "keep y") and the Coder's plan. */
+const phrasings: ReadonlyArray<[task: string, decisions: string[], plan: string[]]> = [
+  [
+    "Build a payment service. Deprecate legacy Stripe v1 module.",
+    ["deprecate legacy-stripe-v1"],
+    ["payment-service"],
+  ],
+  [
+    "Migrate the user table from MySQL to Postgres",
+    ["deprecate mysql-user-table"],
+    ["postgres-user-table"],
+  ],
+  ["Replace the logging library", ["deprecate logging-library"], ["new-logging-library"]],
+  [
+    "Replace the legacy password-reset module with magic links",
+    ["deprecate legacy-password-reset"],
+    ["magic-links"],
+  ],
+  ["Swap moment.js for date-fns", ["deprecate moment-js"], ["date-fns"]],
+  ["Sunset the v1 API and build the v2 API", ["deprecate v1-api"], ["v2-api"]],
+  ["The session cookie is replaced by JWT tokens.", ["deprecate session-cookie"], ["jwt-tokens"]],
+  ["Switch billing from Stripe to Adyen", ["deprecate stripe-billing"], ["adyen-billing"]],
+  ["Migrate the user table to Postgres", ["deprecate user-table"], ["postgres-user-table"]],
+  ["Use Vitest instead of Jest", ["deprecate jest"], ["vitest"]],
+  ["Retire the old search in favour of Elasticsearch.", ["deprecate search"], ["elasticsearch"]],
+  [
+    "Deprecate the session token in favour of JWT. Build the JWT issuer.",
+    ["deprecate session-token"],
+    ["jwt-issuer"],
+  ],
+  [
+    "Please move the cache to Redis, then build a cache dashboard.",
+    ["deprecate cache"],
+    ["redis-cache", "cache-dashboard"],
+  ],
+  [
+    "We need to drop support for IE11 and add support for webhooks.",
+    ["deprecate ie11"],
+    ["webhooks-support"],
+  ],
+  [
+    "Phase out the XML export; keep the CSV export.",
+    ["deprecate xml-export", "keep csv-export"],
+    [],
+  ],
+  [
+    "Build a payment service to replace legacy-stripe-v1",
+    ["deprecate legacy-stripe-v1"],
+    ["payment-service"],
+  ],
+  [
+    "Replace Redis with Memcached and update the session store",
+    ["deprecate redis"],
+    ["memcached", "session-store"],
+  ],
+  ["Write tests for the payment service", [], ["payment-service-tests"]],
+  ["Add a dark mode toggle", [], ["dark-mode-toggle"]],
+  ["Fix the login bug", [], ["login"]],
+  ["Hello", [], []],
+  ["Move fast and break things", [], []],
+];
+
+describe("decomposeTask", () => {
+  describe("everyday phrasings", () => {
+    it.each(phrasings)("%s", (task, decisions, plan) => {
+      const slices = decomposeTask(task);
+      expect(slices.decisions.map((decision) => `${decision.value} ${decision.target}`)).toEqual(
+        decisions,
+      );
+      expect(slices.plan.map((entry) => entry.module)).toEqual(plan);
+    });
+  });
+
+  describe("module names", () => {
+    it.each(phrasings.flatMap(([task]) => [task]))(
+      "are short kebab-case nouns, never a sentence: %s",
+      (task) => {
+        const slices = decomposeTask(task);
+        const names = [
+          ...slices.decisions.map((decision) => decision.target),
+          ...slices.plan.map((entry) => entry.module),
+        ];
+        for (const name of names) {
+          expect(name).toMatch(/^[a-z0-9]+(-[a-z0-9]+){0,2}$/);
+        }
+      },
+    );
+  });
+
+  describe("slices", () => {
+    it("adds nothing to the Coder's brief because it was deprecated", () => {
+      const slices = decomposeTask("Build a payment service. Deprecate legacy Stripe v1 module.");
+      expect(slices.planner).toBe("Deprecate legacy Stripe v1 module.");
+      expect(slices.coder).toBe("Build a payment service.");
+      expect(slices.coder).not.toContain("legacy");
+      expect(slices.inventory).toEqual(["legacy-stripe-v1"]);
+    });
+
+    it("gives each role its clauses, and a clause that does both to both", () => {
+      expect(decomposeTask("Sunset the v1 API and build the v2 API")).toMatchObject({
+        planner: "Sunset the v1 API.",
+        coder: "Build the v2 API.",
+      });
+      expect(decomposeTask("Swap moment.js for date-fns")).toMatchObject({
+        planner: "Swap moment.js for date-fns.",
+        coder: "Swap moment.js for date-fns.",
+      });
+    });
+
+    it("falls back to the whole task when no clause decides anything", () => {
+      const slices = decomposeTask("Build a rate limiter.");
+      expect(slices.planner).toContain("Decide the architecture for");
+      expect(slices.coder).toBe("Build a rate limiter.");
+      expect(slices.inventory).toEqual([]);
+    });
+  });
+
+  describe("plan", () => {
+    it("says where each module came from", () => {
+      const slices = decomposeTask(
+        "Build a payment service that writes to invoice-store. Keep invoice-store.",
+      );
+      expect(slices.plan).toEqual([
+        {
+          module: "payment-service",
+          kind: "new",
+          clause: "Build a payment service that writes to invoice-store",
+          from: "the task: 'Build a payment service that writes to invoice-store'",
+        },
+        {
+          module: "invoice-store",
+          kind: "existing",
+          clause: "Build a payment service that writes to invoice-store",
+          from: "an existing module the task's work mentions: 'Build a payment service that writes to invoice-store'",
+        },
+      ]);
+    });
+
+    it("plans a deprecated module only when the task's own work asks for it", () => {
+      // The task contradicts itself: that is a real conflict for the coordination to catch.
+      const slices = decomposeTask(
+        "Retire legacy-cache. Build redis-cache and port legacy-cache to it.",
+      );
+      expect(slices.decisions.map((decision) => decision.target)).toEqual(["legacy-cache"]);
+      expect(slices.plan.map((entry) => [entry.module, entry.kind])).toEqual([
+        ["redis-cache", "new"],
+        ["legacy-cache", "existing"],
+      ]);
+    });
+  });
+});
+
+describe("planFromText", () => {
+  it("plans the existing modules a slice mentions, in the order it gives them", () => {
+    const plan = planFromText(
+      "Build a payment service. Update the existing modules it touches so they work with it: invoice-store, legacy-stripe-v1.",
+      ["invoice-store", "legacy-stripe-v1"],
+    );
+    expect(plan.map((entry) => [entry.module, entry.kind])).toEqual([
+      ["payment-service", "new"],
+      ["invoice-store", "existing"],
+      ["legacy-stripe-v1", "existing"],
+    ]);
+  });
+
+  it("does not take a module's name for a mention of a shorter one", () => {
+    expect(
+      planFromText("Build a cache dashboard.", ["cache"]).map((entry) => entry.module),
+    ).toEqual(["cache-dashboard"]);
+  });
+});
+
+describe("splitClauses", () => {
+  it.each([
+    ["Sunset the v1 API and build the v2 API", ["Sunset the v1 API", "build the v2 API"]],
+    ["Port X to Y, then build Z", ["Port X to Y", "build Z"]],
+    ["Build a search index and a query parser", ["Build a search index and a query parser"]],
+  ])("%s", (sentence, clauses) => {
+    expect(splitClauses(sentence)).toEqual(clauses);
+  });
+});
 
 describe("toModuleName", () => {
   it.each([
     ["legacy Stripe v1 module", "legacy-stripe-v1"],
     ["the existing session module", "session"],
     ["a payment service", "payment-service"],
+    ["the user account settings page", "account-settings-page"],
+    ["moment.js", "moment-js"],
+    ["the existing modules", ""],
+    ["it", ""],
   ])("%s -> %s", (phrase, name) => {
     expect(toModuleName(phrase)).toBe(name);
   });
@@ -27,6 +215,7 @@ describe("decisionFromSentence", () => {
 
   it("reads a keep", () => {
     expect(decisionFromSentence("Keep legacy-cache")?.value).toBe("keep");
+    expect(decisionFromSentence("legacy-cache stays")?.value).toBe("keep");
   });
 
   it("ignores work sentences", () => {
@@ -36,19 +225,10 @@ describe("decisionFromSentence", () => {
 
 describe("moduleFromSentence", () => {
   it("names the module a work sentence asks for", () => {
-    expect(moduleFromSentence("Build a payment service on Stripe")).toBe(
-      "payment-service-on-stripe",
-    );
+    expect(moduleFromSentence("Build a payment service on Stripe")).toBe("payment-service");
     expect(moduleFromSentence("Implement the rate limiter for the API")).toBe("rate-limiter");
+    expect(moduleFromSentence("Add an API for orders")).toBe("orders-api");
+    expect(moduleFromSentence("Addresses should be validated")).toBeUndefined();
     expect(moduleFromSentence("Deprecate X")).toBeUndefined();
-  });
-});
-
-describe("decomposeTask", () => {
-  it("falls back to the whole task when no sentence decides anything", () => {
-    const slices = decomposeTask("Build a rate limiter.");
-    expect(slices.planner).toContain("Decide the architecture for");
-    expect(slices.coder).toBe("Build a rate limiter.");
-    expect(slices.inventory).toEqual([]);
   });
 });

@@ -148,24 +148,42 @@ describe("startRun", () => {
   });
 
   describe("a custom --task", () => {
-    const task = "Build a payment service. Deprecate legacy Stripe v1 module.";
-
-    it("collides in naive mode: the Coder migrates the module the Planner deprecates", async () => {
+    it("tells the Coder nothing it was not asked: a deprecation alone makes no collision", async () => {
+      const task = "Build a payment service. Deprecate legacy Stripe v1 module.";
       const { summary, events } = await runToEnd(scenarioFromTask(task), "naive", {
         store: memoryStore(),
       });
-      expect(summary.collision).toBe(true);
-      expect(summary.wastedModules).toEqual(["legacy-stripe-v1"]);
-      const decision = events.find((event) => event.type === "decision-write");
-      expect(decision).toMatchObject({
-        agentId: "planner",
-        target: "legacy-stripe-v1",
-        value: "deprecate",
-      });
+      expect(summary.collision).toBe(false);
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: "decision-write",
+          agentId: "planner",
+          target: "legacy-stripe-v1",
+          value: "deprecate",
+        }),
+      );
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: "agent-log",
+          agentId: "coder",
+          text: "Plan: payment-service (from the task)",
+        }),
+      );
     });
 
-    it("avoids the collision in statewave mode: the Coder skips because of the Planner", async () => {
-      const { summary, events } = await runToEnd(scenarioFromTask(task), "statewave", {
+    // The task contradicts itself (retire a module, then port it): a real conflict.
+    const contradictory = "Retire legacy-cache. Build redis-cache and port legacy-cache to it.";
+
+    it("collides in naive mode when the task's own work touches what it retires", async () => {
+      const { summary } = await runToEnd(scenarioFromTask(contradictory), "naive", {
+        store: memoryStore(),
+      });
+      expect(summary.collision).toBe(true);
+      expect(summary.wastedModules).toEqual(["legacy-cache"]);
+    });
+
+    it("avoids that collision in statewave mode: the Coder skips because of the Planner", async () => {
+      const { summary, events } = await runToEnd(scenarioFromTask(contradictory), "statewave", {
         store: memoryStore(),
       });
       expect(summary.collision).toBe(false);
@@ -173,17 +191,25 @@ describe("startRun", () => {
         expect.objectContaining({
           type: "module-skip",
           agentId: "coder",
-          module: "legacy-stripe-v1",
+          module: "legacy-cache",
           causedBy: "planner",
         }),
       );
       expect(events).toContainEqual(
-        expect.objectContaining({
-          type: "module-end",
-          agentId: "coder",
-          module: "payment-service",
-        }),
+        expect.objectContaining({ type: "module-end", agentId: "coder", module: "redis-cache" }),
       );
+    });
+
+    it("says plainly that a task it cannot read has nothing to coordinate", async () => {
+      const { summary, events } = await runToEnd(scenarioFromTask("Hello"), "naive", {
+        store: memoryStore(),
+      });
+      const texts = events.flatMap((event) => (event.type === "agent-log" ? [event.text] : []));
+      expect(summary.collision).toBe(false);
+      expect(texts.some((text) => text.startsWith("No decision found in the task"))).toBe(true);
+      expect(texts.some((text) => text.startsWith("No work found in the task"))).toBe(true);
+      expect(texts).toContain("Nothing to review: no work was planned and no decision was made.");
+      expect(texts).not.toContain("No conflicts: the work matches the decisions.");
     });
   });
 });
