@@ -195,9 +195,10 @@ export function materializeItem(
     root ??= {};
     // The root cell only says the item exists (a dispute there, e.g. a delete concurrent with a
     // re-creation, is listed in the escalations): its value is the item's other cells.
-    if (cell.path.length === 0 || place(root, cell.path, value)) {
-      view.set(cellKey(cell.path), { path: cell.path, value });
-    }
+    // A cell under a disputed one is not shown but still counted: resolving the dispute, or
+    // removing the field, must remove it too.
+    if (cell.path.length > 0) place(root, cell.path, value);
+    view.set(cellKey(cell.path), { path: cell.path, value });
   }
 
   const referenced = new Set(operations.flatMap((operation) => operation.parents));
@@ -226,13 +227,48 @@ export function diffItem(
   base: ItemView["cells"],
   next: Record<string, unknown> | undefined,
 ): CellChange[] {
-  const nextCells = new Map<string, { path: string[]; value: JsonValue } | { keep: true }>();
+  const nextCells: NextCells = new Map();
   if (next !== undefined) flatten(next, [], nextCells, base, namespace);
+  return changesBetween(base, nextCells, undefined);
+}
+
+/**
+ * The changes a resolution writes: the cell at `path` (the disputed one) set to `value`, every cell
+ * below it replaced by `value`'s own (an object resolution keeps its keys, a scalar one drops them).
+ * @throws InvalidStateValueError when `value` is not JSON.
+ */
+export function resolutionChanges(
+  namespace: string,
+  base: ItemView["cells"],
+  path: string[],
+  value: unknown,
+): CellChange[] {
+  const below = new Map([...base].filter(([, cell]) => startsWithPath(cell.path, path)));
+  const nextCells: NextCells = new Map();
+  if (isPlainObject(value)) flatten(value, path, nextCells, below, namespace);
+  else if (isJsonValue(value)) nextCells.set(cellKey(path), { path, value });
+  else throw new InvalidStateValueError({ namespace, key: cellLabel(path) });
+  return changesBetween(below, nextCells, cellKey(path));
+}
+
+type NextCells = Map<string, { path: string[]; value: JsonValue } | { keep: string[] }>;
+
+/** @param forced a cell written even when unchanged (the one a resolution settles). */
+function changesBetween(
+  base: ItemView["cells"],
+  nextCells: NextCells,
+  forced: string | undefined,
+): CellChange[] {
   const changes: CellChange[] = [];
+  const kept: string[][] = [];
   for (const [key, cell] of nextCells) {
-    if ("keep" in cell) continue;
+    if ("keep" in cell) {
+      kept.push(cell.keep);
+      continue;
+    }
     const before = base.get(key)?.value;
     const unchanged =
+      key !== forced &&
       before !== undefined &&
       !(before instanceof Disputed) &&
       canonicalJson(before) === canonicalJson(cell.value);
@@ -252,7 +288,10 @@ export function diffItem(
     }
   }
   for (const [key, cell] of base) {
-    if (!nextCells.has(key)) changes.push({ p: cell.path, remove: true });
+    if (nextCells.has(key)) continue;
+    // What lies under a dispute written back as read is left as it is too.
+    if (kept.some((prefix) => startsWithPath(cell.path, prefix))) continue;
+    changes.push({ p: cell.path, remove: true });
   }
   return changes;
 }
@@ -283,12 +322,14 @@ function disputedIdOf(value: unknown): string | undefined {
 function flatten(
   value: Record<string, unknown>,
   path: string[],
-  into: Map<string, { path: string[]; value: JsonValue } | { keep: true }>,
+  into: NextCells,
   base: ItemView["cells"] | "any",
   namespace: string,
 ): void {
   const names = Object.keys(value);
-  if (path.length === 0 || names.length === 0) into.set(cellKey(path), { path, value: {} });
+  // Every object is a cell of its own (a `{}` marker): one writer making a field an object while
+  // another makes it a scalar is then a dispute of that cell, not two cells that cannot both stand.
+  into.set(cellKey(path), { path, value: {} });
   for (const name of names) {
     const child = value[name];
     const childPath = [...path, name];
@@ -299,7 +340,7 @@ function flatten(
       disputed !== undefined &&
       (base === "any" || (before instanceof Disputed && before.escalationId === disputed));
     if (kept) {
-      into.set(key, { keep: true });
+      into.set(key, { keep: childPath });
       continue;
     }
     if (child === undefined) continue;
@@ -320,11 +361,30 @@ function writtenValue(change: CellChange): JsonValue | undefined {
   return undefined;
 }
 
+/** One side of a dispute; an object side shows the whole object its writer wrote there. */
 function contenderOf(event: CellEvent): ItemContender {
-  const value = writtenValue(event.change);
-  return value === undefined
-    ? { agentId: event.operation.agent, value: null, at: event.operation.at, removed: true }
-    : { agentId: event.operation.agent, value: cloneJson(value), at: event.operation.at };
+  const { operation, change } = event;
+  const value = writtenValue(change);
+  if (value === undefined) {
+    return { agentId: operation.agent, value: null, at: operation.at, removed: true };
+  }
+  if (!isPlainObject(value) || Object.keys(value).length > 0) {
+    return { agentId: operation.agent, value: cloneJson(value), at: operation.at };
+  }
+  const subtree: Record<string, unknown> = {};
+  const depth = change.p.length;
+  const below = operation.changes
+    .filter((other) => other.p.length > depth && startsWithPath(other.p, change.p))
+    .sort((left, right) => left.p.length - right.p.length);
+  for (const other of below) {
+    const written = writtenValue(other);
+    if (written !== undefined) place(subtree, other.p.slice(depth), cloneJson(written));
+  }
+  return { agentId: operation.agent, value: subtree, at: operation.at };
+}
+
+function startsWithPath(path: readonly string[], prefix: readonly string[]): boolean {
+  return prefix.every((part, index) => path[index] === part);
 }
 
 /** A list written concurrently with another: apply its removals and additions to the merge. */
@@ -358,7 +418,7 @@ function place(root: Record<string, unknown>, path: readonly string[], value: un
     const child = Object.hasOwn(node, part) ? node[part] : undefined;
     if (child === undefined) {
       const created: Record<string, unknown> = {};
-      node[part] = created;
+      define(node, part, created);
       node = created;
     } else if (isPlainObject(child)) {
       node = child;
@@ -374,8 +434,13 @@ function place(root: Record<string, unknown>, path: readonly string[], value: un
     return true;
   }
   if (existing !== undefined) return false;
-  node[last] = value;
+  define(node, last, value);
   return true;
+}
+
+/** An own property even for a key like `__proto__`, which plain assignment would not create. */
+function define(node: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** `isAncestor(a, b)`: had `b`'s writer seen `a`? Walks `b`'s parents, pruned by depth. */

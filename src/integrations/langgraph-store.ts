@@ -8,15 +8,14 @@ import {
   type OperationResults,
 } from "@langchain/langgraph";
 import type { ContextStore } from "../context/context-store.js";
-import { InvalidStateValueError } from "../crdt/errors/invalid-state-value-error.js";
 import { UnknownEscalationError } from "../crdt/errors/unknown-escalation-error.js";
 import type { Escalation } from "../crdt/escalation.js";
-import { isJsonValue } from "../crdt/json-value.js";
 import { SharedState } from "../crdt/shared-state.js";
 import {
   type CellChange,
   diffItem,
   type ItemOperation,
+  resolutionChanges,
   validateItemValue,
 } from "./langgraph-item-log.js";
 import {
@@ -179,13 +178,8 @@ export class SyncedStore extends BaseStore {
       const escalation = view.escalations.find((candidate) => candidate.id === escalationId);
       const path = view.escalationPaths.get(escalationId);
       if (!escalation || path === undefined) continue;
-      if (!isJsonValue(value)) {
-        throw new InvalidStateValueError({ namespace: name, key: escalation.key });
-      }
-      const change: CellChange = Array.isArray(value)
-        ? { p: path, list: value, add: [], remove: [] }
-        : { p: path, set: value };
-      await this.#write(name, liveViewpoint(options.by), [change], escalationId);
+      const changes = resolutionChanges(name, view.cells, path, value);
+      await this.#write(name, liveViewpoint(options.by), changes, escalationId);
       return;
     }
     if (this.state.escalations().some((escalation) => escalation.id === escalationId)) {

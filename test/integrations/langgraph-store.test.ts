@@ -8,6 +8,7 @@ import {
   START,
   StateGraph,
 } from "@langchain/langgraph";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { InvalidStateValueError } from "../../src/crdt/errors/invalid-state-value-error.js";
@@ -168,6 +169,48 @@ describe("SyncedStore", () => {
     ])("%s", async (_name, script) => {
       const { expected, actual } = await both(script);
       expect(actual).toEqual(expected);
+    });
+
+    it("matches InMemoryStore on any sequence of puts, deletes and gets", async () => {
+      const value = fc.dictionary(
+        fc.constantFrom("a", "b", "list", "nested", "__proto__"),
+        fc.oneof(
+          fc.integer({ min: 0, max: 3 }),
+          fc.constantFrom("x", "y", null, true),
+          fc.array(fc.constantFrom(1, 2, 3, "z"), { maxLength: 4 }),
+          fc.dictionary(fc.constantFrom("p", "q"), fc.oneof(fc.integer(), fc.constant({}))),
+        ),
+      );
+      const operation = fc.oneof(
+        fc.record({ kind: fc.constant("put" as const), key: fc.constantFrom("k1", "k2"), value }),
+        fc.record({ kind: fc.constant("delete" as const), key: fc.constantFrom("k1", "k2") }),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(operation, { maxLength: 8 }), async (operations) => {
+          const store = new EmbeddedStore({ path: ":memory:" });
+          const synced = await SyncedStore.open({ store, subjectId: "property" });
+          const reference = new InMemoryStore();
+          try {
+            for (const step of operations) {
+              for (const target of [synced, reference]) {
+                if (step.kind === "put") await target.put(["ns"], step.key, step.value);
+                else await target.delete(["ns"], step.key);
+              }
+              for (const key of ["k1", "k2"]) {
+                const actual = await synced.get(["ns"], key);
+                const expected = await reference.get(["ns"], key);
+                expect(actual?.value ?? null).toStrictEqual(
+                  expected ? JSON.parse(JSON.stringify(expected.value)) : null,
+                );
+              }
+            }
+          } finally {
+            await synced.close();
+            await store.close();
+          }
+        }),
+        { numRuns: 60 },
+      );
     });
 
     it("reports createdAt and updatedAt of the writes, the same on every read", async () => {
@@ -355,6 +398,27 @@ describe("SyncedStore", () => {
         bookings: ["b"],
       });
       expect(await synced.escalations()).toEqual([]);
+    });
+
+    it("escalates a field made an object by one node and a scalar by another, and resolves it", async () => {
+      const { synced } = await openSynced();
+      await parallelGraph(synced, {
+        flights: async (store) => store.put(["plan"], "trip", { hotel: "Adlon" }),
+        hotels: async (store) =>
+          store.put(["plan"], "trip", { hotel: { name: "Adlon", nights: 2 } }),
+      }).invoke({});
+      const trip = await synced.get(["plan"], "trip");
+      expect(contendersOf(trip?.value.hotel)).toEqual([
+        { agentId: "flights", value: "Adlon" },
+        { agentId: "hotels", value: { name: "Adlon", nights: 2 } },
+      ]);
+      const [escalation] = await synced.escalations();
+      expect(escalation?.reason).toBe("kind-mismatch");
+
+      await synced.resolve(escalation?.id ?? "", { name: "Adlon" }, { by: "lead" });
+      expect((await synced.get(["plan"], "trip"))?.value).toEqual({ hotel: { name: "Adlon" } });
+      await synced.put(["plan"], "trip", { hotel: "Ritz" });
+      expect((await synced.get(["plan"], "trip"))?.value).toEqual({ hotel: "Ritz" });
     });
 
     it("calls onEscalation once for a new dispute", async () => {
