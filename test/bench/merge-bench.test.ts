@@ -1,10 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { formatMergeBenchTable, runMergeBench } from "../../src/bench/merge-bench.js";
+import {
+  formatMergeBenchTable,
+  judgeTargets,
+  type MergeBenchRow,
+  runMergeBench,
+} from "../../src/bench/merge-bench.js";
 
 describe("runMergeBench", () => {
   // Small sizes: the outcomes, not the timings, are under test (timings belong to the benchmark).
   let tick = 0;
-  const result = runMergeBench({ agentCounts: [3], writesPerAgent: 10, now: () => tick++ });
+  const progress: string[] = [];
+  const result = runMergeBench({
+    agentCounts: [3],
+    writesPerAgent: 10,
+    now: () => tick++,
+    onProgress: (message) => progress.push(message),
+    loadAverage: () => 1.5,
+  });
   const row = (workload: string, strategy: string) =>
     result.rows.find((item) => item.workload === workload && item.strategy === strategy);
 
@@ -48,12 +60,89 @@ describe("runMergeBench", () => {
     });
   });
 
-  it("prints every column and the targets", () => {
+  it("prints the machine's load, every column and each target with MET/MISSED", () => {
     const table = formatMergeBenchTable(result);
-    expect(table.split("\n")[0]).toBe(
+    const lines = table.split("\n");
+    expect(lines[0]).toMatch(
+      /^shared-ctx bench merge — Node v\d+.*load 1\.5 at start, 1\.5 at end$/,
+    );
+    expect(lines[2]).toBe(
       "workload           strategy       verdict      outcome      writes_lost  escalations  model_calls  latency_ms  converged",
     );
     expect(table).toContain("no LLM is called");
-    expect(table).toContain("crdt loses 0 writes on every workload: met");
+    expect(table).toContain("MET     crdt loses 0 writes on every workload (0 lost)");
+    // The 64x100 targets are only judged on a run that has that workload.
+    expect(table).toContain("not run many_agents(64x100) crdt converges in <= 250 ms");
+  });
+
+  it("reports progress once per strategy of each workload, numbered", () => {
+    expect(progress).toHaveLength(4 * 3);
+    expect(progress[0]).toBe("[1/4] clean_merge: 2 agents, 8 writes: lww");
+    expect(progress.at(-1)).toBe("[4/4] many_agents(3x10): 3 agents, 30 writes: crdt");
+  });
+});
+
+describe("judgeTargets", () => {
+  const row = (overrides: Partial<MergeBenchRow>): MergeBenchRow => ({
+    workload: "many_agents(64x100)",
+    strategy: "crdt",
+    verdict: "ok",
+    outcome: "auto_merged",
+    writes_lost: 0,
+    escalations: 0,
+    model_calls: 0,
+    latency_ms: 0,
+    converged: true,
+    ...overrides,
+  });
+  const costs = (crdt: number) => [
+    {
+      workload: "many_agents(64x100)",
+      writeCosts: [
+        { strategy: "lww" as const, microsecondsPerWrite: 40 },
+        { strategy: "transactional" as const, microsecondsPerWrite: 90 },
+        { strategy: "crdt" as const, microsecondsPerWrite: crdt },
+      ],
+    },
+  ];
+  const merges = (slowestMs: number) => [
+    { workload: "many_agents(64x100)", replicas: 64, medianMs: slowestMs / 2, slowestMs },
+  ];
+
+  it("judges the 64x100 targets when that workload ran", () => {
+    expect(judgeTargets([row({})], costs(320), merges(180))).toEqual([
+      { name: "crdt loses 0 writes on every workload", status: "MET", measured: "0 lost" },
+      { name: "crdt replicas converge to identical state on every workload", status: "MET" },
+      {
+        name: "many_agents(64x100) crdt converges in <= 250 ms (slowest replica)",
+        status: "MET",
+        measured: "180.0 ms",
+      },
+      {
+        name: "many_agents(64x100) crdt cost per write <= 10x lww",
+        status: "MET",
+        measured: "8.0x",
+      },
+    ]);
+  });
+
+  it("says MISSED with the figure, and not run without the workload", () => {
+    const missed = judgeTargets(
+      [row({ writes_lost: 2, converged: false })],
+      costs(600),
+      merges(300),
+    );
+    expect(missed.map((target) => `${target.status} ${target.measured ?? ""}`)).toEqual([
+      "MISSED 2 lost",
+      "MISSED ",
+      "MISSED 300.0 ms",
+      "MISSED 15.0x",
+    ]);
+    expect(judgeTargets([row({})], [], []).map((target) => target.status)).toEqual([
+      "MET",
+      "MET",
+      "not run",
+      "not run",
+    ]);
   });
 });
