@@ -265,7 +265,9 @@ export function materializeField(input: {
         for (const member of members) {
           const increment = Number(member.data.v);
           total += increment;
-          byAgent[member.data.a] = (byAgent[member.data.a] ?? 0) + increment;
+          // Agent ids come from other replicas: own keys only (`__proto__`, `constructor`).
+          const before = Object.hasOwn(byAgent, member.data.a) ? byAgent[member.data.a] : 0;
+          defineOwn(byAgent, member.data.a, (before ?? 0) + increment);
         }
         value = total;
         attribution = byAgent;
@@ -434,8 +436,27 @@ function plainValueOf(kind: FieldKind, members: readonly EntryRecord[]): unknown
 function deepMerge(target: unknown, source: unknown): unknown {
   if (!isPlainObject(target) || !isPlainObject(source)) return source;
   const result: Record<string, unknown> = { ...target };
-  for (const [name, value] of Object.entries(source)) result[name] = deepMerge(result[name], value);
+  for (const [name, value] of Object.entries(source)) {
+    defineOwn(
+      result,
+      name,
+      deepMerge(Object.hasOwn(result, name) ? result[name] : undefined, value),
+    );
+  }
   return result;
+}
+
+/**
+ * `target[name] = value` for a key from user data: defined as an own property, so `__proto__`
+ * stays a plain key instead of replacing the prototype (or, walked into, `Object.prototype`).
+ */
+function defineOwn(target: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(target, name, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 /** Marks every write that has a concurrent write with a different value, one escalation per generation. */
@@ -586,7 +607,7 @@ function pathsRelated(left: readonly string[], right: readonly string[]): boolea
 function valueAtPath(value: JsonValue, path: readonly string[]): JsonValue | undefined {
   let current: JsonValue | undefined = value;
   for (const part of path) {
-    if (!isPlainObject(current)) return undefined;
+    if (!isPlainObject(current) || !Object.hasOwn(current, part)) return undefined;
     current = current[part] as JsonValue | undefined;
   }
   return current;
@@ -720,16 +741,17 @@ function setAtPath(
 ): void {
   let current = target;
   for (const part of path.slice(0, -1)) {
-    const next = current[part];
+    // Own members only: a path through `__proto__` must never reach `Object.prototype`.
+    const next = Object.hasOwn(current, part) ? current[part] : undefined;
     if (isPlainObject(next)) current = next;
     else {
       const created: Record<string, unknown> = {};
-      current[part] = created;
+      defineOwn(current, part, created);
       current = created;
     }
   }
   const last = path[path.length - 1];
   if (last === undefined) return;
-  if (keepExisting && isPlainObject(current[last])) return;
-  current[last] = value;
+  if (keepExisting && Object.hasOwn(current, last) && isPlainObject(current[last])) return;
+  defineOwn(current, last, value);
 }

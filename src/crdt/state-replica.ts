@@ -142,7 +142,7 @@ export class StateReplica {
    */
   write(agentId: string, namespace: string, key: string, value: unknown): boolean {
     if (!isJsonValue(value)) throw new InvalidStateValueError({ namespace, key });
-    const declared = this.#schema[namespace]?.[key];
+    const declared = declaredKind(this.#schema, namespace, key);
     if (declared !== undefined && !valueFitsKind(declared, value)) {
       throw new FieldKindError({ namespace, key, expected: declared, value });
     }
@@ -189,7 +189,7 @@ export class StateReplica {
     if (!isJsonValue(value)) {
       throw new InvalidStateValueError({ namespace: escalation.namespace, key: escalation.key });
     }
-    const declared = this.#schema[escalation.namespace]?.[fieldKey];
+    const declared = declaredKind(this.#schema, escalation.namespace, fieldKey);
     let kind: FieldKind;
     let stored: JsonValue = value;
     if (path !== undefined) {
@@ -630,14 +630,28 @@ function related(left: readonly string[], right: readonly string[]): boolean {
   return true;
 }
 
+/**
+ * The kind the schema declares for `namespace.key`, reading own members only: both names come
+ * from callers and other replicas, and `schema["constructor"]` must not find `Object`.
+ */
+function declaredKind(
+  schema: Readonly<Record<string, Readonly<Record<string, FieldKind>> | undefined>>,
+  namespace: string,
+  key: string,
+): FieldKind | undefined {
+  const fields = Object.hasOwn(schema, namespace) ? schema[namespace] : undefined;
+  return fields && Object.hasOwn(fields, key) ? fields[key] : undefined;
+}
+
 /** A deep copy that keeps `Disputed` instances (callers must not be able to change a cached view). */
 function cloneValue(value: unknown): unknown {
   if (value instanceof Disputed) return value;
   if (Array.isArray(value)) return value.map(cloneValue);
   if (isPlainObject(value)) {
-    const copy: Record<string, unknown> = {};
-    for (const [name, child] of Object.entries(value)) copy[name] = cloneValue(child);
-    return copy;
+    // fromEntries defines own properties: a `__proto__` key stays a key.
+    return Object.fromEntries(
+      Object.entries(value).map(([name, child]) => [name, cloneValue(child)]),
+    );
   }
   return value;
 }
