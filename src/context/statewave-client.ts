@@ -26,7 +26,7 @@ import type {
   StatewaveTimeline,
   TimelineParams,
 } from "./statewave-types.js";
-import { TimelineWatch } from "./statewave-watch.js";
+import { type SubscribeOptions, TimelineWatch } from "./statewave-watch.js";
 import { fromWire, toWire } from "./wire-format.js";
 
 /** Options of {@link StatewaveClient}: the SDK's `ClientOptions` plus injectable I/O. */
@@ -300,11 +300,12 @@ export class StatewaveClient {
    * every `pollIntervalMs`. Writes made through this client are delivered before the write's
    * promise resolves; other writers' within one poll interval. Against a real Statewave v0.7.1
    * only the oldest 100 episodes and memories are ever visible.
+   * @param options.onHistory told what the poller had seen before this watch joined (see `SubscribeOptions`)
    */
   watch(
     subjectId: string,
     listener: (change: StoreChange) => void,
-    options: WatchOptions = {},
+    options: WatchOptions & Pick<SubscribeOptions, "onHistory"> = {},
   ): Subscription {
     let poller = this.#pollers.get(subjectId);
     if (poller === undefined) {

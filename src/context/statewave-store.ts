@@ -223,37 +223,42 @@ export class StatewaveStore implements ContextStore {
   ): Subscription {
     /** Client-side typed memories of this feed, by id, as last delivered. */
     const ledger = new Map<string, Memory>();
-    return this.client.watch(
-      subjectId,
-      (change) => {
-        if (change.type === "episode") {
-          this.#remember([change.episode]);
-          listener(change);
-          return;
-        }
-        const memory = typedMemory(change.memory, (id) => this.#episodes.get(id)?.episode);
-        if (derivedDraftOf(memory) === undefined) {
-          listener({ type: "memory", memory });
-          return;
-        }
-        // Already known: a server-side status change (Statewave's own word-overlap supersede).
-        if (ledger.has(memory.id)) {
-          const known = ledger.get(memory.id);
-          if (known?.status === memory.status) return;
-          ledger.set(memory.id, memory);
-          listener({ type: "memory", memory });
-          return;
-        }
-        const outcome = applyRule(memory, [...ledger.values()]);
-        for (const old of outcome.superseded) {
-          ledger.set(old.id, old);
-          listener({ type: "memory", memory: old });
-        }
-        ledger.set(memory.id, outcome.memory);
-        listener({ type: "memory", memory: outcome.memory });
+    const onChange = (change: StoreChange, deliver: (change: StoreChange) => void) => {
+      if (change.type === "episode") {
+        this.#remember([change.episode]);
+        deliver(change);
+        return;
+      }
+      const memory = typedMemory(change.memory, (id) => this.#episodes.get(id)?.episode);
+      if (derivedDraftOf(memory) === undefined) {
+        deliver({ type: "memory", memory });
+        return;
+      }
+      const known = ledger.get(memory.id);
+      if (known !== undefined) {
+        // A server-side status change (Statewave's own word-overlap supersede), or nothing new.
+        if (known.status === memory.status) return;
+        ledger.set(memory.id, memory);
+        deliver({ type: "memory", memory });
+        return;
+      }
+      const outcome = applyRule(memory, [...ledger.values()]);
+      for (const old of outcome.superseded) {
+        ledger.set(old.id, old);
+        deliver({ type: "memory", memory: old });
+      }
+      ledger.set(memory.id, outcome.memory);
+      deliver({ type: "memory", memory: outcome.memory });
+    };
+    const replay = options.replay ?? false;
+    return this.client.watch(subjectId, (change) => onChange(change, listener), {
+      ...options,
+      replay: false,
+      // What existed before this watch: the rule must know it; it is delivered only for a replay.
+      onHistory: (history) => {
+        for (const change of history) onChange(change, replay ? listener : () => undefined);
       },
-      options,
-    );
+    });
   }
 
   async close(): Promise<void> {

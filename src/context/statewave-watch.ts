@@ -14,6 +14,15 @@ function memorySignature(memory: Memory): string {
   return `${memory.status}|${memory.validTo ?? ""}|${memory.updatedAt}`;
 }
 
+/** How a subscriber joins a shared poller. */
+export interface SubscribeOptions extends WatchOptions {
+  /**
+   * Told, once, what the poller had seen before this subscriber joined (whether or not `replay`
+   * delivers it), just before live delivery starts: a layer above can build its state from it.
+   */
+  onHistory?: (history: readonly StoreChange[]) => void;
+}
+
 /** One subscriber of a shared poller. */
 interface Subscriber {
   listener: (change: StoreChange) => void;
@@ -69,13 +78,20 @@ export class TimelineWatch {
    * first, synchronously, then the live changes, so nothing is missed or delivered twice.
    * @returns the function that removes it
    */
-  subscribe(listener: (change: StoreChange) => void, options: WatchOptions): () => void {
+  subscribe(listener: (change: StoreChange) => void, options: SubscribeOptions): () => void {
     const subscriber: Subscriber = { listener, onError: options.onError };
     let removed = false;
     void this.#baseline.then(() => {
       if (removed || this.#closed) return;
-      if (options.replay)
-        for (const change of [...this.#history]) this.#deliver(subscriber, change);
+      const history = [...this.#history];
+      if (options.onHistory) {
+        try {
+          options.onHistory(history);
+        } catch (error) {
+          subscriber.onError?.(error);
+        }
+      }
+      if (options.replay) for (const change of history) this.#deliver(subscriber, change);
       this.#subscribers.add(subscriber);
     });
     return () => {
