@@ -1,6 +1,6 @@
 import type { Clock } from "../scenario/clock.js";
 import type { Coordination } from "../scenario/pipelines/coordination.js";
-import type { ScenarioEvent } from "../scenario/scenario-events.js";
+import type { CollisionCause, Mechanism, ScenarioEvent } from "../scenario/scenario-events.js";
 import type { AgentSpec, Scenario } from "../scenario/scenario-schema.js";
 import type { Brain } from "./brain.js";
 
@@ -11,10 +11,18 @@ export type UnstampedEvent = ScenarioEvent extends infer Event
     : never
   : never;
 
-/** Test-only switches that remove one piece of coordination, to prove it is what matters. */
+/**
+ * Switches that remove one coordination mechanism, and only that one, to prove it is what made a
+ * difference: a collision a mechanism avoided comes back when it is switched off.
+ */
 export interface RunAblation {
-  /** The Coder neither reads the shared context nor looks at claims before acting. */
-  coderSkipsContextRead?: boolean;
+  /** The mechanisms switched off. @default [] */
+  off?: readonly Mechanism[];
+}
+
+/** Whether `mechanism` is switched on in a run with `ablation`. */
+export function isOn(ablation: RunAblation, mechanism: Mechanism): boolean {
+  return !(ablation.off ?? []).includes(mechanism);
 }
 
 /** Everything one agent loop needs; built by the runner, the same in both modes. */
@@ -33,6 +41,13 @@ export interface AgentRuntime {
   duration(baseMs: number): number;
   /** One thinking step: waits `duration(thinkMs)` and counts `tokensPerThink`. */
   think(): Promise<void>;
+  /**
+   * Asks the brain: takes no scenario time with the offline brain (the answer is computed), and
+   * the model's real latency with a model (its thinking really takes that long).
+   */
+  consult<T>(work: Promise<T>): Promise<T>;
+  /** Why a collision the Reviewer found happened (judged from the run's events). */
+  attributeCollision(module: string, agents: readonly string[]): CollisionCause;
   /** Adds tokens spent thinking (builds are counted from their events). */
   spendThinking(tokens: number): void;
   /** Settles once every Planner and Coder has ended. */

@@ -14,6 +14,8 @@ export interface KnownDecision {
   /** The agent that decided it. */
   by: string;
   content: string;
+  /** When it was published, in scenario milliseconds (unknown for decisions from outside a run). */
+  at?: number;
 }
 
 /** A field two agents set to different values, escalated and not resolved yet. */

@@ -1,7 +1,8 @@
-import type { InvalidationNotice, KnownState } from "../scenario/pipelines/coordination.js";
+import type { InvalidationNotice } from "../scenario/pipelines/coordination.js";
+import type { Mechanism } from "../scenario/scenario-events.js";
 import type { AgentRuntime } from "./agent-runtime.js";
-
-const nothingKnown: KnownState = { decisions: [], disputes: [], claims: {} };
+import { mechanismOfSkip } from "./attribute-skip.js";
+import { describePlan } from "./offline-brain.js";
 
 /** Thrown into a build's sleep when the build is cut short. */
 class BuildCancelled extends Error {
@@ -12,20 +13,21 @@ class BuildCancelled extends Error {
 
 /**
  * A Coder: plans its modules from its slice, then for each one reads what is known, lets its
- * brain choose, claims the module and builds it, watching for anything that invalidates the
- * build in flight.
+ * brain choose, claims the module and builds it. From the read until the build ends it listens
+ * for news that contradicts the work (a mode that can deliver it: the shared context); news that
+ * lands while it thinks stops it before it starts, news that lands mid-build cuts the build short.
+ * Every skip and cancel names the mechanism that caused it.
  */
 export async function runCoder(runtime: AgentRuntime): Promise<void> {
   const { agent, brain, coordination, scenario, clock } = runtime;
-  const blind = runtime.ablation.coderSkipsContextRead === true;
-  const read = (task: string) =>
-    blind ? Promise.resolve(nothingKnown) : coordination.read(agent.id, task);
+  const read = (task: string) => coordination.read(agent.id, task);
+  const joinedAt = agent.startAtMs;
 
   runtime.emit({ type: "agent-start", agentId: agent.id, taskSlice: runtime.slice });
   await read(runtime.slice);
   runtime.emit({ type: "agent-log", agentId: agent.id, text: "Planning modules from the task…" });
   await runtime.think();
-  const modules = await clock.track(
+  const modules = await runtime.consult(
     brain.planModules(
       {
         agentId: agent.id,
@@ -36,84 +38,95 @@ export async function runCoder(runtime: AgentRuntime): Promise<void> {
       { signal: runtime.signal },
     ),
   );
-  runtime.emit({ type: "agent-log", agentId: agent.id, text: `Plan: ${modules.join(", ")}` });
+  // Where each module came from (the task, an existing module it mentions), or plainly nothing.
+  const plan = describePlan(modules, {
+    slice: runtime.slice,
+    inventory: scenario.inventory,
+    intended: agent.modules,
+    brainName: brain.name,
+  });
+  runtime.emit({ type: "agent-log", agentId: agent.id, text: plan });
 
   for (const module of modules) {
-    // Read, think it over, then act on what was read: a write that lands while the Coder thinks
-    // is unknown to it, exactly as for an agent in another process.
-    const known = await read(`Build module ${module}`);
-    await runtime.think();
-    const choice = await clock.track(
-      brain.chooseModuleStep(
-        {
-          agentId: agent.id,
-          module,
-          decisions: known.decisions,
-          disputes: known.disputes,
-          ...(known.claims[module] !== undefined ? { claimedBy: known.claims[module] } : {}),
-        },
-        { signal: runtime.signal },
-      ),
-    );
-    if (choice.action === "skip") {
-      runtime.emit({
-        type: "module-skip",
-        agentId: agent.id,
-        module,
-        reason: choice.reason,
-        causedBy: choice.causedBy,
-      });
-      continue;
-    }
-    if (!blind) {
-      const claim = await coordination.claim(agent.id, module);
-      if (!claim.granted) {
-        runtime.emit({
-          type: "module-skip",
-          agentId: agent.id,
-          module,
-          reason: claim.reason,
-          causedBy: claim.causedBy,
-        });
+    const controller = new AbortController();
+    let notice: InvalidationNotice | undefined;
+    // Read through a function: the watch sets `notice` while this loop awaits.
+    const news = (): InvalidationNotice | undefined => notice;
+    const stopWatching = coordination.watchModule(agent.id, module, (received) => {
+      notice ??= received;
+      controller.abort(new BuildCancelled(received));
+    });
+    const skip = (reason: string, causedBy: string | null, mechanism: Mechanism | null) =>
+      runtime.emit({ type: "module-skip", agentId: agent.id, module, reason, causedBy, mechanism });
+    try {
+      // Read, think it over, then act on what was read.
+      const known = await read(`Build module ${module}`);
+      await runtime.think();
+      const choice = await runtime.consult(
+        brain.chooseModuleStep(
+          {
+            agentId: agent.id,
+            module,
+            decisions: known.decisions,
+            disputes: known.disputes,
+            ...(known.claims[module] !== undefined ? { claimedBy: known.claims[module] } : {}),
+          },
+          { signal: runtime.signal },
+        ),
+      );
+      const landedWhileThinking = news();
+      if (landedWhileThinking !== undefined) {
+        skip(landedWhileThinking.reason, landedWhileThinking.by, "mid-build invalidation");
         continue;
       }
+      if (choice.action === "skip") {
+        skip(choice.reason, choice.causedBy, mechanismOfSkip(known, module, choice, joinedAt));
+        continue;
+      }
+      const claim = await coordination.claim(agent.id, module);
+      if (!claim.granted) {
+        skip(claim.reason, claim.causedBy, claim.causedBy === null ? null : "atomic claim");
+        continue;
+      }
+      // News that landed while the claim was settled stops the work before it starts.
+      const pending = news();
+      if (pending !== undefined) {
+        skip(pending.reason, pending.by, "mid-build invalidation");
+        continue;
+      }
+      await build(runtime, module, controller.signal);
+    } finally {
+      stopWatching();
     }
-    await build(runtime, module, blind);
   }
   runtime.emit({ type: "agent-end", agentId: agent.id });
 }
 
-async function build(runtime: AgentRuntime, module: string, blind: boolean): Promise<void> {
+async function build(runtime: AgentRuntime, module: string, cancel: AbortSignal): Promise<void> {
   const { agent, coordination, scenario, clock } = runtime;
   const estimatedMs = runtime.duration(
     scenario.timings.moduleMsByName[module] ?? scenario.timings.moduleMs,
   );
   const tokensPerMs = scenario.costs.tokensPerModule / estimatedMs;
-  const controller = new AbortController();
-  const stopWatching = blind
-    ? () => undefined
-    : coordination.watchModule(agent.id, module, (notice) =>
-        controller.abort(new BuildCancelled(notice)),
-      );
   const startedAt = clock.now();
   runtime.emit({ type: "module-start", agentId: agent.id, module, estimatedMs });
   try {
-    await clock.sleep(estimatedMs, AbortSignal.any([controller.signal, runtime.signal]));
+    await clock.sleep(estimatedMs, AbortSignal.any([cancel, runtime.signal]));
   } catch (error) {
     if (!(error instanceof BuildCancelled)) throw error;
-    const msSpent = Math.round(clock.now() - startedAt);
+    const msSpent = Math.min(estimatedMs, Math.round(clock.now() - startedAt));
     runtime.emit({
       type: "module-cancel",
       agentId: agent.id,
       module,
       reason: error.notice.reason,
       causedBy: error.notice.by,
-      tokensSpent: Math.round(tokensPerMs * msSpent),
+      // A cancelled build wastes at most what the whole module costs.
+      tokensSpent: Math.min(scenario.costs.tokensPerModule, Math.round(tokensPerMs * msSpent)),
       msSpent,
+      mechanism: "mid-build invalidation",
     });
     return;
-  } finally {
-    stopWatching();
   }
   const result = {
     module,

@@ -19,7 +19,7 @@ export function describeOpenDispute(
 function cleanReview(decisions: number, results: number): string {
   if (results === 0) {
     return decisions === 0
-      ? "Nothing to review: no work was planned and no decision was made."
+      ? "Nothing to review: no module was built and no decision was seen."
       : "Nothing to review: no module was built.";
   }
   return decisions === 0

@@ -1,7 +1,9 @@
 /**
- * Time for a scenario run, injected so that runs are reproducible: a real clock scaled by
- * `--speed` for people, and a virtual clock for tests, which jumps to the next timer as soon as
- * every agent is waiting (no sleeps, no wall time, same order every time).
+ * Time for a scenario run, injected so that runs are reproducible. Every run plays on a virtual
+ * scenario clock, which jumps to the next timer as soon as every agent is waiting: store calls and
+ * model calls take no scenario time, so a run's outcome never depends on machine load or on the
+ * store's latency. For people watching live, the same clock is paced (`--speed`): it waits for real
+ * time to catch up before each jump, which changes when things are shown, never what happens.
  */
 
 /** The time source every pipeline step takes its duration from. Times are scenario milliseconds. */
@@ -11,50 +13,20 @@ export interface Clock {
   /** Resolves after `ms` scenario milliseconds; rejects with `signal.reason` when aborted. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /**
-   * Marks work that takes real time but no scenario time (a model call), so a virtual clock does not
-   * move time past it. A real clock returns the promise as it is.
+   * Marks work that takes real time but no scenario time (a model call), so the clock does not
+   * move time past it.
    */
   track<T>(work: Promise<T>): Promise<T>;
-}
-
-/** Options of {@link createRealClock}. */
-export interface RealClockOptions {
-  /** 1 = scenario timings as written; 10 = ten times faster. @default 1 */
-  speed?: number;
-  /** @default Date.now */
-  now?: () => number;
+  /**
+   * Runs shared-store work one call at a time, in the order it was asked for, taking no scenario
+   * time. Concurrent agents then see each other's writes in an order fixed by the scenario, never
+   * by which HTTP response came back first.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
 }
 
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException("The operation was aborted.", "AbortError");
-}
-
-/** Wall-clock time divided by `speed`: a 4000 ms step takes 400 ms at speed 10. */
-export function createRealClock(options: RealClockOptions = {}): Clock {
-  const speed = options.speed ?? 1;
-  if (!(speed > 0)) throw new RangeError(`speed must be > 0 (got ${speed})`);
-  const wallNow = options.now ?? Date.now;
-  const origin = wallNow();
-  return {
-    now: () => (wallNow() - origin) * speed,
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve, reject) => {
-        if (signal?.aborted) {
-          reject(abortReason(signal));
-          return;
-        }
-        const onAbort = () => {
-          clearTimeout(timer);
-          reject(signal ? abortReason(signal) : undefined);
-        };
-        const timer = setTimeout(() => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve();
-        }, ms / speed);
-        signal?.addEventListener("abort", onAbort, { once: true });
-      }),
-    track: (work) => work,
-  };
 }
 
 interface VirtualTimer {
@@ -69,8 +41,26 @@ export interface VirtualClock extends Clock {
   pendingTimers(): number;
 }
 
+/**
+ * Real-time pacing of a virtual clock, for people watching a run live: scenario time may not run
+ * ahead of real time × `speed`. It only delays when time jumps; it never changes what happens.
+ */
+export interface ClockPacing {
+  /** 1 = the scenario's timings as written; 10 = ten times faster. */
+  speed: number;
+  /** @default Date.now */
+  now?: () => number;
+  /** @default setTimeout */
+  wait?: (ms: number) => Promise<void>;
+}
+
 /** Options of {@link createVirtualClock}. */
 export interface VirtualClockOptions {
+  /**
+   * Plays the run no faster than `speed` × real time. Without it, time jumps at once.
+   * @default none (as fast as the work allows)
+   */
+  pacing?: ClockPacing;
   /**
    * How many event-loop turns without activity count as "everyone is waiting". In-process stores
    * settle within a few turns; raise it for slower in-process work. @default 20
@@ -88,10 +78,20 @@ export interface VirtualClockOptions {
 export function createVirtualClock(options: VirtualClockOptions = {}): VirtualClock {
   const idleTurns = options.idleTurns ?? 20;
   let time = options.start ?? 0;
+  const startTime = time;
+  const pacing = options.pacing;
+  if (pacing !== undefined && !(pacing.speed > 0)) {
+    throw new RangeError(`speed must be > 0 (got ${pacing.speed})`);
+  }
+  const realNow = pacing?.now ?? Date.now;
+  const realWait =
+    pacing?.wait ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const realOrigin = realNow();
   let sequence = 0;
   let timers: VirtualTimer[] = [];
   const tracked = new Set<Promise<unknown>>();
   let driving = false;
+  let queue: Promise<unknown> = Promise.resolve();
 
   const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -106,6 +106,15 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
         }
         const first = timers[0];
         if (first === undefined) return;
+        if (pacing !== undefined) {
+          // Hold the jump until real time catches up; then look again (a timer may be gone).
+          const realDue = realOrigin + (first.due - startTime) / pacing.speed;
+          const ahead = realDue - realNow();
+          if (ahead > 1) {
+            await realWait(ahead);
+            continue;
+          }
+        }
         time = Math.max(time, first.due);
         const due = timers.filter((timer) => timer.due <= time);
         timers = timers.filter((timer) => timer.due > time);
@@ -114,6 +123,15 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
     } finally {
       driving = false;
     }
+  }
+
+  function track<T>(work: Promise<T>): Promise<T> {
+    tracked.add(work);
+    const release = () => {
+      tracked.delete(work);
+    };
+    work.then(release, release);
+    return work;
   }
 
   function insert(timer: VirtualTimer): void {
@@ -145,13 +163,11 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
         signal?.addEventListener("abort", onAbort, { once: true });
         insert(timer);
       }),
-    track: <T>(work: Promise<T>): Promise<T> => {
-      tracked.add(work);
-      const release = () => {
-        tracked.delete(work);
-      };
-      work.then(release, release);
-      return work;
+    track,
+    exclusive: <T>(work: () => Promise<T>): Promise<T> => {
+      const run = queue.then(work, work);
+      queue = run.catch(() => undefined);
+      return track(run);
     },
     pendingTimers: () => timers.length,
   };

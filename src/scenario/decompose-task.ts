@@ -132,11 +132,49 @@ function asSentence(clause: string): string {
   return `${clause.charAt(0).toUpperCase()}${clause.slice(1)}.`;
 }
 
+/** "We are moving search…" → "move search…": the progressive of a verb the rules know. */
+const progressive =
+  /^(?:we(?:'re| are)|i(?:'m| am)|we(?:'ll| will) be|you(?:'re| are))\s+(moving|migrating|switching|replacing|swapping|building|adding|creating|writing|implementing|retiring|deprecating|removing|dropping|sunsetting|phasing out|keeping|updating|fixing|refactoring|porting|upgrading|rewriting|using)\s+/i;
+const baseForms: Readonly<Record<string, string>> = {
+  moving: "move",
+  migrating: "migrate",
+  switching: "switch",
+  replacing: "replace",
+  swapping: "swap",
+  building: "build",
+  adding: "add",
+  creating: "create",
+  writing: "write",
+  implementing: "implement",
+  retiring: "retire",
+  deprecating: "deprecate",
+  removing: "remove",
+  dropping: "drop",
+  sunsetting: "sunset",
+  "phasing out": "phase out",
+  keeping: "keep",
+  updating: "update",
+  fixing: "fix",
+  refactoring: "refactor",
+  porting: "port",
+  upgrading: "upgrade",
+  rewriting: "rewrite",
+  using: "use",
+};
+
 function stripPrefixes(clause: string): string {
   let text = clause.trim();
   for (let previous = ""; previous !== text; ) {
     previous = text;
-    text = text.replace(politePrefix, "");
+    text = text
+      .replace(politePrefix, "")
+      .replace(/^(?:we|i|you)(?:'re| are|'m| am) going to\s+/i, "")
+      .replace(progressive, (_whole, verb: string) => {
+        const base = Object.hasOwn(baseForms, verb.toLowerCase())
+          ? baseForms[verb.toLowerCase()]
+          : undefined;
+        return `${base ?? verb} `;
+      });
   }
   return text;
 }

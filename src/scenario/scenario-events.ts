@@ -3,14 +3,55 @@
  * all consume exactly these events, so what a user sees is what the run did.
  *
  * Tags are noun-action (`agent-start`, `module-end`). `at` is milliseconds since the run started,
- * measured on the run's injected clock (scaled by `--speed`, so it is "scenario time").
+ * on the run's scenario clock: it depends only on the scenario, the mode and the seed, never on
+ * `--speed`, machine load or the store's latency.
  */
 
 /**
- * How the agents coordinate: `naive` (message passing only; contradictions are found at the
- * review) or `statewave` (the shared context: read before acting, publish decisions, claim modules).
+ * How the agents coordinate:
+ * - `naive`: isolated; each agent sees only its own brief, and reports to the Reviewer.
+ * - `broadcast`: the strongest message passing: every decision, claim and result goes to every
+ *   agent, read at the same points where a shared-context agent reads its context.
+ * - `statewave`: the shared context (read before acting, publish decisions, claim modules).
  */
-export type RunMode = "naive" | "statewave";
+export type RunMode = "naive" | "broadcast" | "statewave";
+
+/** Every mode, in the order a comparison shows them. */
+export const runModes: readonly RunMode[] = ["naive", "broadcast", "statewave"];
+
+/**
+ * The coordination mechanisms a difference between modes is attributed to. Each avoided conflict,
+ * cancelled build and collision names one; each can be switched off alone (`RunAblation`).
+ * - `read-before-act`: the agent read the decision before acting on the module.
+ * - `mid-build invalidation`: a decision landed after the agent last read, and it was told at once.
+ * - `atomic claim`: two agents claimed one module; exactly one got it.
+ * - `dispute surfaced`: agents decided one module differently; it was held, not silently won.
+ * - `history for a late joiner`: the decision was made before the agent joined; it read it anyway.
+ * - `bounded context`: what an agent must read stays within a token budget as the team grows.
+ */
+export type Mechanism =
+  | "read-before-act"
+  | "mid-build invalidation"
+  | "atomic claim"
+  | "dispute surfaced"
+  | "history for a late joiner"
+  | "bounded context";
+
+/** Every mechanism, in the order the output lists them. */
+export const mechanisms: readonly Mechanism[] = [
+  "read-before-act",
+  "mid-build invalidation",
+  "atomic claim",
+  "dispute surfaced",
+  "history for a late joiner",
+  "bounded context",
+];
+
+/**
+ * Why a collision happened: the mechanism that would have prevented it and that the mode lacked,
+ * or `decided after the work` when the decision came after the build ended (nothing could help).
+ */
+export type CollisionCause = Exclude<Mechanism, "bounded context"> | "decided after the work";
 /** What an agent does: planners decide the architecture, coders build modules, reviewers review at the end. */
 export type AgentRole = "planner" | "coder" | "reviewer";
 
@@ -36,9 +77,22 @@ export interface RunSummary {
   readonly brain: string;
   /** True when agents contradicted each other and the work was done anyway (found at review). */
   readonly collision: boolean;
-  /** Contradictions the shared context prevented before (or while) the work was done. */
+  /** Contradictions the coordination prevented before (or while) the work was done. */
   readonly conflictsAvoided: number;
+  /** The avoided conflicts by the mechanism that avoided them. */
+  readonly avoidedBy: Readonly<Partial<Record<Mechanism, number>>>;
+  /** Why the first collision happened (null when there was none). */
+  readonly collisionCause: CollisionCause | null;
   readonly escalations: number;
+  /** Disputes still open at the review (agents decided one module differently; nobody settled it). */
+  readonly openDisputes: number;
+  /**
+   * What the agents had to read before acting, in tokens (about 4 characters each): a broadcast
+   * inbox grows with every message of every agent; a context bundle is bounded by its budget.
+   */
+  readonly read: { readonly tokens: number; readonly largest: number; readonly reads: number };
+  /** True when the outcome is reproducible from scenario, mode and seed (the offline brain). */
+  readonly reproducible: boolean;
   readonly wasted: { readonly modules: number; readonly tokens: number; readonly ms: number };
   readonly totals: { readonly tokens: number; readonly ms: number };
   /** Modules built in vain, by name. */
@@ -82,7 +136,10 @@ export type ScenarioEvent =
         readonly contenders: readonly { agentId: string; value: string }[];
       };
     })
-  /** Statewave mode: what the agent received from `beforeActing`. */
+  /**
+   * What the agent read before acting: the shared context (`beforeActing`) or its inbox (message
+   * modes). `memoryIds` is empty for an inbox.
+   */
   | (EventBase & {
       readonly type: "context-read";
       readonly agentId: string;
@@ -91,8 +148,10 @@ export type ScenarioEvent =
       /** One line per decision the agent now knows about. */
       readonly decisions: readonly string[];
       readonly disputes: readonly string[];
+      /** How much it had to read, in tokens (about 4 characters each). */
+      readonly tokens?: number;
     })
-  /** Naive mode: a message on the bus. */
+  /** Message modes: a message on the bus. */
   | (EventBase & {
       readonly type: "message-send";
       readonly from: string;
@@ -135,6 +194,8 @@ export type ScenarioEvent =
       readonly reason: string;
       /** The agent whose decision caused the skip. */
       readonly causedBy: string | null;
+      /** The mechanism that avoided the conflict (null: a skip that avoided nothing). */
+      readonly mechanism?: Mechanism | null;
     })
   /** Work in flight stopped because a decision it depended on changed. */
   | (EventBase & {
@@ -145,6 +206,8 @@ export type ScenarioEvent =
       readonly causedBy: string | null;
       readonly tokensSpent: number;
       readonly msSpent: number;
+      /** The mechanism that stopped it (always `mid-build invalidation` today). */
+      readonly mechanism?: Mechanism;
     })
   | (EventBase & {
       readonly type: "escalation";
@@ -168,6 +231,8 @@ export type ScenarioEvent =
       readonly description: string;
       readonly wastedTokens: number;
       readonly wastedMs: number;
+      /** The mechanism that would have prevented it, which this mode lacked. */
+      readonly cause?: CollisionCause;
     })
   | (EventBase & { readonly type: "agent-end"; readonly agentId: string })
   | (EventBase & { readonly type: "run-end"; readonly summary: RunSummary });

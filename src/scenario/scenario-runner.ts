@@ -2,15 +2,16 @@ import { randomUUID } from "node:crypto";
 import type { AgentRuntime, RunAblation, UnstampedEvent } from "../agents/agent-runtime.js";
 import type { Brain } from "../agents/brain.js";
 import { runCoder } from "../agents/coder-agent.js";
-import { createOfflineBrain } from "../agents/offline-brain.js";
+import { createOfflineBrain, offlineBrainName } from "../agents/offline-brain.js";
 import { runPlanner } from "../agents/planner-agent.js";
 import { runReviewer } from "../agents/reviewer-agent.js";
 import type { ContextStore } from "../context/context-store.js";
 import { MessageBus } from "../context/message-bus.js";
-import { type Clock, createRealClock, createSeededRandom } from "./clock.js";
+import { collisionCauseOf } from "./attribute-collision.js";
+import { type Clock, createSeededRandom, createVirtualClock } from "./clock.js";
 import { decomposeTask } from "./decompose-task.js";
 import type { Coordination } from "./pipelines/coordination.js";
-import { createNaiveCoordination } from "./pipelines/naive-pipeline.js";
+import { createMessageCoordination } from "./pipelines/message-pipeline.js";
 import { runIdPrefix, toRunEventEpisode, toRunStopEpisode } from "./run-record.js";
 import type { AgentInfo, RunMode, RunSummary, ScenarioEvent } from "./scenario-events.js";
 import type { AgentSpec, Scenario } from "./scenario-schema.js";
@@ -26,16 +27,22 @@ export interface StartRunOptions {
   store: ContextStore;
   /** @default the offline deterministic brain */
   brain?: Brain;
-  /** 1 = scenario timings as written; 10 = ten times faster. Ignored when `clock` is given. @default 1 */
+  /**
+   * How fast the run plays for people watching: 1 = the scenario's timings in real time, 10 = ten
+   * times faster. It paces the scenario clock and changes nothing else: the same seed gives the
+   * same events at every speed. Ignored when `clock` is given. @default as fast as possible
+   */
   speed?: number;
   /** Fixes the timing jitter. @default a random seed */
   seed?: number;
-  /** @default a real clock at `speed` */
+  /** @default a virtual scenario clock, paced at `speed` */
   clock?: Clock;
+  /** Real time, for the summary's real-time figures only. @default performance.now */
+  realNow?: () => number;
   /** Source of the run id's 8 characters. @default random */
   generateId?: () => string;
   signal?: AbortSignal;
-  /** Test-only: remove one piece of coordination. */
+  /** Switch coordination mechanisms off, to show what each one does. @default none */
   ablation?: RunAblation;
 }
 
@@ -47,6 +54,17 @@ export interface RunHandle {
   subscribe(listener: (event: ScenarioEvent) => void): () => void;
   /** Resolves after `run-end` is persisted; rejects when the run fails. */
   readonly done: Promise<RunSummary>;
+  /**
+   * Real (wall-clock) milliseconds so far: the whole run, and the part spent waiting on the store.
+   * Kept out of the events and the summary: they depend on the machine, the outcome does not.
+   */
+  realTime(): RealTime;
+}
+
+/** See {@link RunHandle.realTime}. */
+export interface RealTime {
+  readonly ms: number;
+  readonly storeMs: number;
 }
 
 function defaultRunIdSuffix(): string {
@@ -79,7 +97,25 @@ export function startRun(options: StartRunOptions): RunHandle {
   }
   const runId = `${runIdPrefix[mode]}${suffix}`;
   const brain = options.brain ?? createOfflineBrain();
-  const clock = options.clock ?? createRealClock({ speed: options.speed ?? 1 });
+  const clock =
+    options.clock ??
+    createVirtualClock(options.speed !== undefined ? { pacing: { speed: options.speed } } : {});
+  const realNow = options.realNow ?? (() => performance.now());
+  const realStart = realNow();
+  // Real time spent waiting on the store: reported beside the outcome, never part of it.
+  let storeMs = 0;
+  const timedClock: Clock = {
+    ...clock,
+    exclusive: (work) =>
+      clock.exclusive(async () => {
+        const began = realNow();
+        try {
+          return await work();
+        } finally {
+          storeMs += realNow() - began;
+        }
+      }),
+  };
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
   const events: ScenarioEvent[] = [];
   const listeners = new Set<(event: ScenarioEvent) => void>();
@@ -124,25 +160,31 @@ export function startRun(options: StartRunOptions): RunHandle {
       ? AbortSignal.any([options.signal, controller.signal])
       : controller.signal;
     const slices = decomposeTask(scenario.task);
+    const elapsed = () => clock.now() - startedAt;
     const coordination: Coordination =
-      mode === "naive"
-        ? createNaiveCoordination({
-            bus: new MessageBus(),
-            emit,
-            reviewerIds: scenario.agents
-              .filter((agent) => agent.role === "reviewer")
-              .map((agent) => agent.id),
-          })
-        : // Loaded on demand: only this pipeline needs the CRDT (loro-crdt's WebAssembly).
+      mode === "statewave"
+        ? // Loaded on demand: only this pipeline needs the CRDT (loro-crdt's WebAssembly).
           await import("./pipelines/statewave-pipeline.js").then((pipeline) =>
             pipeline.createStatewaveCoordination({
               store,
               subjectId: runId,
               scenario,
               emit,
-              clock,
+              clock: timedClock,
+              now: elapsed,
+              ...(options.ablation ? { ablation: options.ablation } : {}),
             }),
-          );
+          )
+        : createMessageCoordination({
+            policy: mode,
+            bus: new MessageBus(),
+            emit,
+            now: elapsed,
+            reviewerIds: scenario.agents
+              .filter((agent) => agent.role === "reviewer")
+              .map((agent) => agent.id),
+          });
+    const reproducible = brain.name === offlineBrainName;
     let thinkingTokens = 0;
     try {
       emit({
@@ -170,7 +212,7 @@ export function startRun(options: StartRunOptions): RunHandle {
           scenario,
           brain,
           coordination,
-          clock,
+          clock: timedClock,
           signal,
           ablation: options.ablation ?? {},
           slice: agent.slice ?? slices[agent.role],
@@ -180,12 +222,33 @@ export function startRun(options: StartRunOptions): RunHandle {
             await clock.sleep(duration(agent.thinkMs ?? scenario.timings.thinkMs), signal);
             thinkingTokens += scenario.costs.tokensPerThink;
           },
+          consult: async (work) => {
+            if (reproducible) return timedClock.track(work);
+            // A model's answer takes real time: that is how long this agent thought.
+            const began = realNow();
+            const answer = await timedClock.track(work);
+            await timedClock.sleep(Math.round(realNow() - began), signal);
+            return answer;
+          },
+          attributeCollision: (module, agents) =>
+            collisionCauseOf(events, {
+              module,
+              agents,
+              duplicate: !events.some(
+                (event) =>
+                  event.type === "decision-write" &&
+                  event.target === module &&
+                  event.value === "deprecate" &&
+                  event.agentId === agents[0],
+              ),
+            }),
           spendThinking: (tokens) => {
             thinkingTokens += tokens;
           },
           workersDone,
         };
         await clock.sleep(agent.startAtMs, signal);
+        coordination.join(agent.id);
         if (agent.role === "planner") await runPlanner(runtime);
         else if (agent.role === "coder") await runCoder(runtime);
         else await runReviewer(runtime);
@@ -214,6 +277,7 @@ export function startRun(options: StartRunOptions): RunHandle {
         brain: brain.name,
         thinkingTokens,
         endAt: Math.round(clock.now() - startedAt),
+        reproducible,
       });
       emit({ type: "run-end", summary });
       await persisted;
@@ -234,5 +298,6 @@ export function startRun(options: StartRunOptions): RunHandle {
       };
     },
     done,
+    realTime: () => ({ ms: Math.round(realNow() - realStart), storeMs: Math.round(storeMs) }),
   };
 }

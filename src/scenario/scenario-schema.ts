@@ -1,4 +1,11 @@
 import { z } from "zod";
+import { type CollisionCause, type Mechanism, mechanisms } from "./scenario-events.js";
+
+const mechanismNames = mechanisms as readonly Mechanism[] as [Mechanism, ...Mechanism[]];
+const collisionCauseNames = [
+  ...mechanisms.filter((mechanism) => mechanism !== "bounded context"),
+  "decided after the work",
+] as unknown as [CollisionCause, ...CollisionCause[]];
 
 /**
  * The scenario file format (JSON or YAML), validated with zod. A scenario is data: the task, the
@@ -95,6 +102,10 @@ export const expectedOutcomeSchema = z.object({
   cancelledModules: z.array(moduleNameSchema).default([]),
   /** At least this many conflicts avoided. @default 0 */
   minConflictsAvoided: z.number().int().nonnegative().default(0),
+  /** The mechanisms that avoided conflicts (each at least once), e.g. [mid-build invalidation]. @default [] */
+  avoidedBy: z.array(z.enum(mechanismNames)).default([]),
+  /** Why it collides, when it does (the mechanism the mode lacked). */
+  collisionCause: z.enum(collisionCauseNames).optional(),
 });
 /** The outcome one pipeline must reach on a scenario, defaults applied. */
 export type ExpectedOutcome = z.infer<typeof expectedOutcomeSchema>;
@@ -118,9 +129,18 @@ export const scenarioSchema = z
     inventory: z.array(moduleNameSchema).default([]),
     timings: timingsSchema,
     costs: costsSchema,
-    /** What each pipeline must reach; read by the tests only, never by the pipelines. */
+    /**
+     * The token budget of each shared-context read (`beforeActing`'s `maxTokens`): what a
+     * shared-context agent reads stays within it however large the team. @default 1000
+     */
+    contextBudgetTokens: z.number().int().positive().default(1000),
+    /** What each mode must reach; read by the tests only, never by the pipelines. */
     expected: z
-      .object({ naive: expectedOutcomeSchema, statewave: expectedOutcomeSchema })
+      .object({
+        naive: expectedOutcomeSchema,
+        broadcast: expectedOutcomeSchema,
+        statewave: expectedOutcomeSchema,
+      })
       .optional(),
   })
   .superRefine((scenario, context) => {

@@ -1,4 +1,10 @@
-import type { RunMode, RunSummary, ScenarioEvent } from "./scenario-events.js";
+import type {
+  CollisionCause,
+  Mechanism,
+  RunMode,
+  RunSummary,
+  ScenarioEvent,
+} from "./scenario-events.js";
 
 /** What the summary needs besides the events. */
 export interface SummaryContext {
@@ -11,6 +17,8 @@ export interface SummaryContext {
   thinkingTokens: number;
   /** Scenario milliseconds from run start to run end. */
   endAt: number;
+  /** Whether the brain gives the same answers every time. @default true */
+  reproducible?: boolean;
 }
 
 /**
@@ -25,6 +33,14 @@ export function summarizeRun(
   let wastedTokens = 0;
   let wastedMs = 0;
   let conflictsAvoided = 0;
+  const avoidedBy: Partial<Record<Mechanism, number>> = {};
+  const avoid = (mechanism: Mechanism | null | undefined) => {
+    conflictsAvoided += 1;
+    if (mechanism) avoidedBy[mechanism] = (avoidedBy[mechanism] ?? 0) + 1;
+  };
+  let collisionCause: CollisionCause | null = null;
+  let openDisputes = 0;
+  const read = { tokens: 0, largest: 0, reads: 0 };
   const escalationIds = new Set<string>();
   const wastedModules = new Set<string>();
   let collision = false;
@@ -37,16 +53,25 @@ export function summarizeRun(
         buildTokens += event.tokensSpent;
         wastedTokens += event.tokensSpent;
         wastedMs += event.msSpent;
-        conflictsAvoided += 1;
+        avoid(event.mechanism ?? "mid-build invalidation");
         break;
       case "module-skip":
-        if (event.causedBy !== null) conflictsAvoided += 1;
+        if (event.causedBy !== null) avoid(event.mechanism);
+        break;
+      case "context-read":
+        read.tokens += event.tokens ?? 0;
+        read.largest = Math.max(read.largest, event.tokens ?? 0);
+        read.reads += 1;
+        break;
+      case "agent-log":
+        if (event.openDispute !== undefined) openDisputes += 1;
         break;
       case "escalation":
         escalationIds.add(event.escalationId);
         break;
       case "collision":
         collision = true;
+        collisionCause ??= event.cause ?? null;
         wastedModules.add(event.module);
         wastedTokens += event.wastedTokens;
         wastedMs += event.wastedMs;
@@ -64,7 +89,12 @@ export function summarizeRun(
     brain: context.brain,
     collision,
     conflictsAvoided,
+    avoidedBy,
+    collisionCause,
     escalations: escalationIds.size,
+    openDisputes,
+    read,
+    reproducible: context.reproducible ?? true,
     wasted: { modules: modules.length, tokens: wastedTokens, ms: wastedMs },
     totals: { tokens: context.thinkingTokens + buildTokens, ms: context.endAt },
     wastedModules: modules,

@@ -63,6 +63,11 @@ const phrasings: ReadonlyArray<[task: string, decisions: string[], plan: string[
     ["deprecate redis"],
     ["memcached", "session-store"],
   ],
+  [
+    "We are moving search from Elasticsearch to OpenSearch; keep the query parser.",
+    ["deprecate elasticsearch-search", "keep query-parser"],
+    ["opensearch-search"],
+  ],
   ["Write tests for the payment service", [], ["payment-service-tests"]],
   ["Add a dark mode toggle", [], ["dark-mode-toggle"]],
   ["Fix the login bug", [], ["login"]],

@@ -14,13 +14,15 @@ import { useTempDir } from "../support/temp-dir.js";
 const tempDir = useTempDir("shared-ctx-scenario-");
 
 describe("listScenarios", () => {
-  it("lists the five shipped scenarios, the default first", async () => {
+  it("lists the seven shipped scenarios, the default first", async () => {
     const names = (await listScenarios()).map((scenario) => scenario.name);
     expect(names[0]).toBe(defaultScenarioName);
     expect([...names].sort()).toEqual([
       "auth-jwt",
       "disagreeing-planners",
       "late-decision",
+      "late-joiner",
+      "many-agents",
       "payments-stripe",
       "two-coders",
     ]);

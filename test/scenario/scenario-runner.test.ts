@@ -3,7 +3,7 @@ import { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { createVirtualClock } from "../../src/scenario/clock.js";
 import { listScenarios, loadScenario, scenarioFromTask } from "../../src/scenario/load-scenario.js";
 import { fromRunEventEpisode } from "../../src/scenario/run-record.js";
-import type { RunMode, ScenarioEvent } from "../../src/scenario/scenario-events.js";
+import { runModes, type ScenarioEvent } from "../../src/scenario/scenario-events.js";
 import { startRun } from "../../src/scenario/scenario-runner.js";
 import { deferred } from "../support/deferred.js";
 import { cancelledModules, runToEnd, sequentialIds } from "./support/run-scenario.js";
@@ -19,7 +19,7 @@ function memoryStore(): EmbeddedStore {
 }
 
 const names = (await listScenarios()).map((scenario) => scenario.name);
-const modes: RunMode[] = ["naive", "statewave"];
+const modes = runModes;
 const seeds = [1, 7, 42];
 
 describe("startRun", () => {
@@ -43,6 +43,11 @@ describe("startRun", () => {
           cancelledModules: expected?.cancelledModules,
         });
         expect(summary.conflictsAvoided).toBeGreaterThanOrEqual(expected?.minConflictsAvoided ?? 0);
+        // Each avoided conflict and each collision is attributed to the mechanism expected.
+        expect(Object.keys(summary.avoidedBy).sort()).toEqual(
+          [...(expected?.avoidedBy ?? [])].sort(),
+        );
+        expect(summary.collisionCause).toBe(expected?.collisionCause ?? null);
       },
     );
   });
@@ -81,7 +86,7 @@ describe("startRun", () => {
       const second = await runToEnd(scenario, "naive", { seed: 3, store: memoryStore() });
       expect(second.events).toEqual(first.events);
       const other = await runToEnd(scenario, "naive", { seed: 4, store: memoryStore() });
-      expect(other.summary.totals.ms).not.toBe(first.summary.totals.ms);
+      expect(other.events).not.toEqual(first.events);
     });
 
     it("replays past events to a late subscriber", async () => {
@@ -208,7 +213,7 @@ describe("startRun", () => {
       expect(summary.collision).toBe(false);
       expect(texts.some((text) => text.startsWith("No decision found in the task"))).toBe(true);
       expect(texts.some((text) => text.startsWith("No work found in the task"))).toBe(true);
-      expect(texts).toContain("Nothing to review: no work was planned and no decision was made.");
+      expect(texts).toContain("Nothing to review: no module was built and no decision was seen.");
       expect(texts).not.toContain("No conflicts: the work matches the decisions.");
     });
   });

@@ -5,6 +5,7 @@ import { SharedState } from "../../src/crdt/shared-state.js";
 import { createVirtualClock } from "../../src/scenario/clock.js";
 import { loadScenario } from "../../src/scenario/load-scenario.js";
 import { createStatewaveCoordination } from "../../src/scenario/pipelines/statewave-pipeline.js";
+import { mechanisms } from "../../src/scenario/scenario-events.js";
 import { deferred } from "../support/deferred.js";
 import { runToEnd } from "./support/run-scenario.js";
 
@@ -20,25 +21,63 @@ function memoryStore(): EmbeddedStore {
 
 describe("the statewave pipeline", () => {
   describe("options.ablation", () => {
-    it.each(["auth-jwt", "payments-stripe", "late-decision"])(
-      "%s collides when the Coder does not read the shared context",
-      async (name) => {
-        const scenario = await loadScenario(name);
-        const withRead = await runToEnd(scenario, "statewave", { store: memoryStore() });
-        const blind = await runToEnd(scenario, "statewave", {
-          store: memoryStore(),
-          ablation: { coderSkipsContextRead: true },
-        });
-        expect(withRead.summary.collision).toBe(false);
-        expect(blind.summary.collision).toBe(true);
-        expect(blind.summary.wastedModules).toEqual(scenario.expected?.naive.wastedModules);
-        // The ablation removes the read, nothing else: the Planner still published.
-        expect(blind.events.some((event) => event.type === "decision-write")).toBe(true);
-        expect(
-          blind.events.some((event) => event.type === "context-read" && event.agentId === "coder"),
-        ).toBe(false);
-      },
-    );
+    // Each case a mechanism wins: switched off alone, the collision comes back; the messages-only
+    // modes, which lack it, collide too (a shared-context win that is not a mechanism's is a tie).
+    it.each([
+      ["auth-jwt", "read-before-act"],
+      ["payments-stripe", "read-before-act"],
+      ["late-decision", "mid-build invalidation"],
+      ["two-coders", "atomic claim"],
+      ["late-joiner", "history for a late joiner"],
+    ] as const)("%s collides without %s, and only then", async (name, mechanism) => {
+      const scenario = await loadScenario(name);
+      const whole = await runToEnd(scenario, "statewave", { store: memoryStore() });
+      const without = await runToEnd(scenario, "statewave", {
+        store: memoryStore(),
+        ablation: { off: [mechanism] },
+      });
+      expect(whole.summary.collision).toBe(false);
+      expect(whole.summary.avoidedBy[mechanism]).toBeGreaterThan(0);
+      expect(without.summary.collision).toBe(true);
+      expect(without.summary.wastedModules).toEqual(scenario.expected?.naive.wastedModules);
+      expect(without.summary.collisionCause).toBe(mechanism);
+      // Every other mechanism switched off leaves this case alone.
+      const others = mechanisms.filter((other) => other !== mechanism);
+      const onlyThis = await runToEnd(scenario, "statewave", {
+        store: memoryStore(),
+        ablation: { off: others },
+      });
+      expect(onlyThis.summary.collision).toBe(false);
+      // The Planner still published: the ablation removes a mechanism, not the decision.
+      expect(without.events.some((event) => event.type === "decision-write")).toBe(true);
+    });
+
+    it.each([
+      ["late-decision", "mid-build invalidation"],
+      ["two-coders", "atomic claim"],
+      ["late-joiner", "history for a late joiner"],
+    ] as const)("%s: broadcast lacks %s and collides for that reason", async (name, mechanism) => {
+      const { summary } = await runToEnd(await loadScenario(name), "broadcast", {
+        store: memoryStore(),
+      });
+      expect(summary.collision).toBe(true);
+      expect(summary.collisionCause).toBe(mechanism);
+    });
+
+    it("many-agents: a shared-context read stays within its budget; unbounded, it grows", async () => {
+      const scenario = await loadScenario("many-agents");
+      const bounded = await runToEnd(scenario, "statewave", { store: memoryStore() });
+      const unbounded = await runToEnd(scenario, "statewave", {
+        store: memoryStore(),
+        ablation: { off: ["bounded context"] },
+      });
+      const broadcast = await runToEnd(scenario, "broadcast", { store: memoryStore() });
+      const budget = scenario.contextBudgetTokens;
+      expect(bounded.summary.read.largest).toBeLessThanOrEqual(budget + 50);
+      expect(unbounded.summary.read.largest).toBeGreaterThan(budget + 50);
+      expect(broadcast.summary.read.largest).toBeGreaterThan(budget + 50);
+      expect(broadcast.summary.read.tokens).toBeGreaterThan(bounded.summary.read.tokens);
+    });
   });
 
   describe("auth-jwt", () => {
@@ -92,7 +131,7 @@ describe("the statewave pipeline", () => {
   });
 
   describe("late-decision memories", () => {
-    it("keeps one active story: the decision, and the resolution in place of the escalation", async () => {
+    it("keeps one active story: the decision replaces the inventory memory, nothing escalated", async () => {
       const store = memoryStore();
       const { runId } = await runToEnd(await loadScenario("late-decision"), "statewave", {
         store,
@@ -104,9 +143,8 @@ describe("the statewave pipeline", () => {
           .map((memory) => memory.status);
       // The Planner read the inventory memory, so its decision replaced it.
       expect(statusOf("architectural_decision").sort()).toEqual(["active", "superseded"]);
-      // The lead's resolution names the escalation it settles, whoever announced it.
-      expect(statusOf("escalation")).toEqual(["superseded"]);
-      expect(statusOf("escalation_resolution")).toEqual(["active"]);
+      // A decision is not a claim: it never contends with the Coder's claim in a register.
+      expect(statusOf("escalation")).toEqual([]);
       expect(memories.some((memory) => memory.metadata.contradicts !== undefined)).toBe(false);
     });
   });
@@ -149,18 +187,14 @@ describe("the statewave pipeline", () => {
   });
 
   describe("disagreeing-planners", () => {
-    it("escalates with both planners named, leaves it open, and readers see the dispute", async () => {
-      const store = memoryStore();
-      const { events, runId } = await runToEnd(
+    it("surfaces the dispute with both planners named, leaves it open, and holds the module", async () => {
+      const { events, summary } = await runToEnd(
         await loadScenario("disagreeing-planners"),
         "statewave",
-        { store },
+        { store: memoryStore() },
       );
-      const escalation = events.find((event) => event.type === "escalation");
-      expect(
-        escalation?.type === "escalation" &&
-          escalation.contenders.map((contender) => contender.agentId).sort(),
-      ).toEqual(["planner-a", "planner-b"]);
+      // Decisions live in the memories, not in a register: the dispute is theirs, never escalated
+      // to a lead who might be one of the sides.
       expect(events.some((event) => event.type === "escalation-resolve")).toBe(false);
       const coderRead = events.find(
         (event) =>
@@ -172,16 +206,13 @@ describe("the statewave pipeline", () => {
         expect.stringMatching(/legacy-cache: planner-[ab] says .* vs planner-[ab] says/),
       ]);
       expect(events).toContainEqual(
-        expect.objectContaining({ type: "module-skip", module: "legacy-cache" }),
+        expect.objectContaining({
+          type: "module-skip",
+          module: "legacy-cache",
+          mechanism: "dispute surfaced",
+        }),
       );
-      const inspector = await SharedState.open({
-        store,
-        subjectId: runId,
-        agentId: "inspector",
-        live: false,
-      });
-      expect(inspector.get("modules", "legacy-cache")).toBeInstanceOf(Disputed);
-      await inspector.close();
+      expect(summary.openDisputes).toBe(1);
     });
 
     it.each([1, 7, 42])(
@@ -267,6 +298,7 @@ describe("the statewave pipeline", () => {
         scenario: await loadScenario("two-coders"),
         emit: () => {},
         clock: createVirtualClock(),
+        now: () => 0,
       });
       const failure = new Error("the arbiter's model failed");
       const asked = deferred();

@@ -2,9 +2,10 @@ import type { BuildResult, KnownDecision, KnownDispute } from "../../agents/brai
 import type { PlannedDecision } from "../scenario-schema.js";
 
 /**
- * The only thing that differs between the two pipelines. The agent loops call these methods at
- * the same points in both modes; `naive` implements them with a message bus, `statewave` with
- * `SharedContext` and `SharedState`.
+ * The only thing that differs between the modes. The agent loops call these methods at the same
+ * points in every mode; `naive` and `broadcast` implement them with a message bus, `statewave`
+ * with `SharedContext` and `SharedState`. What a mode cannot do, its methods do not pretend to:
+ * a bus grants every claim and never interrupts work in flight.
  */
 
 /** What an agent knows right before a unit of work. */
@@ -13,6 +14,8 @@ export interface KnownState {
   disputes: KnownDispute[];
   /** Module -> the agent that claimed it, as far as this agent can tell. */
   claims: Record<string, string>;
+  /** How much the agent had to read to learn this, in tokens (about 4 characters each). */
+  tokens: number;
 }
 
 /** The answer to a claim: build it, or do not (and because of whom). */
@@ -36,13 +39,21 @@ export interface ArbitrationRequest {
 
 /** The coordination layer as the agents see it. */
 export interface Coordination {
+  /** An agent starts (message modes: from now on it receives messages; it missed the earlier ones). */
+  join(agentId: string): void;
   /** Before each unit of work: what this agent can know now. */
   read(agentId: string, task: string): Promise<KnownState>;
   /** After deciding: publish a decision. */
   publishDecision(agentId: string, decision: PlannedDecision): Promise<void>;
-  /** Before building: take the module (naive: there is nothing to take, so always granted). */
+  /**
+   * Before building: take the module. Only concurrent claims are settled here (decisions are what
+   * `read` is for). Message modes: a claim is announced, never refused (messages are not atomic).
+   */
   claim(agentId: string, module: string): Promise<ClaimOutcome>;
-  /** While building: calls `onInvalid` if something the build depends on changes. Returns stop. */
+  /**
+   * From the read before a module until its build ends: calls `onInvalid` when a fact lands that
+   * contradicts working on it (the module deprecated by someone else). Returns stop.
+   */
   watchModule(
     agentId: string,
     module: string,

@@ -1,0 +1,80 @@
+import type { UnstampedEvent } from "../../../agents/agent-runtime.js";
+import type { SharedContext } from "../../../context/shared-context.js";
+import type { InvalidationNotice } from "../coordination.js";
+import type { DecisionIndex } from "./decision-index.js";
+
+interface Watcher {
+  agentId: string;
+  module: string;
+  onInvalid(notice: InvalidationNotice): void;
+}
+
+/** What {@link MidBuildInvalidation} needs. */
+export interface MidBuildInvalidationOptions {
+  contextOf(agentId: string): SharedContext;
+  index: DecisionIndex;
+  budgetTokens: number;
+  /** Runs store work in the run's fixed order (the scenario clock's `exclusive`). */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+  emit(event: UnstampedEvent): void;
+}
+
+/**
+ * Mid-build invalidation: work in flight (from the read before a module until its build ends) is
+ * told at once when a decision lands that contradicts it: the module deprecated by someone else.
+ * A change that does not contradict it (a "keep", a decision on another module) is read and the
+ * work carries on, and the agent says so.
+ *
+ * Delivery happens at the scenario time of the write, right after it, in the run's fixed order:
+ * the news travels through the store (each agent re-reads its own shared context), but how long
+ * the store takes to answer never decides whether a build is cut short.
+ */
+export class MidBuildInvalidation {
+  readonly #options: MidBuildInvalidationOptions;
+  readonly #watchers = new Set<Watcher>();
+
+  constructor(options: MidBuildInvalidationOptions) {
+    this.#options = options;
+  }
+
+  /** Watches `module` for `agentId` until the returned function is called. */
+  watch(agentId: string, module: string, onInvalid: (notice: InvalidationNotice) => void) {
+    const watcher: Watcher = { agentId, module, onInvalid };
+    this.#watchers.add(watcher);
+    return () => {
+      this.#watchers.delete(watcher);
+    };
+  }
+
+  /** After `writerId` published: every other agent with work in flight re-reads what changed. */
+  async afterWrite(writerId: string): Promise<void> {
+    const { contextOf, index, budgetTokens, exclusive, emit } = this.#options;
+    for (const watcher of [...this.#watchers]) {
+      if (watcher.agentId === writerId || !this.#watchers.has(watcher)) continue;
+      const { agentId, module } = watcher;
+      const read = await exclusive(() =>
+        contextOf(agentId).beforeActing(agentId, `Build module ${module}`, {
+          maxTokens: budgetTokens,
+        }),
+      );
+      const changed = index
+        .decisionsIn(read.changedSinceLastRead)
+        .filter((decision) => decision.target === module && decision.by !== agentId);
+      if (changed.length === 0) continue;
+      const deprecation = changed.find((decision) => decision.value === "deprecate");
+      if (deprecation !== undefined) {
+        watcher.onInvalid({
+          reason: `deprecated by ${deprecation.by}: ${deprecation.content}`,
+          by: deprecation.by,
+        });
+        continue;
+      }
+      const news = changed.map((decision) => `${decision.by} decided ${decision.value}`).join(", ");
+      emit({
+        type: "agent-log",
+        agentId,
+        text: `Re-read ${module}: ${news}; nothing contradicts the work, carrying on.`,
+      });
+    }
+  }
+}

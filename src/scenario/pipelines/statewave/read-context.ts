@@ -1,0 +1,137 @@
+import { isOn, type RunAblation, type UnstampedEvent } from "../../../agents/agent-runtime.js";
+import type { KnownDecision, KnownDispute } from "../../../agents/brain.js";
+import type { ContextRead, MemoryDispute, SharedContext } from "../../../context/shared-context.js";
+import type { Escalation } from "../../../crdt/escalation.js";
+import type { SharedState } from "../../../crdt/shared-state.js";
+import type { KnownState } from "../coordination.js";
+import { estimateTokens } from "../read-tokens.js";
+import type { DecisionIndex } from "./decision-index.js";
+
+/** The shared-state namespace holding one register per module: who builds it. */
+export const modulesNamespace = "modules";
+/** A claim's value in the modules register. */
+export const claimedPrefix = "claimed-by:";
+
+/** What {@link readContext} needs besides the agent and the task. */
+export interface ReadContextOptions {
+  context: SharedContext;
+  state: SharedState;
+  index: DecisionIndex;
+  ablation: RunAblation;
+  /** When the agent joined the run, in scenario milliseconds. */
+  joinedAt: number;
+  /** The context bundle's token budget (`maxTokens`). */
+  budgetTokens: number;
+  emit(event: UnstampedEvent): void;
+  /** Announces an escalation once, whichever reader saw it first. */
+  announce(escalation: Escalation): void;
+}
+
+export function stringOf(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** One dispute per target: a memory contradiction and a register escalation on it are one. */
+function mergeDisputes(disputes: readonly KnownDispute[]): KnownDispute[] {
+  const byTarget = new Map<string, KnownDispute>();
+  for (const dispute of disputes) {
+    const known = byTarget.get(dispute.target);
+    if (known === undefined) {
+      byTarget.set(dispute.target, { target: dispute.target, contenders: [...dispute.contenders] });
+      continue;
+    }
+    for (const contender of dispute.contenders) {
+      if (!known.contenders.some((other) => other.agentId === contender.agentId)) {
+        known.contenders.push(contender);
+      }
+    }
+  }
+  return [...byTarget.values()];
+}
+
+function escalationDispute(escalation: Escalation): KnownDispute {
+  return {
+    target: escalation.key,
+    contenders: escalation.contenders.map((contender) => ({
+      agentId: contender.agentId,
+      value: stringOf(contender.value),
+    })),
+  };
+}
+
+function memoryDispute(dispute: MemoryDispute, index: DecisionIndex): KnownDispute | undefined {
+  const sides = index.decisionsIn(dispute.memories);
+  if (sides.length < 2) return undefined;
+  return {
+    target: dispute.target,
+    contenders: sides.map((side) => ({ agentId: side.by, value: side.value })),
+  };
+}
+
+/**
+ * Which of the decisions an agent may use, mechanism by mechanism: those made before it joined
+ * reach it through `history for a late joiner`, the others through `read-before-act`. Switching
+ * one off removes exactly its share.
+ */
+function usableDecisions(
+  decisions: readonly KnownDecision[],
+  options: ReadContextOptions,
+): KnownDecision[] {
+  const history = isOn(options.ablation, "history for a late joiner");
+  const fresh = isOn(options.ablation, "read-before-act");
+  return decisions.filter((decision) => ((decision.at ?? 0) < options.joinedAt ? history : fresh));
+}
+
+/**
+ * Read-before-act on the shared context: `beforeActing` ranked for the task within the token
+ * budget, turned into what the agent's brain works with (decisions, open disputes, claims).
+ */
+export async function readContext(
+  agentId: string,
+  task: string,
+  options: ReadContextOptions,
+): Promise<{ known: KnownState; raw: ContextRead }> {
+  const { context, state, index, ablation } = options;
+  const bounded = isOn(ablation, "bounded context");
+  const raw = await context.beforeActing(agentId, task, {
+    // Unbounded (the store's largest budget): every memory, as an inbox holds every message.
+    maxTokens: bounded ? options.budgetTokens : 128_000,
+  });
+  const decisions = usableDecisions(index.decisionsIn(raw.decisions), options);
+  for (const escalation of raw.disputes) options.announce(escalation);
+  const disputes = isOn(ablation, "dispute surfaced")
+    ? mergeDisputes([
+        ...raw.contradictions
+          .map((dispute) => memoryDispute(dispute, index))
+          .filter((dispute): dispute is KnownDispute => dispute !== undefined),
+        ...raw.disputes.map(escalationDispute),
+      ])
+    : [];
+  const claims: Record<string, string> = {};
+  if (isOn(ablation, "read-before-act")) {
+    for (const [module, value] of Object.entries(state.list(modulesNamespace))) {
+      if (typeof value === "string" && value.startsWith(claimedPrefix)) {
+        claims[module] = value.slice(claimedPrefix.length);
+      }
+    }
+  }
+  // What the agent must read: the bundle, plus any active decision the ranking left out of it.
+  const inBundle = new Set(raw.bundle.facts.map((memory) => memory.id));
+  const extra = raw.decisions.filter((memory) => !inBundle.has(memory.id));
+  const tokens = estimateTokens(
+    [raw.assembledContext, ...extra.map((memory) => memory.content)].join("\n"),
+  );
+  options.emit({
+    type: "context-read",
+    agentId,
+    task,
+    memoryIds: [...new Set([...raw.bundle.facts, ...raw.decisions].map((memory) => memory.id))],
+    decisions: decisions.map((decision) => `${decision.by}: ${decision.content}`),
+    disputes: disputes.map(
+      (dispute) =>
+        `${dispute.target}: ${dispute.contenders.map((contender) => `${contender.agentId} says ${contender.value}`).join(" vs ")}`,
+    ),
+    tokens,
+  });
+  return { known: { decisions, disputes, claims, tokens }, raw };
+}
