@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from "commander";
 import type { Brain } from "../agents/brain.js";
 import { LlmConfigError } from "../llm/errors/llm-config-error.js";
+import { readLlmSettings } from "../llm/llm-settings.js";
 import type { StoreSelection } from "../ui/data/open-store.js";
 import type { CliDeps, OutputStream } from "./cli-deps.js";
 import { UsageError } from "./fatal-error.js";
@@ -31,9 +32,13 @@ export function isTerminal(stream: OutputStream): stream is OutputStream & NodeJ
  * user's input, so it is a usage error (exit 2), not a runtime failure.
  */
 export async function brainFromEnv(deps: CliDeps): Promise<Brain> {
-  // Loaded here, not at the top: the AI SDK is only for commands that think (start-up cost).
-  const { createBrainFromEnv } = await import("../agents/create-brain.js");
   try {
+    // Without LLM_MODEL the AI SDK is never loaded: it costs the demo's first frame ~100 ms.
+    if (readLlmSettings(deps.env) === undefined) {
+      const { createOfflineBrain } = await import("../agents/offline-brain.js");
+      return createOfflineBrain();
+    }
+    const { createBrainFromEnv } = await import("../agents/create-brain.js");
     return createBrainFromEnv(deps.env);
   } catch (error) {
     if (error instanceof LlmConfigError) throw new UsageError(error.message, { cause: error });
@@ -41,10 +46,20 @@ export async function brainFromEnv(deps: CliDeps): Promise<Brain> {
   }
 }
 
-/** The store a command's `--store`, `--db` and `--url` flags select, with the environment's defaults. */
+/**
+ * The store a command's `--store`, `--db`, `--url` (and `--database-url`) flags select, with the
+ * environment's defaults (`SHARED_CTX_DATABASE_URL` selects Postgres).
+ */
 export function storeSelection(
-  options: { store?: "embedded" | "statewave"; db?: string; url?: string },
+  options: { store?: "embedded" | "statewave"; db?: string; url?: string; databaseUrl?: string },
   deps: CliDeps,
 ): StoreSelection {
-  return { store: options.store, db: options.db, url: options.url, env: deps.env, cwd: deps.cwd };
+  return {
+    store: options.store,
+    db: options.db,
+    url: options.url,
+    ...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
+    env: deps.env,
+    cwd: deps.cwd,
+  };
 }

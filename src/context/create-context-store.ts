@@ -1,12 +1,22 @@
 import { join, resolve } from "node:path";
 import type { ContextStore } from "./context-store.js";
 import { EmbeddedStore } from "./embedded-store.js";
+import { StoreValidationError } from "./errors/store-validation-error.js";
+import { PostgresStore } from "./postgres/postgres-store.js";
 import { StatewaveStore } from "./statewave-store.js";
 
 /** Options of {@link createContextStore}; each one overrides its environment variable. */
 export interface CreateContextStoreOptions {
-  /** Which implementation. @default "statewave" when a URL is configured, else "embedded" */
-  store?: "embedded" | "statewave";
+  /**
+   * Which implementation. @default "postgres" when a database URL is configured, else
+   * "statewave" when a server URL is, else "embedded"
+   */
+  store?: "embedded" | "statewave" | "postgres";
+  /**
+   * Postgres URL (`postgres://user:password@host:5432/db`): the store lives in that database,
+   * shared by every process and `serve` replica that uses it. @default env.SHARED_CTX_DATABASE_URL
+   */
+  databaseUrl?: string;
   /** Embedded store file (relative to `cwd`), or ":memory:". @default env.SHARED_CTX_DB ?? <cwd>/.shared-ctx/store.db */
   db?: string;
   /** Statewave base URL. @default env.STATEWAVE_URL ?? "http://localhost:8100" */
@@ -29,7 +39,8 @@ export function defaultDbPath(cwd: string): string {
 /** Where the configuration says the store is: a server URL, or an embedded database file. */
 export type StoreLocation =
   | { readonly kind: "statewave"; readonly url: string }
-  | { readonly kind: "embedded"; readonly path: string };
+  | { readonly kind: "embedded"; readonly path: string }
+  | { readonly kind: "postgres"; readonly url: string };
 
 /** The Statewave server a client talks to when neither `url` nor `STATEWAVE_URL` says. */
 export const defaultStatewaveUrl = "http://localhost:8100";
@@ -41,13 +52,27 @@ export const defaultStatewaveUrl = "http://localhost:8100";
  * `createContextStore` resolve through this one function, so they always agree on the file.
  */
 export function resolveStoreLocation(
-  options: Pick<CreateContextStoreOptions, "store" | "db" | "url"> & {
+  options: Pick<CreateContextStoreOptions, "store" | "db" | "url" | "databaseUrl"> & {
     env: Readonly<Record<string, string | undefined>>;
     cwd: string;
   },
 ): StoreLocation {
   const url = options.url ?? (options.env.STATEWAVE_URL || undefined);
-  const kind = options.store ?? (url ? "statewave" : "embedded");
+  const databaseUrl = options.databaseUrl ?? (options.env.SHARED_CTX_DATABASE_URL || undefined);
+  // A database URL selects Postgres, unless an explicit `db`/`url` option asks for another store.
+  const postgres =
+    options.databaseUrl !== undefined ||
+    (databaseUrl !== undefined && options.db === undefined && options.url === undefined);
+  const kind = options.store ?? (postgres ? "postgres" : url ? "statewave" : "embedded");
+  if (kind === "postgres") {
+    if (databaseUrl === undefined) {
+      throw new StoreValidationError(
+        "databaseUrl",
+        "a postgres:// URL (set SHARED_CTX_DATABASE_URL or pass --database-url)",
+      );
+    }
+    return { kind, url: databaseUrl };
+  }
   if (kind === "statewave") return { kind, url: url ?? defaultStatewaveUrl };
   return { kind, path: resolveDbPath(options) };
 }
@@ -75,6 +100,9 @@ export function createContextStore(options: CreateContextStoreOptions = {}): Con
   const location = resolveStoreLocation({ ...options, env, cwd });
   const tenantId = options.tenantId ?? (env.STATEWAVE_TENANT_ID || undefined);
 
+  if (location.kind === "postgres") {
+    return new PostgresStore({ url: location.url, tenantId: tenantId ?? null });
+  }
   if (location.kind === "statewave") {
     const apiKey = options.apiKey ?? (env.STATEWAVE_API_KEY || undefined);
     return new StatewaveStore({

@@ -5,6 +5,7 @@ import { CompileEpisodeError } from "../context/errors/compile-episode-error.js"
 import { CompileJobNotFoundError } from "../context/errors/compile-job-not-found-error.js";
 import { StoreClosedError } from "../context/errors/store-closed-error.js";
 import { StoreValidationError } from "../context/errors/store-validation-error.js";
+import { PostgresConnectionError } from "../context/postgres/errors/postgres-connection-error.js";
 import { camelKeyToSnake } from "../context/wire-format.js";
 import { createApiKeyCheck, publicPaths } from "./api-key.js";
 import { HttpError } from "./http-error.js";
@@ -85,6 +86,13 @@ function toHttpError(error: unknown): HttpError | undefined {
   }
   if (error instanceof StoreClosedError) {
     return new HttpError(503, { code: "service_unavailable", message: "The store is closed" });
+  }
+  if (error instanceof PostgresConnectionError) {
+    // The database behind this replica is unreachable: retryable, and nothing internal leaks.
+    return new HttpError(503, {
+      code: "service_unavailable",
+      message: "The database is unavailable",
+    });
   }
   return undefined;
 }

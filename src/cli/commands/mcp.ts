@@ -8,8 +8,9 @@ interface McpCommandOptions {
   subject: string;
   agent: string;
   db?: string;
-  store?: "embedded" | "statewave";
+  store?: "embedded" | "statewave" | "postgres";
   url?: string;
+  databaseUrl?: string;
 }
 
 /**
@@ -35,7 +36,12 @@ export function makeMcpCommand(deps: CliDeps): Command {
       new Option("--store <kind>", "where the shared context lives").choices([
         "embedded",
         "statewave",
+        "postgres",
       ]),
+    )
+    .option(
+      "--database-url <url>",
+      "Postgres URL, with --store postgres (default: $SHARED_CTX_DATABASE_URL, which selects it)",
     )
     .option(
       "--url <url>",
@@ -70,6 +76,7 @@ async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void
     ...(options.store ? { store: options.store } : {}),
     ...(options.db ? { db: options.db } : {}),
     ...(options.url ? { url: options.url } : {}),
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
     env: deps.env,
     cwd: deps.cwd,
   });

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from "commander";
 import type { EmbeddedStore } from "../../context/embedded-store.js";
+import type { PostgresStore } from "../../context/postgres/postgres-store.js";
 import type { startServer } from "../../server/listen.js";
 import type { CliDeps } from "../cli-deps.js";
 import { FatalError } from "../fatal-error.js";
@@ -17,6 +18,8 @@ interface ServeOptions {
   port: number;
   host: string;
   db?: string;
+  /** `--database-url`: serve a Postgres database (replicas share it). */
+  databaseUrl?: string;
   /** `--allowed-host`, once per name. */
   allowedHost?: string[];
 }
@@ -33,6 +36,10 @@ export function makeServeCommand(deps: CliDeps): Command {
     .option("--host <host>", "interface to bind; 0.0.0.0 exposes it to the network", "127.0.0.1")
     .option("--db <path>", "database file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
     .option(
+      "--database-url <url>",
+      "serve a Postgres database instead of a file; any number of replicas can serve one (default: $SHARED_CTX_DATABASE_URL)",
+    )
+    .option(
       "--allowed-host <name>",
       "also answer requests whose Host is this name (name or name:port; repeatable; * = any). A loopback server refuses other Hosts, against DNS rebinding",
       (value: string, previous: string[] = []) => [...previous, value],
@@ -44,6 +51,7 @@ export function makeServeCommand(deps: CliDeps): Command {
         "Environment:",
         "  SHARED_CTX_API_KEY   require this key in X-API-Key (or ?api_key=) on every /v1 request",
         "  SHARED_CTX_DB        database file, when --db is not given",
+        "  SHARED_CTX_DATABASE_URL  postgres://… to serve instead of a file (--db wins over it)",
         "",
         "Clients: STATEWAVE_URL=http://127.0.0.1:8100 makes shared-ctx (and Statewave's SDKs) use it.",
         "X-Tenant-ID isolates tenants. Ctrl-C finishes in-flight requests, then closes the database.",
@@ -64,14 +72,33 @@ export function makeServeCommand(deps: CliDeps): Command {
           import("../../server/port-in-use-error.js"),
         ]);
       // serve always serves an embedded file, whatever STATEWAVE_URL says.
-      const path = resolveDbPath({ db: options.db, env: deps.env, cwd: deps.cwd });
+      const databaseUrl =
+        options.databaseUrl ??
+        (options.db === undefined ? deps.env.SHARED_CTX_DATABASE_URL || undefined : undefined);
       const apiKey = deps.env.SHARED_CTX_API_KEY || undefined;
-      let store: EmbeddedStore;
-      try {
-        store = new EmbeddedStore({ path });
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new FatalError(`cannot open the store at ${path}: ${reason}`, { cause: error });
+      let store: EmbeddedStore | PostgresStore;
+      let path: string;
+      if (databaseUrl !== undefined) {
+        const { PostgresStore } = await import("../../context/postgres/postgres-store.js");
+        const postgres = new PostgresStore({ url: databaseUrl });
+        path = postgres.location;
+        try {
+          // Checked before listening: a database that is down is named now, not on the first request.
+          await postgres.connect();
+        } catch (error) {
+          await postgres.close();
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new FatalError(`cannot open the store: ${reason}`, { cause: error });
+        }
+        store = postgres;
+      } else {
+        path = resolveDbPath({ db: options.db, env: deps.env, cwd: deps.cwd });
+        try {
+          store = new EmbeddedStore({ path });
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new FatalError(`cannot open the store at ${path}: ${reason}`, { cause: error });
+        }
       }
       let server: Awaited<ReturnType<typeof startServer>>;
       try {

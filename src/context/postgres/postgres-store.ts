@@ -46,6 +46,15 @@ export class PostgresStore extends PostgresTenantView {
     this.location = this.core.location;
   }
 
+  /**
+   * Connects and applies the migrations now, instead of on the first call: a server checks its
+   * database before it listens.
+   * @throws PostgresConnectionError, StoreSchemaError
+   */
+  async connect(): Promise<void> {
+    await this.core.connect();
+  }
+
   /** A view of the same database scoped to one tenant (null = the default tenant). close() on a view is a no-op. */
   forTenant(tenantId: string | null): ContextStore {
     return new PostgresTenantView(this.core, tenantId);

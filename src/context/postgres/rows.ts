@@ -65,12 +65,23 @@ export function scopePrefix(tenant: string, subjectId: string): string {
 /** Postgres refuses lexemes of 2 KiB or more; such "words" (a base64 blob) are never searched for. */
 const maxLexemeBytes = 2000;
 
-/** The lexemes stored for one memory: its search words (see `textTerms`), scoped, distinct. */
+/** A tsvector is at most 1 MiB: the words past this many bytes of one memory go unindexed. */
+const maxIndexedBytes = 512 * 1024;
+
+/**
+ * The lexemes stored for one memory: its search words (see `textTerms`), scoped, distinct. Bounded
+ * so the insert can never fail on a huge memory (the embedded store's FTS5 has no such limits).
+ */
 export function scopedLexemes(prefix: string, content: string): string[] {
   const lexemes = new Set<string>();
+  let bytes = 0;
   for (const term of textTerms(content)) {
     const lexeme = prefix + term;
-    if (Buffer.byteLength(lexeme) < maxLexemeBytes) lexemes.add(lexeme);
+    const size = Buffer.byteLength(lexeme);
+    if (size >= maxLexemeBytes || lexemes.has(lexeme)) continue;
+    if (bytes + size > maxIndexedBytes) break;
+    bytes += size + 1;
+    lexemes.add(lexeme);
   }
   return [...lexemes];
 }

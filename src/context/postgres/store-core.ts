@@ -198,6 +198,11 @@ export class PostgresStoreCore {
     return this.#pool;
   }
 
+  /** Connects (and migrates) now. */
+  async connect(): Promise<void> {
+    await this.#run(undefined, async () => undefined);
+  }
+
   /** Runs `work` with the store open, mapping driver errors to the store's typed errors. */
   async #run<T>(signal: AbortSignal | undefined, work: (pool: Pool) => Promise<T>): Promise<T> {
     if (this.#closed) throw new StoreClosedError(this.location);

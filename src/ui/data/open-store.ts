@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import type { ContextStore } from "../../context/context-store.js";
 import { createContextStore, resolveStoreLocation } from "../../context/create-context-store.js";
+import { redactDatabaseUrl } from "../../context/postgres/database-url.js";
 import { StoreOpenError } from "./store-open-error.js";
 
 /** Which store a command reads or writes, as its flags and the environment say. */
@@ -8,16 +9,22 @@ export interface StoreSelection {
   readonly store?: "embedded" | "statewave";
   readonly db?: string;
   readonly url?: string;
+  /** Postgres URL (`--database-url`); `SHARED_CTX_DATABASE_URL` when not given. */
+  readonly databaseUrl?: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
 }
 
 /** Where the selected store is: the embedded file path, or the server URL. */
 export function describeStoreLocation(selection: StoreSelection): {
-  kind: "embedded" | "statewave";
+  kind: "embedded" | "statewave" | "postgres";
   location: string;
 } {
   const location = resolveStoreLocation(selection);
+  if (location.kind === "postgres") {
+    // The password never reaches a message or a log line.
+    return { kind: location.kind, location: redactDatabaseUrl(location.url) };
+  }
   return location.kind === "statewave"
     ? { kind: location.kind, location: location.url }
     : { kind: location.kind, location: location.path };
@@ -50,6 +57,7 @@ export function openStore(
       store: kind,
       ...(selection.db !== undefined ? { db: selection.db } : {}),
       ...(selection.url !== undefined ? { url: selection.url } : {}),
+      ...(selection.databaseUrl !== undefined ? { databaseUrl: selection.databaseUrl } : {}),
       env: { ...selection.env },
       cwd: selection.cwd,
     });
