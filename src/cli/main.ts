@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { CommanderError } from "commander";
 import type { CliDeps } from "./cli-deps.js";
 import { reportError } from "./error-report.js";
@@ -12,9 +14,12 @@ import { createProgram } from "./program.js";
  * The only place (with bin/) that touches `process`.
  */
 export async function main(argv: readonly string[]): Promise<number> {
-  const { config } = await import("dotenv");
-  // .env is optional; quiet so it never prints into --json output.
-  config({ quiet: true });
+  // .env is optional (and dotenv is not loaded without one: start-up cost); quiet so it never
+  // prints into --json output.
+  if (existsSync(join(process.cwd(), ".env"))) {
+    const { config } = await import("dotenv");
+    config({ quiet: true });
+  }
 
   const controller = new AbortController();
   // The first Ctrl-C stops the command cleanly (agents stopped, run recorded `interrupted`); `once`

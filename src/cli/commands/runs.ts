@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { formatRunsTable } from "../../ui/format/runs-table.js";
 import type { CliDeps } from "../cli-deps.js";
 import { storeSelection } from "../command-helpers.js";
 
@@ -32,7 +31,7 @@ export function makeRunsCommand(deps: CliDeps): Command {
     )
     .action(async (options: RunsCommandOptions) => {
       // Loaded here, not at the top: the store's driver is this command's alone (start-up cost).
-      const [{ describeStoreLocation, openStore }, { listRuns }, { runOutcome }] =
+      const [{ describeStoreLocation, openStore }, { listRuns }, { formatRunsTable, runOutcome }] =
         await Promise.all([
           import("../../ui/data/open-store.js"),
           import("../../ui/data/read-run.js"),

@@ -1,20 +1,6 @@
 import { Command, Option } from "commander";
 import type { ContextStore, Episode } from "../../context/context-store.js";
-import { fromRunEventEpisode } from "../../scenario/run-record.js";
-import { readRunTimeline } from "../../ui/data/find-run.js";
-import { readFullTimeline } from "../../ui/data/read-run.js";
-import {
-  buildRunTimeline,
-  type RunTimeline,
-  type TimelineFilter,
-} from "../../ui/format/run-timeline.js";
-import {
-  followColumns,
-  formatTimelineHeader,
-  formatTimelineReport,
-  formatTimelineRows,
-  formatTimelineSections,
-} from "../../ui/format/timeline-table.js";
+import type { RunTimeline, TimelineFilter } from "../../ui/format/run-timeline.js";
 import type { CliDeps } from "../cli-deps.js";
 import { storeSelection } from "../command-helpers.js";
 
@@ -62,6 +48,17 @@ async function follow(
   filter: TimelineFilter,
   width: number,
 ): Promise<void> {
+  const [
+    { fromRunEventEpisode },
+    { readFullTimeline },
+    { buildRunTimeline },
+    { followColumns, formatTimelineHeader, formatTimelineRows, formatTimelineSections },
+  ] = await Promise.all([
+    import("../../scenario/run-record.js"),
+    import("../../ui/data/read-run.js"),
+    import("../../ui/format/run-timeline.js"),
+    import("../../ui/format/timeline-table.js"),
+  ]);
   const columns = followColumns(width);
   const episodes: Episode[] = [];
   const printed = new Set<string>();
@@ -140,8 +137,19 @@ export function makeTimelineCommand(deps: CliDeps): Command {
       ].join("\n"),
     )
     .action(async (runId: string, options: TimelineCommandOptions) => {
-      // Loaded here, not at the top: the store's driver is for commands that read runs.
-      const { describeStoreLocation, openStore } = await import("../../ui/data/open-store.js");
+      // Loaded here, not at the top: the store's driver and the Unicode width tables (string-width)
+      // are for this command's action, not for `--help` or the other commands.
+      const [
+        { describeStoreLocation, openStore },
+        { readRunTimeline },
+        { buildRunTimeline },
+        { formatTimelineReport },
+      ] = await Promise.all([
+        import("../../ui/data/open-store.js"),
+        import("../../ui/data/find-run.js"),
+        import("../../ui/format/run-timeline.js"),
+        import("../../ui/format/timeline-table.js"),
+      ]);
       const selection = storeSelection(options, deps);
       const storeName = describeStoreLocation(selection).location;
       const store = openStore(selection, { mustExist: true });

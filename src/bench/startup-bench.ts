@@ -1,0 +1,373 @@
+import { spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg, platform } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * How fast the built `shared-ctx` starts, measured on the real bin in child processes, each figure
+ * next to a bare `node -e 0` measured in the same run (so a busy machine slows both):
+ * - CPU of `--help` and `runs` (user + system, the whole process) as a ratio to `node -e 0`;
+ * - time from spawn to the demo's first frame (in a pseudo-terminal when `script` exists, as a
+ *   person sees it; else the first line of the plain output through a pipe);
+ * - time from spawn to the answer of an MCP `initialize` request on `shared-ctx mcp`.
+ * Medians of `repeats` runs.
+ */
+
+/** Options of {@link runStartupBench}. */
+export interface StartupBenchOptions {
+  /** A scratch folder (the store the commands use and the CPU probe live there). */
+  readonly dir: string;
+  /** Runs per figure; the median is reported. @default 5 */
+  readonly repeats?: number;
+  /** The bin to measure. @default this package's bin/shared-ctx.js */
+  readonly binPath?: string;
+  /** Called before each figure is measured. */
+  readonly onProgress?: (message: string) => void;
+  /** Use a pseudo-terminal for the demo (needs `script`). @default true on Linux when found */
+  readonly terminal?: boolean;
+}
+
+/** One measured figure against its target. */
+export interface StartupFigure {
+  readonly name: string;
+  /** Median CPU milliseconds (user + system) of the whole process, for CPU targets. */
+  readonly cpuMs?: number;
+  /** Median wall milliseconds from spawn to exit (or to the awaited output). */
+  readonly wallMs: number;
+  /** `cpuMs` (CPU targets) or `wallMs` (latency targets) over the same figure for `node -e 0`. */
+  readonly ratio: number;
+  /** "≤ 2× node -e 0 CPU", "≤ 300 ms". */
+  readonly target: string;
+  readonly met: boolean;
+  /** Set when the figure could not be measured (the command failed); `met` is then false. */
+  readonly error?: string;
+}
+
+/** What {@link runStartupBench} returns. */
+export interface StartupBenchResult {
+  readonly machine: {
+    readonly node: string;
+    readonly cpus: number;
+    readonly platform: string;
+    /** The 1-minute load average before and after: figures from a busy machine are slow. */
+    readonly loadBefore: number;
+    readonly loadAfter: number;
+  };
+  readonly repeats: number;
+  /** `node -e 0` in the same run. */
+  readonly baseline: { readonly cpuMs: number; readonly wallMs: number };
+  /** How the demo's first frame was observed. */
+  readonly demoOutput: "terminal" | "pipe";
+  readonly figures: readonly StartupFigure[];
+}
+
+/** The issue-12 targets. */
+export const startupTargets = {
+  cpuRatio: 2,
+  demoFirstFrameMs: 300,
+  mcpInitializeMs: 500,
+} as const;
+
+const defaultBin = fileURLToPath(new URL("../../bin/shared-ctx.js", import.meta.url));
+
+/** Reports the child's own CPU use on fd 3 as it exits; loaded with `--import` into every probe. */
+const cpuProbeSource = `import { writeSync } from "node:fs";
+process.on("exit", () => {
+  const usage = process.cpuUsage();
+  try { writeSync(3, String((usage.user + usage.system) / 1000)); } catch {}
+});
+`;
+
+interface ChildOutcome {
+  readonly wallMs: number;
+  readonly cpuMs?: number;
+  readonly code: number | null;
+  readonly stderr: string;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const upper = sorted[middle] ?? 0;
+  return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? 0) + upper) / 2;
+}
+
+function round(value: number, digits = 1): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+/** Runs `node <args>` to its exit with the CPU probe; resolves with its wall and CPU time. */
+function runProbed(
+  args: readonly string[],
+  options: { probe: string; cwd: string; env: NodeJS.ProcessEnv },
+): Promise<ChildOutcome> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ["--import", options.probe, ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["ignore", "ignore", "pipe", "pipe"],
+  });
+  let cpu = "";
+  let stderr = "";
+  child.stdio[3]?.on("data", (chunk: Buffer) => {
+    cpu += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => {
+      const cpuMs = Number(cpu);
+      resolve({
+        wallMs: performance.now() - started,
+        ...(cpu !== "" && Number.isFinite(cpuMs) ? { cpuMs } : {}),
+        code,
+        stderr,
+      });
+    });
+  });
+}
+
+/**
+ * Spawns a command and resolves with the milliseconds until `ready(output)` holds for its stdout,
+ * then stops it. Rejects when it exits first or takes over 30 s.
+ */
+function timeUntilOutput(
+  command: string,
+  args: readonly string[],
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    input?: string;
+    ready: (output: string) => boolean;
+  },
+): Promise<number> {
+  const started = performance.now();
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let output = "";
+  let stderr = "";
+  return new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error("no answer within 30 s"));
+    }, 30_000);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!options.ready(output)) return;
+      const elapsed = performance.now() - started;
+      clearTimeout(timer);
+      child.removeAllListeners("close");
+      child.once("close", () => resolve(elapsed));
+      child.kill("SIGTERM");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      const said = stderr.trim().split("\n")[0] ?? "";
+      reject(new Error(`exited with ${code} before answering${said ? `: ${said}` : ""}`));
+    });
+    if (options.input !== undefined) child.stdin.write(options.input);
+  });
+}
+
+/** True when a frame has visible text (not only cursor and mode escapes). */
+function hasVisibleText(output: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what is stripped.
+  return /\S/.test(output.replace(/\u001B\[[0-9;?]*[ -/]*[@-~]|\u001B[()][0-9A-Za-z]/g, ""));
+}
+
+/** The `script` command that gives the demo a pseudo-terminal (util-linux), when there is one. */
+function findScript(): string | undefined {
+  if (platform() !== "linux") return undefined;
+  return ["/usr/bin/script", "/bin/script"].find((path) => existsSync(path));
+}
+
+function quote(argument: string): string {
+  return `'${argument.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Measures start-up of the built bin against `node -e 0`; see the module comment. */
+export async function runStartupBench(options: StartupBenchOptions): Promise<StartupBenchResult> {
+  const repeats = Math.max(1, options.repeats ?? 5);
+  const bin = options.binPath ?? defaultBin;
+  const progress = options.onProgress ?? (() => undefined);
+  const loadBefore = round(loadavg()[0] ?? 0, 2);
+  const probe = join(options.dir, "cpu-probe.mjs");
+  writeFileSync(probe, cpuProbeSource);
+  const db = join(options.dir, "store.db");
+  // No .env of the caller's, no LLM, no Statewave server: the commands start as on a fresh machine.
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SHARED_CTX_DB: db,
+    STATEWAVE_URL: "",
+    LLM_MODEL: "",
+    NO_COLOR: "1",
+  };
+  const common = { probe, cwd: options.dir, env };
+
+  progress("seeding the store with two runs (for `runs`)");
+  for (const mode of ["naive", "statewave"]) {
+    await runProbed(
+      [bin, "run", "--mode", mode, "--speed", "1000", "--seed", "1", "--json"],
+      common,
+    );
+  }
+
+  const cpuFigure = async (name: string, args: readonly string[]) => {
+    progress(`${name} × ${repeats}`);
+    const outcomes: ChildOutcome[] = [];
+    for (let index = 0; index < repeats; index += 1) outcomes.push(await runProbed(args, common));
+    const failed = outcomes.find((outcome) => outcome.code !== 0 || outcome.cpuMs === undefined);
+    return {
+      cpuMs: median(outcomes.map((outcome) => outcome.cpuMs ?? 0)),
+      wallMs: median(outcomes.map((outcome) => outcome.wallMs)),
+      ...(failed
+        ? { error: `exit ${failed.code}: ${failed.stderr.trim().split("\n")[0] ?? ""}` }
+        : {}),
+    };
+  };
+
+  const baseline = await cpuFigure("node -e 0", ["-e", "0"]);
+  const help = await cpuFigure("shared-ctx --help", [bin, "--help"]);
+  const runs = await cpuFigure("shared-ctx runs", [bin, "runs"]);
+
+  const latencyFigure = async (
+    name: string,
+    measure: () => Promise<number>,
+  ): Promise<{ wallMs: number; error?: string }> => {
+    progress(`${name} × ${repeats}`);
+    const times: number[] = [];
+    try {
+      for (let index = 0; index < repeats; index += 1) times.push(await measure());
+    } catch (error) {
+      return { wallMs: Number.NaN, error: error instanceof Error ? error.message : String(error) };
+    }
+    return { wallMs: median(times) };
+  };
+
+  const script = options.terminal === false ? undefined : findScript();
+  const demoArgs = [bin, "demo", "--speed", "1", "--seed", "1"];
+  const demo = await latencyFigure("demo, first frame", () =>
+    script
+      ? timeUntilOutput(
+          script,
+          ["-qfec", [process.execPath, ...demoArgs].map(quote).join(" "), "/dev/null"],
+          { cwd: options.dir, env: { ...env, TERM: "xterm-256color" }, ready: hasVisibleText },
+        )
+      : timeUntilOutput(process.execPath, demoArgs, {
+          cwd: options.dir,
+          env,
+          ready: hasVisibleText,
+        }),
+  );
+
+  const initialize = `${JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "startup-bench", version: "0" },
+    },
+  })}\n`;
+  const mcp = await latencyFigure("mcp, initialize answered", () =>
+    timeUntilOutput(process.execPath, [bin, "mcp", "--subject", "startup-bench"], {
+      cwd: options.dir,
+      env,
+      input: initialize,
+      ready: (output) => output.includes('"id":1'),
+    }),
+  );
+
+  const cpuRatio = (cpuMs: number) => round(cpuMs / baseline.cpuMs, 2);
+  const wallRatio = (wallMs: number) => round(wallMs / baseline.wallMs, 2);
+  const figures: StartupFigure[] = [
+    {
+      name: "--help",
+      cpuMs: round(help.cpuMs),
+      wallMs: round(help.wallMs),
+      ratio: cpuRatio(help.cpuMs),
+      target: `≤ ${startupTargets.cpuRatio}× node -e 0 CPU`,
+      met: help.error === undefined && help.cpuMs <= startupTargets.cpuRatio * baseline.cpuMs,
+      ...(help.error ? { error: help.error } : {}),
+    },
+    {
+      name: "runs",
+      cpuMs: round(runs.cpuMs),
+      wallMs: round(runs.wallMs),
+      ratio: cpuRatio(runs.cpuMs),
+      target: `≤ ${startupTargets.cpuRatio}× node -e 0 CPU`,
+      met: runs.error === undefined && runs.cpuMs <= startupTargets.cpuRatio * baseline.cpuMs,
+      ...(runs.error ? { error: runs.error } : {}),
+    },
+    {
+      name: "demo first frame",
+      wallMs: round(demo.wallMs),
+      ratio: wallRatio(demo.wallMs),
+      target: `≤ ${startupTargets.demoFirstFrameMs} ms`,
+      met: demo.error === undefined && demo.wallMs <= startupTargets.demoFirstFrameMs,
+      ...(demo.error ? { error: demo.error } : {}),
+    },
+    {
+      name: "mcp initialize",
+      wallMs: round(mcp.wallMs),
+      ratio: wallRatio(mcp.wallMs),
+      target: `≤ ${startupTargets.mcpInitializeMs} ms`,
+      met: mcp.error === undefined && mcp.wallMs <= startupTargets.mcpInitializeMs,
+      ...(mcp.error ? { error: mcp.error } : {}),
+    },
+  ];
+  return {
+    machine: {
+      node: process.version,
+      cpus: availableParallelism(),
+      platform: `${platform()}-${process.arch}`,
+      loadBefore,
+      loadAfter: round(loadavg()[0] ?? 0, 2),
+    },
+    repeats,
+    baseline: { cpuMs: round(baseline.cpuMs), wallMs: round(baseline.wallMs) },
+    demoOutput: script ? "terminal" : "pipe",
+    figures,
+  };
+}
+
+/** The result as a table, one line per target with MET or MISSED. */
+export function formatStartupBenchTable(result: StartupBenchResult): string {
+  const { machine, baseline } = result;
+  const lines = [
+    `shared-ctx bench startup — Node ${machine.node}, ${machine.cpus} CPUs, ${machine.platform}, load ${machine.loadBefore} → ${machine.loadAfter} (median of ${result.repeats})`,
+    "",
+    `  ${"node -e 0".padEnd(18)} ${`${baseline.cpuMs} ms CPU`.padEnd(16)} ${`${baseline.wallMs} ms wall`.padEnd(16)} (the baseline)`,
+  ];
+  for (const figure of result.figures) {
+    const measured =
+      figure.cpuMs !== undefined
+        ? `${figure.cpuMs} ms CPU`.padEnd(16) +
+          ` ${`${figure.wallMs} ms wall`.padEnd(16)} ${figure.ratio}× CPU`
+        : `${`${figure.wallMs} ms`.padEnd(16)} ${"".padEnd(16)} ${figure.ratio}× wall`;
+    const verdict = figure.met ? "MET" : "MISSED";
+    lines.push(
+      `  ${figure.name.padEnd(18)} ${measured.padEnd(48)} target ${figure.target}: ${verdict}${figure.error ? ` (${figure.error})` : ""}`,
+    );
+  }
+  lines.push(
+    "",
+    `The demo's first frame is observed ${result.demoOutput === "terminal" ? "in a pseudo-terminal (script)" : "through a pipe (no `script` here)"}; CPU is user + system of the whole process.`,
+  );
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command, InvalidArgumentError } from "commander";
+import type { CliDeps } from "../cli-deps.js";
+
+interface BenchStartupFlags {
+  json?: boolean;
+  repeats: number;
+}
+
+function parseRepeats(raw: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0 || value > 100) {
+    throw new InvalidArgumentError("expected a whole number 1..100");
+  }
+  return value;
+}
+
+/**
+ * `shared-ctx bench startup`: how fast the built bin starts, each figure against `node -e 0` in
+ * the same run, with MET/MISSED per target and the machine load. Progress goes to stderr.
+ */
+export function makeBenchStartupCommand(deps: CliDeps): Command {
+  return new Command("startup")
+    .description(
+      "measure start-up of the built bin: --help and runs CPU vs node -e 0, the demo's first frame, mcp initialize",
+    )
+    .option("--json", "print the figures as one JSON document")
+    .option("--repeats <n>", "runs per figure (the median is reported)", parseRepeats, 5)
+    .action(async (flags: BenchStartupFlags) => {
+      const { formatStartupBenchTable, runStartupBench } = await import(
+        "../../bench/startup-bench.js"
+      );
+      const dir = mkdtempSync(join(tmpdir(), "shared-ctx-startup-"));
+      try {
+        const result = await runStartupBench({
+          dir,
+          repeats: flags.repeats,
+          onProgress: (message) => deps.stderr.write(`… ${message}\n`),
+        });
+        deps.stdout.write(
+          flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatStartupBenchTable(result),
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+}
