@@ -250,6 +250,8 @@ interface ClauseRecorder {
   update(module: string): void;
   /** Deprecate what `old` names and build what `replacement` names (or `new-<old>`). */
   replace(old: string, replacement: string | undefined): void;
+  /** The module the previous clause named, for "write docs for it". */
+  readonly antecedent: string | undefined;
 }
 
 /** One phrasing: the first rule whose pattern matches a clause reads it. */
@@ -351,7 +353,11 @@ const clauseRules: readonly ClauseRule[] = [
       const rest = match[1] ?? "";
       const generic = genericFor.exec(rest);
       const { object, tail } = objectAndTail(generic ? (generic[2] ?? "") : rest);
-      const names = namesOf(object);
+      const pronoun = /^(?:it|them|this|that)$/i.test(object.trim());
+      const names =
+        generic && pronoun && record.antecedent !== undefined
+          ? [record.antecedent]
+          : namesOf(object);
       for (const name of names) {
         record.build(generic ? qualified(name, generic[1]?.toLowerCase() ?? "") : name, false);
       }
@@ -374,11 +380,12 @@ const clauseRules: readonly ClauseRule[] = [
 ];
 
 /** Reads one clause: its decisions, the modules it asks to build, the existing ones it updates. */
-export function readClause(clause: string): ClauseReading {
+export function readClause(clause: string, antecedent?: string): ClauseReading {
   const text = stripPrefixes(clause);
   const content = asSentence(clause);
   const reading: ClauseReading = { decisions: [], builds: [], updates: [], asksForWork: false };
   const record: ClauseRecorder = {
+    antecedent,
     deprecate: (target) => {
       if (target !== undefined && target !== "") {
         reading.decisions.push({ target, value: "deprecate", content });
@@ -417,9 +424,15 @@ export function readClause(clause: string): ClauseReading {
 
 /** Reads every clause of a text, in order, with its reading. */
 function readClauses(text: string): Array<{ clause: string; reading: ClauseReading }> {
-  return splitSentences(text)
-    .flatMap(splitClauses)
-    .map((clause) => ({ clause, reading: readClause(clause) }));
+  const clauses: Array<{ clause: string; reading: ClauseReading }> = [];
+  let antecedent: string | undefined;
+  for (const clause of splitSentences(text).flatMap(splitClauses)) {
+    const reading = readClause(clause, antecedent);
+    antecedent =
+      [...reading.builds.map((entry) => entry.module), ...reading.updates].at(-1) ?? antecedent;
+    clauses.push({ clause, reading });
+  }
+  return clauses;
 }
 
 /** The decisions a slice states, first decision per target. */

@@ -69,6 +69,11 @@ const phrasings: ReadonlyArray<[task: string, decisions: string[], plan: string[
     ["opensearch-search"],
   ],
   ["Write tests for the payment service", [], ["payment-service-tests"]],
+  [
+    "Please add rate limiting to the public API and write docs for it.",
+    [],
+    ["rate-limiting", "rate-limiting-docs"],
+  ],
   ["Add a dark mode toggle", [], ["dark-mode-toggle"]],
   ["Fix the login bug", [], ["login"]],
   ["Hello", [], []],
@@ -87,7 +92,7 @@ describe("decomposeTask", () => {
   });
 
   describe("module names", () => {
-    it.each(phrasings.flatMap(([task]) => [task]))(
+    it.each(phrasings.map(([task]) => task))(
       "are short kebab-case nouns, never a sentence: %s",
       (task) => {
         const slices = decomposeTask(task);
