@@ -128,9 +128,16 @@ export function verdictFor(summary: RunSummary, events: readonly ScenarioEvent[]
       escalations,
     };
   }
+  // Zero work is not success: a run that built nothing says so instead of "no conflict".
+  const started = events.some((event) => event.type === "module-start");
+  const decided = events.some((event) => event.type === "decision-write");
   return {
     kind: "clean",
-    title: "NO CONFLICT — nothing the agents built contradicted a decision",
+    title: started
+      ? "NO CONFLICT — nothing the agents built contradicted a decision"
+      : decided
+        ? "NOTHING BUILT — no work was planned, so nothing could contradict a decision"
+        : "NOTHING TO COORDINATE — the task gave the agents no work and no decision",
     details: [wasted],
     escalations,
   };

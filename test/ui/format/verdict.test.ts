@@ -85,6 +85,20 @@ describe("verdictFor", () => {
     expect(verdictFor(summaryOf(events), events).title).toBe(title);
   });
 
+  it("never calls a run that built nothing a clean review", () => {
+    const events = statewaveAvoidedEvents().filter(
+      (event) =>
+        !["module-start", "module-end", "module-skip", "decision-write"].includes(event.type),
+    );
+    const end = events.at(-1);
+    if (end?.type !== "run-end") throw new Error("fixture must end with run-end");
+    const verdict = verdictFor({ ...end.summary, conflictsAvoided: 0 }, events);
+    expect(verdict.kind).toBe("clean");
+    expect(verdict.title).toBe(
+      "NOTHING TO COORDINATE — the task gave the agents no work and no decision",
+    );
+  });
+
   it("lists escalations with their resolution", () => {
     const events = escalationEvents();
     const verdict = verdictFor(summaryOf(events), events);
