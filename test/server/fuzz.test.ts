@@ -435,7 +435,8 @@ describe(`serve under fuzzed input (seed ${seed}, ${requestCount} requests)`, ()
   const unexpected: unknown[] = [];
 
   beforeAll(async () => {
-    store = new EmbeddedStore({ path: ":memory:" });
+    // As `shared-ctx serve` opens it: concurrent creates share commits.
+    store = new EmbeddedStore({ path: ":memory:", groupCommit: true });
     server = await startServer({
       store,
       port: 0,

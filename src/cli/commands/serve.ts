@@ -94,7 +94,8 @@ export function makeServeCommand(deps: CliDeps): Command {
       } else {
         path = resolveDbPath({ db: options.db, env: deps.env, cwd: deps.cwd });
         try {
-          store = new EmbeddedStore({ path });
+          // Concurrent clients' creates share commits, each acknowledged only once committed.
+          store = new EmbeddedStore({ path, groupCommit: true });
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
           throw new FatalError(`cannot open the store at ${path}: ${reason}`, { cause: error });

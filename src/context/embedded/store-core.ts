@@ -60,6 +60,17 @@ export interface StoreCoreOptions {
   now?: () => Date;
   generateId?: () => string;
   pollIntervalMs?: number;
+  /** See `EmbeddedStoreOptions.groupCommit`. @default false */
+  groupCommit?: boolean;
+}
+
+/** A `createEpisode` waiting for the next group commit. */
+interface PendingEpisode {
+  tenantId: string | null;
+  input: ValidEpisodeInput;
+  createdAt: string;
+  resolve: (episode: Episode) => void;
+  reject: (error: unknown) => void;
 }
 
 /** How many candidates of each kind `getContext` considers; bounded so it stays fast at 100k. */
@@ -166,12 +177,17 @@ export class EmbeddedStoreCore {
   readonly #hub: WatchHub;
   readonly #statements = new Map<string, Database.Statement>();
   readonly #jobs = new Map<string, Promise<void>>();
+  /** Whether `createEpisode` through a tenant view waits for a group commit. */
+  readonly groupCommit: boolean;
+  #pending: PendingEpisode[] = [];
+  #flushScheduled = false;
   #closed = false;
 
   constructor(options: StoreCoreOptions) {
     this.path = options.path;
     this.#now = options.now ?? (() => new Date());
     this.#generateId = options.generateId ?? randomUUID;
+    this.groupCommit = options.groupCommit ?? false;
     const inMemory = options.path === ":memory:" || options.path === "";
     if (!inMemory) mkdirSync(dirname(options.path), { recursive: true });
     this.#db = new Database(options.path);
@@ -271,6 +287,74 @@ export class EmbeddedStoreCore {
     const episode = this.#insertEpisode(tenantId, valid, this.#timestamp(), "");
     this.#hub.notify(tenantId, episode.subjectId);
     return episode;
+  }
+
+  /**
+   * `createEpisode` with a group commit: every call made before the event loop's next check phase
+   * (all the requests one poll of the sockets delivered) is inserted in one transaction. The
+   * promise settles after that transaction committed, so an acknowledged episode is as durable as
+   * one from {@link createEpisode}; a commit costs ~50 µs, so one per group instead of one per
+   * episode is what lets `serve` take thousands of creates a second from concurrent clients.
+   * Input is validated at once: bad input rejects without waiting.
+   */
+  createEpisodeGrouped(
+    tenantId: string | null,
+    input: CreateEpisodeInput,
+    signal?: AbortSignal,
+  ): Promise<Episode> {
+    this.#open(signal);
+    const valid = validateEpisodeInput(input);
+    const createdAt = this.#timestamp();
+    return new Promise<Episode>((resolve, reject) => {
+      this.#pending.push({ tenantId, input: valid, createdAt, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flushPending());
+      }
+    });
+  }
+
+  #flushPending(): void {
+    this.#flushScheduled = false;
+    const group = this.#pending;
+    this.#pending = [];
+    if (group.length === 0) return;
+    if (this.#closed) {
+      for (const item of group) item.reject(new StoreClosedError(this.path));
+      return;
+    }
+    let outcomes: Array<{ episode: Episode } | { error: unknown }>;
+    try {
+      outcomes = this.#db.transaction(() =>
+        group.map((item) => {
+          try {
+            return { episode: this.#insertEpisode(item.tenantId, item.input, item.createdAt, "") };
+          } catch (error) {
+            // One statement failed and SQLite undid only that statement: the others still commit.
+            return { error };
+          }
+        }),
+      )();
+    } catch (error) {
+      // The commit itself failed (e.g. locked past the busy timeout): nothing was stored.
+      for (const item of group) item.reject(error);
+      return;
+    }
+    const notified = new Set<string>();
+    for (const [index, outcome] of outcomes.entries()) {
+      const item = group[index];
+      if (!item) continue;
+      if ("error" in outcome) {
+        item.reject(outcome.error);
+        continue;
+      }
+      const key = `${item.tenantId ?? ""}\u0000${outcome.episode.subjectId}`;
+      if (!notified.has(key)) {
+        notified.add(key);
+        this.#hub.notify(item.tenantId, outcome.episode.subjectId);
+      }
+      item.resolve(outcome.episode);
+    }
   }
 
   createEpisodesBatch(
@@ -817,6 +901,8 @@ export class EmbeddedStoreCore {
   /** Closes the handle and stops every watcher; pending compile jobs are dropped. Idempotent. */
   close(): void {
     if (this.#closed) return;
+    // Episodes already accepted into a group commit are written before the handle closes.
+    this.#flushPending();
     this.#closed = true;
     this.#hub.close();
     this.#db.close();

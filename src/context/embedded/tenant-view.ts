@@ -39,6 +39,9 @@ export class TenantStoreView implements ContextStore {
     input: CreateEpisodeInput,
     options?: { signal?: AbortSignal },
   ): Promise<Episode> {
+    if (this.core.groupCommit) {
+      return this.core.createEpisodeGrouped(this.tenantId, input, options?.signal);
+    }
     return this.core.createEpisode(this.tenantId, input, options?.signal);
   }
 
