@@ -33,7 +33,7 @@ const politePrefix =
 const deprecateVerb =
   /^(?:deprecate|retire|remove|drop|sunset|phase out|decommission|delete|get rid of|rip out|stop using|kill off|kill)\s+/i;
 const keepVerb =
-  /^(?:keep|retain|preserve|do not remove|don't remove|do not touch|don't touch)\s+/i;
+  /^(?:keep using|keep|continue using|stick with|retain|preserve|do not remove|don't remove|do not touch|don't touch)\s+/i;
 const buildVerb =
   /^(?:build|implement|add|create|write|develop|ship|introduce|set up|setup|design|launch|stand up|spin up|deliver|support)\b\s*|^make\s+(?=an?\s)/i;
 const updateVerb =

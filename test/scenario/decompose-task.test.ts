@@ -68,6 +68,11 @@ const phrasings: ReadonlyArray<[task: string, decisions: string[], plan: string[
     ["deprecate elasticsearch-search", "keep query-parser"],
     ["opensearch-search"],
   ],
+  [
+    "Keep using Postgres but drop the MongoDB cache",
+    ["keep postgres", "deprecate mongodb-cache"],
+    [],
+  ],
   ["Write tests for the payment service", [], ["payment-service-tests"]],
   [
     "Please add rate limiting to the public API and write docs for it.",
