@@ -1,8 +1,8 @@
 import { type Tool, tool } from "ai";
 import type { SharedContext } from "../context/shared-context.js";
+import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
 import {
   type CheckSharedDecisionsResult,
-  checkSharedDecisionsResult,
   type PublishDecisionResult,
   publishDecisionResult,
 } from "./tool-results.js";
@@ -56,10 +56,10 @@ export function sharedContextTools(
     check_shared_decisions: tool({
       description: toolDescriptions.checkSharedDecisions,
       inputSchema: checkSharedDecisionsInput,
-      execute: async ({ task }) =>
-        checkSharedDecisionsResult(
-          await shared.beforeActing(callerId, task, maxTokens === undefined ? {} : { maxTokens }),
-        ),
+      execute: ({ task }) =>
+        checkSharedDecisions(shared, callerId, task, maxTokens === undefined ? {} : { maxTokens }),
+      // The summary (disputes with both sides, superseded decisions) is the first thing the model reads.
+      toModelOutput: ({ output }) => ({ type: "text", value: checkResultText(output) }),
     }),
     publish_decision: tool({
       description: toolDescriptions.publishDecision,

@@ -1,10 +1,15 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ContextStore, Episode, Memory } from "../context/context-store.js";
-import { SharedContext } from "../context/shared-context.js";
-import { type Escalation, SharedState } from "../crdt/shared-state.js";
 import {
-  checkSharedDecisionsResult,
+  type CallToolResult,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { ContextStore, Episode, Memory } from "../context/context-store.js";
+import { type InvalidationNotice, SharedContext } from "../context/shared-context.js";
+import { type Escalation, SharedState } from "../crdt/shared-state.js";
+import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
+import {
+  decisionView,
   escalationView,
   isStateSyncEpisode,
   publishDecisionResult,
@@ -14,11 +19,17 @@ import {
 } from "./tool-results.js";
 import {
   checkSharedDecisionsInput,
+  checkSharedDecisionsOutput,
   getStateInput,
+  getStateOutput,
   getTimelineInput,
+  getTimelineOutput,
   publishDecisionInput,
+  publishDecisionOutput,
   putStateInput,
+  putStateOutput,
   resolveEscalationInput,
+  resolveEscalationOutput,
   toolDescriptions,
   toolNames,
 } from "./tool-schemas.js";
@@ -42,6 +53,14 @@ export interface SharedContextMcpServerOptions {
   version?: string;
 }
 
+/**
+ * The resource listing a subject's decisions and disputes; subscribers get
+ * `notifications/resources/updated` when one this agent read is superseded or disputed.
+ */
+export function decisionsResourceUri(subjectId: string): string {
+  return `shared-ctx://subjects/${encodeURIComponent(subjectId)}/decisions`;
+}
+
 /** Episodes per page when the timeline skips CRDT sync episodes. */
 const timelinePageSize = 100;
 /** Bounds the paging so a huge subject cannot stall a tool call. */
@@ -49,15 +68,82 @@ const timelineMaxPages = 50;
 
 /**
  * An MCP server (not yet connected) exposing shared context to one agent: `check_shared_decisions`,
- * `publish_decision`, `get_timeline`, `put_state`, `get_state` and `resolve_escalation`.
+ * `publish_decision`, `get_timeline`, `put_state`, `get_state` and `resolve_escalation`, each
+ * declaring its `outputSchema`; and the resource {@link decisionsResourceUri}, whose subscribers
+ * are sent `notifications/resources/updated` (plus a `warning` log message) when a decision this
+ * agent read is superseded or disputed. The next `check_shared_decisions` leads with it.
  * Connect it to a transport, e.g. `await server.connect(new StdioServerTransport())`.
  */
 export function createSharedContextMcpServer(options: SharedContextMcpServerOptions): McpServer {
   const { shared, state, store, subjectId, agentId } = options;
+  const decisionsUri = decisionsResourceUri(subjectId);
   const server = new McpServer(
     { name: "shared-ctx", version: options.version ?? "0.0.0" },
     {
-      instructions: `Shared context for subject "${subjectId}", speaking as agent "${agentId}". Call ${toolNames.checkSharedDecisions} before each unit of work and ${toolNames.publishDecision} after each decision; use ${toolNames.putState}/${toolNames.getState} for fields several agents write.`,
+      capabilities: { resources: { subscribe: true, listChanged: true }, logging: {} },
+      instructions: `Shared context for subject "${subjectId}", speaking as agent "${agentId}". Call ${toolNames.checkSharedDecisions} before each unit of work and ${toolNames.publishDecision} after each decision; use ${toolNames.putState}/${toolNames.getState} for fields several agents write. Subscribe to ${decisionsUri} to hear when a decision you read is superseded or disputed.`,
+    },
+  );
+
+  // What was pushed to this agent since its last check: the next check leads with it.
+  const pending: InvalidationNotice[] = [];
+  const subscriptions = new Set<string>();
+  server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    subscriptions.add(request.params.uri);
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    subscriptions.delete(request.params.uri);
+    return {};
+  });
+  // Listens as long as `shared` does: closing the shared context (as the session does) stops it.
+  shared.onInvalidated(agentId, (notice) => {
+    pending.push(notice);
+    if (!server.isConnected()) return;
+    // Fire and forget: a client gone mid-notification must not break the store's watch.
+    if (subscriptions.has(decisionsUri)) {
+      void server.server.sendResourceUpdated({ uri: decisionsUri }).catch(() => {});
+    }
+    void server.server
+      .sendLoggingMessage({
+        level: "warning",
+        logger: "shared-ctx",
+        data: { message: notice.reason, uri: decisionsUri, ...notice },
+      })
+      .catch(() => {});
+  });
+  server.registerResource(
+    "decisions",
+    decisionsUri,
+    {
+      title: `Decisions of ${subjectId}`,
+      description:
+        "The subject's active decisions and open disputes. Subscribe to be told when one you read is superseded or disputed.",
+      mimeType: "application/json",
+    },
+    async (uri) => {
+      await state.sync();
+      const decisions = await store.searchMemories(subjectId, {
+        kind: "architectural_decision",
+        limit: 100,
+      });
+      const disputes = state
+        .escalations()
+        .filter((escalation) => escalation.resolution === undefined)
+        .map(escalationView);
+      return {
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: "application/json",
+            text: JSON.stringify(
+              { decisions: decisions.map(decisionView), disputes, notices: [...pending] },
+              null,
+              2,
+            ),
+          },
+        ],
+      };
     },
   );
 
@@ -66,15 +152,27 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     {
       description: toolDescriptions.checkSharedDecisions,
       inputSchema: checkSharedDecisionsInput,
+      outputSchema: checkSharedDecisionsOutput,
       annotations: { readOnlyHint: true },
     },
-    async ({ task }) =>
-      jsonResult(checkSharedDecisionsResult(await shared.beforeActing(agentId, task))),
+    async ({ task }) => {
+      const notices = pending.splice(0);
+      const result = await checkSharedDecisions(shared, agentId, task, { notices });
+      return {
+        // The summary first: it is what a model reads before anything else.
+        content: [{ type: "text", text: checkResultText(result) }],
+        structuredContent: { ...result },
+      };
+    },
   );
 
   server.registerTool(
     toolNames.publishDecision,
-    { description: toolDescriptions.publishDecision, inputSchema: publishDecisionInput },
+    {
+      description: toolDescriptions.publishDecision,
+      inputSchema: publishDecisionInput,
+      outputSchema: publishDecisionOutput,
+    },
     async ({ content, kind, target, confidence }) =>
       jsonResult(
         publishDecisionResult(
@@ -92,6 +190,7 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     {
       description: toolDescriptions.getTimeline,
       inputSchema: getTimelineInput,
+      outputSchema: getTimelineOutput,
       annotations: { readOnlyHint: true },
     },
     async ({ limit = 50, includeStateUpdates = false }) =>
@@ -100,7 +199,11 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
 
   server.registerTool(
     toolNames.putState,
-    { description: toolDescriptions.putState, inputSchema: putStateInput },
+    {
+      description: toolDescriptions.putState,
+      inputSchema: putStateInput,
+      outputSchema: putStateOutput,
+    },
     async ({ namespace, key, value }) => {
       await state.put(namespace, key, value);
       return jsonResult({
@@ -117,6 +220,7 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     {
       description: toolDescriptions.getState,
       inputSchema: getStateInput,
+      outputSchema: getStateOutput,
       annotations: { readOnlyHint: true },
     },
     async ({ namespace, key }) => {
@@ -144,12 +248,18 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
 
   server.registerTool(
     toolNames.resolveEscalation,
-    { description: toolDescriptions.resolveEscalation, inputSchema: resolveEscalationInput },
+    {
+      description: toolDescriptions.resolveEscalation,
+      inputSchema: resolveEscalationInput,
+      outputSchema: resolveEscalationOutput,
+    },
     async ({ escalationId, value }) => {
       await state.sync();
       await state.resolve(escalationId, value, { by: agentId });
       const resolved = state.escalations().find((escalation) => escalation.id === escalationId);
-      return jsonResult(resolved ? escalationView(resolved) : { id: escalationId });
+      // resolve throws for an escalation this replica has not seen, so it is found.
+      if (!resolved) throw new Error(`escalation ${escalationId} vanished after its resolution`);
+      return jsonResult(escalationView(resolved));
     },
   );
 

@@ -1,6 +1,6 @@
 import type { Episode, Memory, Timeline } from "../context/context-store.js";
-import type { ContextRead } from "../context/shared-context.js";
-import { Disputed, type Escalation } from "../crdt/shared-state.js";
+import type { ContextRead, InvalidationNotice, MemoryDispute } from "../context/shared-context.js";
+import type { Escalation } from "../crdt/shared-state.js";
 
 /**
  * What the integration tools return, shaped for a model to read: plain JSON, short, with the
@@ -15,23 +15,70 @@ export interface DecisionView {
   confidence: number;
   /** What the decision is about, when the publisher named it. */
   target?: string;
+  /** `active`, or `superseded` for a decision this agent read that a newer one replaced. */
   status: string;
+  /** The agent that published it. */
+  author: string;
+  /** When it was published (ISO). */
+  at: string;
+  /** The id of the open dispute this decision is a side of (see `disputes`). */
+  disputed?: string;
+  /** For a superseded decision: the one that replaced it, when it is known. */
+  supersededBy?: { id: string; author: string; content: string };
 }
 
-/** A disputed field: every contender, so nobody silently wins. */
+/** One side of a dispute: who wrote what, when (ms since the epoch), as the library's `Contender`. */
+export interface ContenderView {
+  agentId: string;
+  value: unknown;
+  at: number;
+  /** For a side that is a published decision: its memory id. */
+  memoryId?: string;
+  /** For a side that deleted the value (a LangGraph store item or field). */
+  removed?: true;
+}
+
+/**
+ * A dispute, in the one shape every surface uses (the library's `Escalation` as JSON): a shared-state
+ * field two agents set differently (`concurrent-register`, `kind-mismatch`), or two active
+ * decisions on one target published by agents who had not read each other's
+ * (`contradicting-decisions`: `namespace` is `"decisions"`, `key` the target).
+ */
 export interface EscalationView {
+  /** Resolve a state dispute with `resolve_escalation`/`resolve(id, ...)`; a decision dispute by publishing a decision on `key`. */
   id: string;
   namespace: string;
   key: string;
   reason: string;
-  contenders: Array<{ agentId: string; value: unknown; at: string }>;
-  resolution?: { value: unknown; by: string; at: string };
+  /** Every side, each with its author. */
+  contenders: ContenderView[];
+  /** The latest side's time (ms since the epoch). */
+  raisedAt: number;
+  resolution?: { value: unknown; by: string; at: number };
+}
+
+/** What changed under the agent since its last read, as the server pushed it (MCP). */
+export interface NoticeView {
+  /** What it is about: a decision's target, or a disputed field. */
+  target?: string;
+  memoryId?: string;
+  reason: string;
+  by: string;
 }
 
 /** The result of `check_shared_decisions`. */
 export interface CheckSharedDecisionsResult {
-  decisions: DecisionView[];
+  /**
+   * What the agent must know first, in words: what changed under it since its last read, the open
+   * disputes with both sides and their authors, the decisions it read that were superseded.
+   */
+  summary: string;
+  /** Pushed to this agent since its last read (MCP): superseded or disputed things it relied on. */
+  notices: NoticeView[];
+  /** Open disputes: state fields and contradicting decisions. */
   disputes: EscalationView[];
+  /** Active decisions, then the ones this agent read before that were superseded since. */
+  decisions: DecisionView[];
   changedSinceLastRead: DecisionView[];
   /** The ranked context as one text, ready to paste into a prompt. */
   context: string;
@@ -79,41 +126,166 @@ export function decisionView(memory: Memory): DecisionView {
     confidence: memory.confidence,
     ...(typeof target === "string" ? { target } : {}),
     status: memory.status,
+    author: authorOf(memory),
+    at: memory.createdAt,
   };
 }
 
-/** An escalation with its times as ISO strings. */
+function authorOf(memory: Memory): string {
+  const source = memory.metadata.source;
+  return typeof source === "string" ? source : "unknown";
+}
+
+/** An escalation (or any dispute) as JSON: the library's shape, times in ms since the epoch. */
 export function escalationView(escalation: Escalation): EscalationView {
   return {
     id: escalation.id,
     namespace: escalation.namespace,
     key: escalation.key,
     reason: escalation.reason,
-    contenders: escalation.contenders.map((contender) => ({
-      agentId: contender.agentId,
-      value: contender.value,
-      at: new Date(contender.at).toISOString(),
-    })),
-    ...(escalation.resolution
-      ? {
-          resolution: {
-            value: escalation.resolution.value,
-            by: escalation.resolution.by,
-            at: new Date(escalation.resolution.at).toISOString(),
-          },
-        }
-      : {}),
+    contenders: escalation.contenders.map((contender) => ({ ...contender })),
+    raisedAt: escalation.raisedAt,
+    ...(escalation.resolution ? { resolution: { ...escalation.resolution } } : {}),
   };
 }
 
-/** `beforeActing`'s read, as `check_shared_decisions` returns it. */
-export function checkSharedDecisionsResult(read: ContextRead): CheckSharedDecisionsResult {
+/** The id of a decision dispute: one per kind and target. */
+export function decisionDisputeId(kind: string, target: string): string {
+  return `decisions/${kind}/${target}`;
+}
+
+/** Two or more active decisions on one target, as a dispute. */
+export function decisionDisputeView(dispute: MemoryDispute): EscalationView {
+  const contenders = dispute.memories.map((memory) => ({
+    agentId: authorOf(memory),
+    value: memory.content,
+    at: Date.parse(memory.createdAt),
+    memoryId: memory.id,
+  }));
   return {
-    decisions: read.decisions.map(decisionView),
-    disputes: read.disputes.map(escalationView),
+    id: decisionDisputeId(dispute.kind, dispute.target),
+    namespace: "decisions",
+    key: dispute.target,
+    reason: "contradicting-decisions",
+    contenders,
+    raisedAt: Math.max(0, ...contenders.map((contender) => contender.at)),
+  };
+}
+
+/**
+ * `beforeActing`'s read, as `check_shared_decisions` returns it.
+ * @param previous the decisions this caller's previous check returned: those no longer active are
+ *   listed as superseded.
+ * @param notices what was pushed to this caller since its previous check.
+ */
+export function checkSharedDecisionsResult(
+  read: ContextRead,
+  previous: readonly Memory[] = [],
+  notices: readonly InvalidationNotice[] = [],
+): CheckSharedDecisionsResult {
+  const disputes = [
+    ...read.disputes.map(escalationView),
+    ...read.contradictions.map(decisionDisputeView),
+  ];
+  const disputedBy = new Map<string, string>();
+  for (const dispute of read.contradictions) {
+    for (const memory of dispute.memories) {
+      disputedBy.set(memory.id, decisionDisputeId(dispute.kind, dispute.target));
+    }
+  }
+  const active = read.decisions.map((memory) => {
+    const view = decisionView(memory);
+    const dispute = disputedBy.get(memory.id);
+    return dispute === undefined ? view : { ...view, disputed: dispute };
+  });
+  const activeIds = new Set(read.decisions.map((memory) => memory.id));
+  const superseded = previous
+    .filter((memory) => !activeIds.has(memory.id))
+    .map((memory): DecisionView => {
+      const target = memory.metadata.target;
+      const replacement = read.decisions.find(
+        (candidate) =>
+          candidate.kind === memory.kind &&
+          typeof target === "string" &&
+          candidate.metadata.target === target,
+      );
+      return {
+        ...decisionView(memory),
+        status: "superseded",
+        ...(replacement
+          ? {
+              supersededBy: {
+                id: replacement.id,
+                author: authorOf(replacement),
+                content: replacement.content,
+              },
+            }
+          : {}),
+      };
+    });
+  const noticeViews = notices.map((notice) => ({ ...notice }));
+  return {
+    summary: summarize(noticeViews, disputes, superseded, active.length),
+    notices: noticeViews,
+    disputes,
+    decisions: [...active, ...superseded],
     changedSinceLastRead: read.changedSinceLastRead.map(decisionView),
     context: read.assembledContext,
   };
+}
+
+/** The first thing a model reads: what changed, what is disputed and by whom, what is stale. */
+function summarize(
+  notices: readonly NoticeView[],
+  disputes: readonly EscalationView[],
+  superseded: readonly DecisionView[],
+  activeCount: number,
+): string {
+  const lines: string[] = [];
+  if (notices.length > 0) {
+    lines.push(`Changed since your last read (${notices.length}):`);
+    for (const notice of notices) lines.push(`- ${notice.reason}`);
+  }
+  if (disputes.length > 0) {
+    lines.push(
+      `${disputes.length} open dispute${disputes.length === 1 ? "" : "s"}: do not build on either side until it is settled.`,
+    );
+    for (const dispute of disputes) {
+      const sides = dispute.contenders
+        .map((contender) =>
+          contender.removed
+            ? `${contender.agentId} deleted it`
+            : `${contender.agentId}: ${JSON.stringify(contender.value)}`,
+        )
+        .join(" vs ");
+      const how =
+        dispute.reason === "contradicting-decisions"
+          ? "publish a decision on this target that settles it"
+          : `resolve_escalation ${JSON.stringify(dispute.id)}`;
+      const what =
+        dispute.namespace === "decisions"
+          ? `decision on ${dispute.key}`
+          : `${dispute.namespace}/${dispute.key}`;
+      lines.push(`- ${what}: ${sides} (${how})`);
+    }
+  }
+  if (superseded.length > 0) {
+    lines.push(
+      `${superseded.length} decision${superseded.length === 1 ? "" : "s"} you read before no longer hold:`,
+    );
+    for (const decision of superseded) {
+      const by = decision.supersededBy
+        ? ` superseded by ${decision.supersededBy.author}: ${JSON.stringify(decision.supersededBy.content)}`
+        : " superseded";
+      lines.push(
+        `- ${JSON.stringify(decision.content)}${decision.target ? ` (${decision.target})` : ""}${by}`,
+      );
+    }
+  }
+  if (lines.length === 0) {
+    return `No open disputes; nothing you read was superseded. ${activeCount} active decision${activeCount === 1 ? "" : "s"}.`;
+  }
+  return lines.join("\n");
 }
 
 /** `decide`'s result, as `publish_decision` returns it. */
@@ -152,20 +324,10 @@ function episodeView(episode: Episode): EpisodeView {
 }
 
 /**
- * A shared-state value as plain JSON: a `Disputed` field becomes
- * `{ disputed: true, escalationId, contenders }` so a client without our classes can still act on it.
+ * A shared-state value as plain JSON: a `Disputed` (at any depth) becomes its `toJSON()`,
+ * `{ disputed: "<escalation id>", contenders: [{ agentId, value, at }] }`, the one shape of a
+ * disputed value everywhere.
  */
 export function stateValueView(value: unknown): unknown {
-  if (value instanceof Disputed) {
-    return {
-      disputed: true,
-      escalationId: value.escalationId,
-      contenders: value.contenders.map((contender) => ({
-        agentId: contender.agentId,
-        value: contender.value,
-        at: new Date(contender.at).toISOString(),
-      })),
-    };
-  }
-  return value;
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }

@@ -106,3 +106,95 @@ export const resolveEscalationInput = z.object({
 });
 /** `resolve_escalation` input, as parsed. */
 export type ResolveEscalationInput = z.infer<typeof resolveEscalationInput>;
+
+/** One side of a dispute (the library's `Contender`). */
+const contenderOutput = z.object({
+  agentId: z.string(),
+  value: z.unknown(),
+  at: z.number().describe("ms since the epoch"),
+  memoryId: z.string().optional(),
+  removed: z.literal(true).optional(),
+});
+
+/** A dispute: the one shape of `EscalationView`, the library's `Escalation` as JSON. */
+export const escalationOutput = z.object({
+  id: z.string(),
+  namespace: z.string(),
+  key: z.string(),
+  reason: z.string(),
+  contenders: z.array(contenderOutput),
+  raisedAt: z.number(),
+  resolution: z.object({ value: z.unknown(), by: z.string(), at: z.number() }).optional(),
+});
+
+const decisionOutput = z.object({
+  id: z.string(),
+  kind: z.string(),
+  content: z.string(),
+  confidence: z.number(),
+  target: z.string().optional(),
+  status: z.string(),
+  author: z.string(),
+  at: z.string(),
+  disputed: z.string().optional(),
+  supersededBy: z.object({ id: z.string(), author: z.string(), content: z.string() }).optional(),
+});
+
+/** `check_shared_decisions` output. */
+export const checkSharedDecisionsOutput = z.object({
+  summary: z.string().describe("Read this first: what changed, what is disputed and by whom."),
+  notices: z.array(
+    z.object({
+      target: z.string().optional(),
+      memoryId: z.string().optional(),
+      reason: z.string(),
+      by: z.string(),
+    }),
+  ),
+  disputes: z.array(escalationOutput),
+  decisions: z.array(decisionOutput),
+  changedSinceLastRead: z.array(decisionOutput),
+  context: z.string(),
+});
+
+/** `publish_decision` output. */
+export const publishDecisionOutput = z.object({
+  episodeId: z.string(),
+  memories: z.array(decisionOutput),
+});
+
+/** `get_timeline` output. */
+export const getTimelineOutput = z.object({
+  subjectId: z.string(),
+  episodes: z.array(
+    z.object({
+      id: z.string(),
+      at: z.string(),
+      source: z.string(),
+      type: z.string(),
+      text: z.string().optional(),
+    }),
+  ),
+  memories: z.array(decisionOutput),
+});
+
+/** `put_state` output: the field as merged, and its open escalations. */
+export const putStateOutput = z.object({
+  namespace: z.string(),
+  key: z.string(),
+  value: z.unknown().describe("A disputed value reads { disputed: <escalation id>, contenders }."),
+  escalations: z.array(escalationOutput),
+});
+
+/** `get_state` output: `value` (one field), `fields` (one namespace) or `state` (everything). */
+export const getStateOutput = z.object({
+  namespace: z.string().optional(),
+  key: z.string().optional(),
+  value: z.unknown().optional(),
+  fields: z.record(z.string(), z.unknown()).optional(),
+  state: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  escalations: z.array(escalationOutput),
+});
+
+/** `resolve_escalation` output: the escalation with its resolution. */
+export const resolveEscalationOutput = escalationOutput;

@@ -92,7 +92,7 @@ describe("shared-ctx mcp: two agents in two processes on one database", () => {
       const plan = await eventually(
         () => agent.call("get_state", { namespace: "plan" }),
         (state) => {
-          expect(state.fields).toMatchObject({ database: { disputed: true } });
+          expect(state.fields).toMatchObject({ database: { disputed: expect.any(String) } });
           expect((state.fields as { owners: unknown }).owners).toHaveLength(2);
         },
       );

@@ -1,0 +1,42 @@
+import type { Memory } from "../context/context-store.js";
+import type { InvalidationNotice, SharedContext } from "../context/shared-context.js";
+import { type CheckSharedDecisionsResult, checkSharedDecisionsResult } from "./tool-results.js";
+
+/**
+ * The decisions each caller's latest check returned, per shared context: the next check lists the
+ * ones no longer active as superseded. Keyed by the context so that every tool set (AI SDK, MCP)
+ * over one context agrees, and dropped with it.
+ */
+const previousChecks = new WeakMap<SharedContext, Map<string, Memory[]>>();
+
+/**
+ * One `check_shared_decisions` call: `beforeActing` as `callerId`, shaped for a model, with the
+ * decisions it read at its previous check and since superseded, and `notices` (what the server
+ * pushed to it since) leading the summary.
+ */
+export async function checkSharedDecisions(
+  shared: SharedContext,
+  callerId: string,
+  task: string,
+  options: { maxTokens?: number; notices?: readonly InvalidationNotice[] } = {},
+): Promise<CheckSharedDecisionsResult> {
+  const read = await shared.beforeActing(
+    callerId,
+    task,
+    options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens },
+  );
+  let byCaller = previousChecks.get(shared);
+  if (!byCaller) {
+    byCaller = new Map();
+    previousChecks.set(shared, byCaller);
+  }
+  const previous = byCaller.get(callerId) ?? [];
+  byCaller.set(callerId, read.decisions);
+  return checkSharedDecisionsResult(read, previous, options.notices ?? []);
+}
+
+/** A check result as the text a model reads: the summary first, then the details as JSON. */
+export function checkResultText(result: CheckSharedDecisionsResult): string {
+  const { summary, ...details } = result;
+  return `${summary}\n\n${JSON.stringify(details, null, 2)}`;
+}
