@@ -1,3 +1,4 @@
+import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
@@ -6,6 +7,8 @@ import { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { SharedContext } from "../../src/context/shared-context.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
 import { sharedContextTools } from "../../src/integrations/ai-sdk-tools.js";
+import type { CheckSharedDecisionsResult } from "../../src/integrations/tool-results.js";
+import { startToolCallingModelServer } from "./support/tool-calling-model-server.js";
 
 const subjectId = "repo-auth";
 
@@ -178,5 +181,118 @@ describe("sharedContextTools", () => {
     expect(second.steps[0]?.toolResults[0]?.output).toMatchObject({
       changedSinceLastRead: [{ content: "Tokens expire after 15 minutes" }],
     });
+  });
+});
+
+describe("sharedContextTools with a model that makes real tool calls (loopback OpenAI server)", () => {
+  let store: EmbeddedStore;
+  let state: SharedState;
+  let shared: SharedContext;
+  let server: Awaited<ReturnType<typeof startToolCallingModelServer>> | undefined;
+
+  beforeEach(async () => {
+    store = new EmbeddedStore({ path: ":memory:" });
+    state = await SharedState.open({ store, subjectId, agentId: "coder" });
+    shared = new SharedContext({ store, subjectId, state });
+  });
+
+  afterEach(async () => {
+    await server?.close();
+    await shared.close();
+    await state.close();
+    await store.close();
+  });
+
+  /** Runs one agent turn: the model checks the shared decisions, then answers. */
+  async function checkAsModel(callerId: string) {
+    server = await startToolCallingModelServer([
+      { toolCalls: [{ name: "check_shared_decisions", arguments: { task: "build the cache" } }] },
+      { text: "done" },
+    ]);
+    const model = createOpenAI({ baseURL: server.baseURL, apiKey: "test" }).chat("loopback");
+    const result = await generateText({
+      model,
+      tools: sharedContextTools(shared, { callerId }),
+      stopWhen: stepCountIs(3),
+      prompt: "Build the cache",
+    });
+    const toolMessage = server.requests[1]?.find((message) => message.role === "tool");
+    await server.close();
+    server = undefined;
+    return {
+      output: result.steps[0]?.toolResults[0]?.output as CheckSharedDecisionsResult,
+      seenByModel: String(toolMessage?.content),
+    };
+  }
+
+  it("lists a dispute with both sides and their authors, first thing in what the model reads", async () => {
+    // Two planners decide on legacy-cache without having read each other: neither supersedes.
+    await shared.decide("planner-a", "Deprecate legacy-cache", {
+      kind: "architectural_decision",
+      target: "legacy-cache",
+    });
+    await shared.decide("planner-b", "Keep legacy-cache", {
+      kind: "architectural_decision",
+      target: "legacy-cache",
+    });
+
+    const { output, seenByModel } = await checkAsModel("coder");
+
+    expect(output.disputes).toEqual([
+      expect.objectContaining({
+        id: "decisions/architectural_decision/legacy-cache",
+        namespace: "decisions",
+        key: "legacy-cache",
+        reason: "contradicting-decisions",
+        contenders: [
+          expect.objectContaining({ agentId: "planner-a", value: "Deprecate legacy-cache" }),
+          expect.objectContaining({ agentId: "planner-b", value: "Keep legacy-cache" }),
+        ],
+      }),
+    ]);
+    expect(output.decisions.map(({ author, disputed }) => ({ author, disputed }))).toEqual(
+      expect.arrayContaining([
+        { author: "planner-a", disputed: "decisions/architectural_decision/legacy-cache" },
+        { author: "planner-b", disputed: "decisions/architectural_decision/legacy-cache" },
+      ]),
+    );
+    // The text the model got starts with the dispute, naming both sides and who holds them.
+    const firstLines = seenByModel.split("\n").slice(0, 2).join("\n");
+    expect(firstLines).toContain("1 open dispute");
+    expect(firstLines).toContain('planner-a: "Deprecate legacy-cache"');
+    expect(firstLines).toContain('planner-b: "Keep legacy-cache"');
+  });
+
+  it("marks a decision the caller read as superseded, naming what replaced it", async () => {
+    await shared.decide("planner", "Cache in Redis", {
+      kind: "architectural_decision",
+      target: "cache",
+    });
+    const first = await checkAsModel("coder");
+    expect(first.output.summary).toMatch(/^No open disputes/);
+
+    await shared.beforeActing("planner", "revisit the cache");
+    await shared.decide("planner", "Cache in memory, no Redis", {
+      kind: "architectural_decision",
+      target: "cache",
+    });
+    const { output, seenByModel } = await checkAsModel("coder");
+
+    expect(output.decisions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ content: "Cache in memory, no Redis", status: "active" }),
+        expect.objectContaining({
+          content: "Cache in Redis",
+          status: "superseded",
+          supersededBy: expect.objectContaining({
+            author: "planner",
+            content: "Cache in memory, no Redis",
+          }),
+        }),
+      ]),
+    );
+    expect(seenByModel.split("\n").slice(0, 2).join("\n")).toContain(
+      '"Cache in Redis" (cache) superseded by planner: "Cache in memory, no Redis"',
+    );
   });
 });

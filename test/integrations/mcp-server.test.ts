@@ -1,5 +1,10 @@
 import { join } from "node:path";
+import {
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deferred } from "../support/deferred.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { connectMcpAgent, type McpAgent } from "./mcp-client.js";
 
@@ -126,5 +131,112 @@ describe("shared-ctx mcp: two agents in two processes on one database", () => {
       (state) => expect(state.value).toBe("postgres"),
     );
     expect(database.escalations).toEqual([]);
+  });
+});
+
+describe("shared-ctx mcp: what a client can rely on", () => {
+  const tempDir = useTempDir("shared-ctx-mcp-push-");
+  let alice: McpAgent;
+  let bob: McpAgent;
+
+  beforeAll(async () => {
+    const dbPath = join(tempDir(), "store.db");
+    [alice, bob] = await Promise.all([
+      connectMcpAgent({ subjectId: "repo", agentId: "alice", dbPath }),
+      connectMcpAgent({ subjectId: "repo", agentId: "bob", dbPath }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([alice?.close(), bob?.close()]);
+  });
+
+  it("declares an outputSchema for every tool, and its results conform", async () => {
+    const { tools } = await alice.client.listTools();
+    for (const tool of tools) {
+      expect(tool.outputSchema, tool.name).toMatchObject({ type: "object" });
+    }
+    // The client validates structuredContent against the declared schema: a call passing it is proof.
+    const read = await alice.call("check_shared_decisions", { task: "anything" });
+    expect(read.summary).toMatch(/^No open disputes/);
+  });
+
+  it("pushes a resource update and a log message when a decision the agent read is superseded; the next check leads with it", async () => {
+    const uri = "shared-ctx://subjects/repo/decisions";
+    const { resources } = await alice.client.listResources();
+    expect(resources.map((resource) => resource.uri)).toContain(uri);
+
+    const updated: string[] = [];
+    const logged: unknown[] = [];
+    const pushed = deferred();
+    alice.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updated.push(notification.params.uri);
+      pushed.resolve();
+    });
+    alice.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      logged.push(notification.params);
+    });
+    await alice.client.subscribeResource({ uri });
+
+    await alice.call("publish_decision", { content: "Sessions in Redis", target: "sessions" });
+    await alice.call("check_shared_decisions", { task: "sessions" });
+    // Bob reads Alice's decision, so his newer one on the same target supersedes it.
+    await eventually(
+      () => bob.call("check_shared_decisions", { task: "sessions" }),
+      (read) => expect(JSON.stringify(read.decisions)).toContain("Sessions in Redis"),
+    );
+    await bob.call("publish_decision", { content: "Sessions in Postgres", target: "sessions" });
+
+    await pushed.promise;
+    expect(updated).toEqual([uri]);
+    await eventually(
+      async () => logged,
+      (messages) =>
+        expect(messages).toEqual([
+          expect.objectContaining({
+            level: "warning",
+            data: expect.objectContaining({
+              message: "superseded by bob: Sessions in Postgres",
+              uri,
+            }),
+          }),
+        ]),
+    );
+    const resource = await alice.client.readResource({ uri });
+    expect(JSON.stringify(resource.contents)).toContain("Sessions in Postgres");
+
+    const next = await alice.call("check_shared_decisions", { task: "sessions" });
+    expect(String(next.summary).split("\n")[0]).toBe("Changed since your last read (1):");
+    expect(String(next.summary)).toContain("superseded by bob: Sessions in Postgres");
+    const content = (await alice.client.callTool({
+      name: "check_shared_decisions",
+      arguments: { task: "sessions" },
+    })) as { content: Array<{ type: string; text?: string }> };
+    // Told once: the check after that no longer repeats it.
+    expect(content.content[0]?.text).not.toContain("Changed since your last read");
+  });
+
+  it("shows a state dispute in the one dispute shape on every tool", async () => {
+    await Promise.all([
+      alice.call("put_state", { namespace: "plan", key: "database", value: "postgres" }),
+      bob.call("put_state", { namespace: "plan", key: "database", value: "mysql" }),
+    ]);
+    const state = await eventually(
+      () => alice.call("get_state", { namespace: "plan", key: "database" }),
+      (read) => expect(read.value).toMatchObject({ disputed: expect.any(String) }),
+    );
+    const value = state.value as { disputed: string; contenders: unknown[] };
+    const [escalation] = state.escalations as Array<{ id: string; contenders: unknown[] }>;
+    expect(value.disputed).toBe(escalation?.id);
+    expect(value.contenders).toEqual(escalation?.contenders);
+    expect(value.contenders).toEqual(
+      expect.arrayContaining([
+        { agentId: "alice", value: "postgres", at: expect.any(Number) },
+        { agentId: "bob", value: "mysql", at: expect.any(Number) },
+      ]),
+    );
+    const read = await alice.call("check_shared_decisions", { task: "database" });
+    expect(read.disputes).toEqual(expect.arrayContaining([escalation]));
+    expect(String(read.summary)).toContain("plan/database: ");
   });
 });
