@@ -1,5 +1,5 @@
 import { useApp, useInput } from "ink";
-import { useMemo, useReducer } from "react";
+import { useEffect, useMemo, useReducer } from "react";
 import { DemoScreen } from "./components/demo-screen.js";
 import type { ScenarioChoice } from "./components/scenario-picker.js";
 import { formatTimelineReport } from "./format/timeline-table.js";
@@ -20,21 +20,47 @@ export type DemoAppProps = {
   readonly loadTimeline: LoadTimeline;
   /** Shown in the header. */
   readonly speed?: number;
+  /** The command that shows a run's timeline, with the store flags the demo was started with. */
+  readonly timelineCommand?: (runId: string) => string;
+  /** Aborted (SIGINT, SIGTERM): the demo quits as `q` does, leaving its summary on screen. */
+  readonly quitSignal?: AbortSignal;
 };
+
+/** Type-ahead in the scenario picker forgets what was typed after this pause. */
+const typeAheadResetMs = 1000;
 
 /**
  * `shared-ctx demo`: the naive and the shared-context pipelines live side by side, their verdicts,
  * the comparison, and the timeline of the shared-context run on `t`. State lives in the pure
  * `demoReducer`; this component wires runs, keys and the terminal size to it.
  */
-export function DemoApp({ initialScenario, scenarios, start, loadTimeline, speed }: DemoAppProps) {
+export function DemoApp(props: DemoAppProps) {
+  const { initialScenario, scenarios, start, loadTimeline, speed, quitSignal } = props;
   const { exit } = useApp();
   const [state, dispatch] = useReducer(demoReducer, initialScenario, initialDemoState);
+  const scenarioNames = useMemo(() => scenarios.map((scenario) => scenario.name), [scenarios]);
   useDemoRuns(start, state.scenario, state.round, dispatch);
   useTimelineLoader(loadTimeline, state.timeline, dispatch);
   const { columns, rows } = useTerminalSize();
   const spinner = useSpinner(!bothRunsFinished(state) && state.view === "panes");
-  const statewaveRunId = state.panes.statewave.runId;
+  const sharedRunId = state.panes.shared.runId;
+
+  // Quitting draws the compact summary first; the exit follows once that frame is committed.
+  useEffect(() => {
+    if (state.quitting) exit(state.quitting === "interrupt" ? "interrupt" : undefined);
+  }, [state.quitting, exit]);
+  useEffect(() => {
+    if (!quitSignal) return;
+    const onAbort = () => dispatch({ type: "quit", ending: "quit" });
+    if (quitSignal.aborted) onAbort();
+    quitSignal.addEventListener("abort", onAbort, { once: true });
+    return () => quitSignal.removeEventListener("abort", onAbort);
+  }, [quitSignal]);
+  useEffect(() => {
+    if (!state.pickerQuery) return;
+    const timer = setTimeout(() => dispatch({ type: "picker-type-reset" }), typeAheadResetMs);
+    return () => clearTimeout(timer);
+  }, [state.pickerQuery]);
 
   const timelineLines = useMemo(
     () =>
@@ -48,17 +74,28 @@ export function DemoApp({ initialScenario, scenarios, start, loadTimeline, speed
   const maxScroll = Math.max(0, timelineLines.length - timelineHeight);
 
   useInput((input, key) => {
-    if (input === "q" || (key.ctrl && input === "c")) {
+    if (key.ctrl && input === "c") {
       // renderDemo tells Ctrl-C (an interrupt: exit 130) from q (a normal quit).
-      exit(key.ctrl ? "interrupt" : undefined);
+      dispatch({ type: "quit", ending: "interrupt" });
+      return;
+    }
+    // In the picker, letters are type-ahead; q still quits when nothing is being typed.
+    if (input === "q" && !(state.view === "scenario-picker" && state.pickerQuery)) {
+      dispatch({ type: "quit", ending: "quit" });
+      return;
+    }
+    if (input === "?" || (state.view === "help" && key.escape)) {
+      dispatch({ type: "help-toggle" });
       return;
     }
     switch (state.view) {
+      case "help":
+        return;
       case "panes":
-        if (input === "t" && statewaveRunId) {
-          dispatch({ type: "timeline-open", runId: statewaveRunId });
+        if (input === "t" && sharedRunId) {
+          dispatch({ type: "timeline-open", runId: sharedRunId });
         } else if (input === "r") dispatch({ type: "restart" });
-        else if (input === "s") dispatch({ type: "picker-open" });
+        else if (input === "s") dispatch({ type: "picker-open", names: scenarioNames });
         return;
       case "timeline":
         if (key.escape || input === "t" || input === "b") dispatch({ type: "view-close" });
@@ -80,6 +117,8 @@ export function DemoApp({ initialScenario, scenarios, start, loadTimeline, speed
         else if (key.return) {
           const chosen = scenarios[state.pickerIndex];
           if (chosen) dispatch({ type: "restart", scenario: chosen.name });
+        } else if (input && !key.ctrl && !key.meta && /^[\w.-]+$/.test(input)) {
+          dispatch({ type: "picker-type", text: input, names: scenarioNames });
         }
         return;
       }
@@ -96,6 +135,7 @@ export function DemoApp({ initialScenario, scenarios, start, loadTimeline, speed
       timelineLines={timelineLines}
       timelineHeight={timelineHeight}
       speed={speed}
+      timelineCommand={props.timelineCommand}
     />
   );
 }

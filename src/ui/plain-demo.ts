@@ -1,4 +1,5 @@
 import type { RunSummary, ScenarioEvent } from "../scenario/scenario-events.js";
+import { formatCommandHint, type StoreFlags } from "./format/command-hint.js";
 import {
   formatComparisonPlain,
   formatEventLinePlain,
@@ -63,7 +64,11 @@ async function printRun(
 export async function printDemoPlain(
   runs: DemoRuns,
   output: PlainOutput,
-  options: { width?: number } = {},
+  options: {
+    width?: number;
+    /** The store flags the demo ran with, repeated in the timeline hint. */
+    storeFlags?: StoreFlags;
+  } = {},
 ): Promise<{ naive: RunSummary; statewave: RunSummary }> {
   const naive = record(runs.naive);
   const statewave = record(runs.statewave);
@@ -73,7 +78,7 @@ export async function printDemoPlain(
     writeLines(output, [
       ...formatComparisonPlain(naiveSummary, statewaveSummary, options.width),
       "",
-      `Timeline of the shared-context run: shared-ctx timeline ${statewaveSummary.runId}`,
+      `Timeline of the shared-context run: ${formatCommandHint(["timeline", statewaveSummary.runId], options.storeFlags)}`,
     ]);
     return { naive: naiveSummary, statewave: statewaveSummary };
   } finally {

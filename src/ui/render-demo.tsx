@@ -4,6 +4,7 @@ import type { ScenarioChoice } from "./components/scenario-picker.js";
 import { ThemeProvider } from "./contexts/theme-context.js";
 import type { LoadTimeline } from "./hooks/use-timeline-loader.js";
 import type { StartDemoRuns } from "./run-source.js";
+import { scrollbackSafe } from "./scrollback-safe-stdout.js";
 import { createTheme } from "./theme/tokens.js";
 
 /**
@@ -23,9 +24,17 @@ export interface RenderDemoOptions {
   readonly start: StartDemoRuns;
   readonly loadTimeline: LoadTimeline;
   readonly speed?: number;
-  /** Unmounts the UI (SIGINT/SIGTERM). */
+  /**
+   * The command that shows a run's timeline, with the store flags the demo was started with.
+   * @default `shared-ctx timeline <run-id>`
+   */
+  readonly timelineCommand?: (runId: string) => string;
+  /** Quits the UI (SIGINT/SIGTERM), leaving its summary on screen as `q` does. */
   readonly signal?: AbortSignal;
 }
+
+/** An abort that the app has not turned into its summary by then unmounts it as it is. */
+const abortGraceMs = 1000;
 
 /**
  * Runs the interactive demo until the user quits (`q`, Ctrl-C) or `signal` aborts. Ink restores the
@@ -40,23 +49,32 @@ export async function renderDemo(options: RenderDemoOptions): Promise<DemoEnding
         start={options.start}
         loadTimeline={options.loadTimeline}
         speed={options.speed}
+        timelineCommand={options.timelineCommand}
+        quitSignal={options.signal}
       />
     </ThemeProvider>,
     {
-      stdout: options.stdout,
+      // Never erase the user's scrollback, whatever Ink decides to clear.
+      stdout: scrollbackSafe(options.stdout),
       stdin: options.stdin,
       patchConsole: false,
       // The app handles Ctrl-C itself, so quitting always goes through the same clean exit.
       exitOnCtrlC: false,
     },
   );
-  const onAbort = () => instance.unmount();
-  if (options.signal?.aborted) instance.unmount();
-  options.signal?.addEventListener("abort", onAbort, { once: true });
+  // The app quits on abort itself (drawing its summary); this only covers an app that cannot.
+  let grace: NodeJS.Timeout | undefined;
+  const onAbort = () => {
+    grace = setTimeout(() => instance.unmount(), abortGraceMs);
+    grace.unref();
+  };
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const value = await instance.waitUntilExit();
     return value === "interrupt" ? "interrupt" : "quit";
   } finally {
+    clearTimeout(grace);
     options.signal?.removeEventListener("abort", onAbort);
   }
 }

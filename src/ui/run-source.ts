@@ -1,4 +1,5 @@
 import type { RunSummary, ScenarioEvent } from "../scenario/scenario-events.js";
+import type { ScenarioFocus } from "./format/caption.js";
 
 /**
  * What the UI needs from a running pipeline. The runner's `RunHandle` has exactly this shape; the
@@ -13,8 +14,12 @@ export interface RunEventSource {
 
 /** Both pipelines of one demo round, started at the same moment. */
 export interface DemoRuns {
+  /** The baseline, drawn on the left: message passing (whatever its mode: naive, broadcast). */
   readonly naive: RunEventSource;
+  /** The shared-context pipeline, drawn on the right. */
   readonly statewave: RunEventSource;
+  /** What the caption tells the viewer to watch (`scenarioFocus`), when the scenario has it. */
+  readonly focus?: ScenarioFocus;
   /** Aborts whatever is still running and waits for it to settle. Idempotent. */
   stop(): Promise<void>;
 }

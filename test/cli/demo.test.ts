@@ -43,8 +43,8 @@ describe("the built bin without a TTY", () => {
     expect(demo.stderr).toBe("");
     expect(demo.code).toBe(0);
     expect(demo.stdout).not.toContain("\u001B[");
-    const naiveAt = demo.stdout.indexOf("== Naive (message passing) · nv-");
-    const statewaveAt = demo.stdout.indexOf("== Shared context (Statewave) · sw-");
+    const naiveAt = demo.stdout.indexOf("== Messages only · nv-");
+    const statewaveAt = demo.stdout.indexOf("== Shared context · sw-");
     const comparisonAt = demo.stdout.indexOf("== Comparison ==");
     expect(naiveAt).toBeGreaterThanOrEqual(0);
     expect(statewaveAt).toBeGreaterThan(naiveAt);

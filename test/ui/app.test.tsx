@@ -11,6 +11,7 @@ import { waitFor } from "../support/wait-for.js";
 const scenarios = [
   { name: "auth-jwt", title: "JWT authentication" },
   { name: "late-decision", title: "A decision that lands mid-build" },
+  { name: "two-coders", title: "Two coders, one module" },
 ];
 
 /** A demo whose rounds are scripted runs the test releases by hand. */
@@ -82,14 +83,46 @@ describe("DemoApp", () => {
     const frame = app.lastFrame();
     expect(frame).toContain("COLLISION DETECTED");
     expect(frame).toContain("CONFLICT AVOIDED");
-    expect(frame).toMatch(/Tokens wasted\s+2,400\s+0/);
+    // ink-testing-library's terminal has no rows: 24 are assumed, so the comparison is one line.
+    expect(frame).toContain(
+      "Shared context saved 2,400 tokens and 12.0s of wasted work. · Messages only: collision",
+    );
   });
 
-  it("q quits and stops the runs", async () => {
+  it("q quits and stops the runs, leaving a compact summary", async () => {
     const { app, rounds, finishRound } = harness();
     await finishRound();
     await app.press("q");
     await waitFor(() => expect(rounds[0]!.stopped).toBe(true));
+    const summary = app.lastFrame();
+    expect(summary).toMatch(/Messages only\s+nv-0a1b2c3d COLLISION DETECTED/);
+    expect(summary).toMatch(/Shared context\s+sw-4e5f6a7b CONFLICT AVOIDED/);
+    expect(summary).toContain("Timeline: shared-ctx timeline sw-4e5f6a7b");
+    expect(summary.split("\n").length).toBeLessThanOrEqual(6);
+  });
+
+  it("? lists the keys and closes again", async () => {
+    const { app, rounds } = harness();
+    await waitFor(() => expect(rounds).toHaveLength(1));
+    await app.press("?");
+    await waitFor(() => expect(app.lastFrame()).toContain("pick another scenario"));
+    expect(app.lastFrame()).toContain("quit, leaving a short summary on screen");
+    await app.press("?");
+    await waitFor(() => expect(app.lastFrame()).toContain("Messages only"));
+  });
+
+  it("the picker starts on the current scenario and takes type-ahead keys in order", async () => {
+    const { app, rounds } = harness();
+    await waitFor(() => expect(rounds).toHaveLength(1));
+    await app.press("s");
+    await waitFor(() => expect(app.lastFrame()).toMatch(/❯ auth-jwt \(current\)/));
+    await app.press("l");
+    await waitFor(() => expect(app.lastFrame()).toMatch(/❯ late-decision/));
+    await app.press("a");
+    await app.press("t");
+    await waitFor(() => expect(app.lastFrame()).toMatch(/❯ late-decision/));
+    await app.press(keys.enter);
+    await waitFor(() => expect(rounds.at(-1)?.scenario).toBe("late-decision"));
   });
 
   it("Ctrl-C quits too", async () => {

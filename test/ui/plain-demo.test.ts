@@ -18,18 +18,18 @@ describe("printDemoPlain", () => {
     statewave.emitAll();
     naive.emit(3);
     await Promise.resolve();
-    expect(output.text()).toContain("== Naive (message passing) · nv-0a1b2c3d");
-    expect(output.text()).not.toContain("Shared context (Statewave)");
+    expect(output.text()).toContain("== Messages only · nv-0a1b2c3d");
+    expect(output.text()).not.toContain("Shared context");
     naive.emitAll();
     const result = await printing;
     expect(result.naive.collision).toBe(true);
 
     const text = output.text();
     const order = [
-      "== Naive (message passing) · nv-0a1b2c3d · auth-jwt · offline (deterministic) ==",
+      "== Messages only · nv-0a1b2c3d · auth-jwt · offline (deterministic) ==",
       "T+2.0s    [Planner] DEPRECATING → legacy-session-token (replaced by JWT)",
       "COLLISION DETECTED — both agents already finished; the wasted compute cannot be recovered",
-      "== Shared context (Statewave) · sw-4e5f6a7b",
+      "== Shared context · sw-4e5f6a7b",
       "T+2.5s    [Coder] Skipping → legacy-session-token (deprecated by Planner)",
       "CONFLICT AVOIDED — the Coder read the Planner's decision before acting",
       "== Comparison ==",
@@ -51,6 +51,6 @@ describe("printDemoPlain", () => {
     const failure = new Error("model timed out");
     naive.fail(failure);
     await expect(printing).rejects.toBe(failure);
-    expect(output.text()).toContain("Naive (message passing)");
+    expect(output.text()).toContain("Messages only");
   });
 });

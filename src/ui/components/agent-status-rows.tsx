@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import type { AgentInfo } from "../../scenario/scenario-events.js";
 import { useTheme } from "../contexts/theme-context.js";
+import { textWidth } from "../format/text-width.js";
 import type { AgentStatus } from "../state/run-pane-reducer.js";
 import { toneColor } from "./tone-color.js";
 
@@ -12,18 +13,40 @@ export type AgentStatusRowsProps = {
   readonly statuses: Readonly<Record<string, AgentStatus>>;
   /** The spinner's current frame, shown on busy agents. */
   readonly spinner: string;
+  /** All agents on one line (a tiny terminal). @default false */
+  readonly folded?: boolean;
 };
 
 /** One row per agent: its name in its colour, a spinner while it works, what it is doing. */
-export function AgentStatusRows({ agents, statuses, spinner }: AgentStatusRowsProps) {
+export function AgentStatusRows({ agents, statuses, spinner, folded }: AgentStatusRowsProps) {
   const theme = useTheme();
-  const nameWidth = Math.max(0, ...agents.map((agent) => agent.name.length));
+  const markOf = (agentId: string) => {
+    const status = statuses[agentId];
+    return status?.busy ? spinner : status?.activity === "done" ? "✔" : "·";
+  };
+  if (folded) {
+    return (
+      <Text wrap="truncate-end">
+        {agents.map((agent, index) => (
+          <Text key={agent.id}>
+            {index > 0 ? <Text color={theme.text.muted}> · </Text> : null}
+            <Text bold color={theme.agent(agent.color)}>
+              {agent.name}
+            </Text>{" "}
+            {markOf(agent.id)}
+            {statuses[agent.id]?.busy ? ` ${statuses[agent.id]?.activity ?? ""}` : ""}
+          </Text>
+        ))}
+      </Text>
+    );
+  }
+  const nameWidth = Math.max(0, ...agents.map((agent) => textWidth(agent.name)));
   return (
     <Box flexDirection="column">
       {agents.map((agent) => {
         const status = statuses[agent.id];
         const busy = status?.busy ?? false;
-        const mark = busy ? spinner : status?.activity === "done" ? "✔" : "·";
+        const mark = markOf(agent.id);
         return (
           <Box key={agent.id}>
             <Box width={nameWidth + 1} flexShrink={0}>

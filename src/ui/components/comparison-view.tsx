@@ -1,7 +1,8 @@
 import { Box, Text } from "ink";
 import type { RunSummary } from "../../scenario/scenario-events.js";
 import { useTheme } from "../contexts/theme-context.js";
-import { compareRuns, comparisonColumns, comparisonHeadline } from "../format/comparison.js";
+import { compareRuns, comparisonHeadline } from "../format/comparison.js";
+import { paneTitles } from "../format/pane-titles.js";
 import { textWidth } from "../format/text-width.js";
 
 /** Props of {@link ComparisonView}. */
@@ -13,11 +14,6 @@ export type ComparisonViewProps = {
   /** Columns available; the table's value columns share what the label column leaves. */
   readonly width: number;
 };
-
-/** Rows the comparison takes: title, header, one per row, headline. */
-export function comparisonViewRows(): number {
-  return 3 + 7;
-}
 
 /** What each side wasted, line by line; the better value of each line in the success colour. */
 export function ComparisonView({ naive, statewave, width }: ComparisonViewProps) {
@@ -34,12 +30,12 @@ export function ComparisonView({ naive, statewave, width }: ComparisonViewProps)
         <Box width={labelWidth} flexShrink={0} />
         <Box width={valueWidth} flexShrink={0}>
           <Text bold color={theme.border.naive}>
-            {comparisonColumns.naive}
+            {paneTitles[naive.mode]}
           </Text>
         </Box>
         <Box width={valueWidth} flexShrink={0}>
           <Text bold color={theme.border.statewave}>
-            {comparisonColumns.statewave}
+            {paneTitles[statewave.mode]}
           </Text>
         </Box>
       </Box>

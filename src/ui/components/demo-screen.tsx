@@ -1,9 +1,13 @@
 import { Box, Text } from "ink";
 import { useTheme } from "../contexts/theme-context.js";
+import { formatCaption } from "../format/caption.js";
 import { demoLayout } from "../layout/demo-layout.js";
 import type { DemoState } from "../state/demo-reducer.js";
-import { ComparisonView, comparisonViewRows } from "./comparison-view.js";
+import { ComparisonLine } from "./comparison-line.js";
+import { ComparisonView } from "./comparison-view.js";
+import { HelpOverlay } from "./help-overlay.js";
 import { KeyHints } from "./key-hints.js";
+import { QuitSummary } from "./quit-summary.js";
 import { RunPane } from "./run-pane.js";
 import { type ScenarioChoice, ScenarioPicker } from "./scenario-picker.js";
 import { TimelineView } from "./timeline-view.js";
@@ -26,13 +30,30 @@ export type DemoScreenProps = {
   readonly timelineHeight: number;
   /** The `--speed` shown in the title line. */
   readonly speed?: number;
+  /**
+   * The command that shows a run's timeline, with the store flags the demo was started with (the
+   * summary left on screen after quitting prints it). @default `shared-ctx timeline <run-id>`
+   */
+  readonly timelineCommand?: (runId: string) => string;
 };
+
+const defaultTimelineCommand = (runId: string) => `shared-ctx timeline ${runId}`;
 
 export const paneHints = [
   ["t", "timeline"],
   ["r", "run again"],
   ["s", "scenario"],
+  ["?", "keys"],
   ["q", "quit"],
+] as const;
+
+/** Everything the `?` overlay lists. */
+export const helpKeys = [
+  ["t", "the shared-context run's timeline (↑↓ PgUp PgDn scroll, esc back)"],
+  ["r", "run both pipelines again"],
+  ["s", "pick another scenario (↑↓ or type its name, enter runs it)"],
+  ["?", "this list"],
+  ["q  Ctrl-C", "quit, leaving a short summary on screen"],
 ] as const;
 const timelineHints = [
   ["↑↓ PgUp PgDn", "scroll"],
@@ -50,8 +71,8 @@ const pickerHints = [
 export function DemoScreen(props: DemoScreenProps) {
   const { state, columns, rows, spinner, speed } = props;
   const theme = useTheme();
-  const { naive, statewave } = state.panes;
-  const brain = naive.brain ?? statewave.brain;
+  const { baseline, shared } = state.panes;
+  const brain = baseline.brain ?? shared.brain;
   const header = (
     <Text wrap="truncate-end">
       <Text bold color={theme.text.accent}>
@@ -63,12 +84,33 @@ export function DemoScreen(props: DemoScreenProps) {
     </Text>
   );
 
+  if (state.quitting) {
+    return (
+      <Box flexDirection="column" width={columns}>
+        {header}
+        <QuitSummary
+          panes={[baseline, shared]}
+          timelineCommand={props.timelineCommand ?? defaultTimelineCommand}
+        />
+      </Box>
+    );
+  }
+
+  if (state.view === "help") {
+    return (
+      <Box flexDirection="column" width={columns}>
+        {header}
+        <HelpOverlay keys={helpKeys} width={Math.min(columns, 80)} />
+      </Box>
+    );
+  }
+
   if (state.view === "timeline") {
     const load = state.timeline;
     return (
       <Box flexDirection="column" width={columns}>
         <Text bold wrap="truncate-end">
-          Timeline of the shared-context run {statewave.runId ?? ""}
+          Timeline of the shared-context run {shared.runId ?? ""}
         </Text>
         {load?.status === "ready" ? (
           <TimelineView
@@ -101,28 +143,49 @@ export function DemoScreen(props: DemoScreenProps) {
   }
 
   const comparison =
-    naive.summary && statewave.summary
-      ? { naive: naive.summary, statewave: statewave.summary }
+    baseline.summary && shared.summary
+      ? { baseline: baseline.summary, shared: shared.summary }
       : undefined;
+  const caption = state.focus
+    ? formatCaption(state.focus, baseline.events, shared.events)
+    : undefined;
   const layout = demoLayout({
     columns,
     rows,
-    fixedRows: 2 + (comparison ? comparisonViewRows() : 0),
-    panes: [naive, statewave],
+    fixedRows: 2 + (caption ? 1 : 0),
+    comparison: comparison !== undefined,
+    panes: [baseline, shared],
   });
+  const paneProps = {
+    width: layout.paneWidth,
+    logRows: layout.logRows,
+    spinner,
+    compact: layout.compact,
+    foldStatus: layout.foldStatus,
+  };
   return (
     <Box flexDirection="column" width={columns}>
       {header}
+      {caption ? (
+        <Text bold color={theme.text.accent} wrap="truncate-end">
+          {caption}
+        </Text>
+      ) : null}
       <Box flexDirection={layout.sideBySide ? "row" : "column"}>
-        <RunPane pane={naive} width={layout.paneWidth} logRows={layout.logRows} spinner={spinner} />
-        <RunPane
-          pane={statewave}
-          width={layout.paneWidth}
-          logRows={layout.logRows}
-          spinner={spinner}
-        />
+        <RunPane pane={baseline} {...paneProps} />
+        <RunPane pane={shared} {...paneProps} />
       </Box>
-      {comparison ? <ComparisonView {...comparison} width={columns} /> : null}
+      {comparison ? (
+        layout.compact ? (
+          <ComparisonLine {...comparison} />
+        ) : (
+          <ComparisonView
+            naive={comparison.baseline}
+            statewave={comparison.shared}
+            width={columns}
+          />
+        )
+      ) : null}
       <KeyHints hints={paneHints} />
     </Box>
   );

@@ -9,7 +9,8 @@ export type VerdictBoxProps = {
   readonly verdict: Verdict;
 };
 
-function kindColor(theme: Theme, kind: VerdictKind): string | undefined {
+/** The colour of a verdict of this kind: the box, the compact headline, the quit summary. */
+export function verdictColor(theme: Theme, kind: VerdictKind): string | undefined {
   switch (kind) {
     case "collision":
       return theme.status.error;
@@ -25,7 +26,7 @@ function kindColor(theme: Theme, kind: VerdictKind): string | undefined {
 /** The boxed verdict a pane shows when its run has ended, with escalations when there were any. */
 export function VerdictBox({ verdict }: VerdictBoxProps) {
   const theme = useTheme();
-  const color = kindColor(theme, verdict.kind);
+  const color = verdictColor(theme, verdict.kind);
   return (
     <Box borderStyle="double" borderColor={color} flexDirection="column" paddingX={1}>
       <Text bold color={color}>

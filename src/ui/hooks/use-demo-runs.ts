@@ -1,9 +1,12 @@
 import { type Dispatch, useEffect } from "react";
-import type { RunMode } from "../../scenario/scenario-events.js";
-import type { StartDemoRuns } from "../run-source.js";
-import type { DemoAction } from "../state/demo-reducer.js";
+import type { DemoRuns, RunEventSource, StartDemoRuns } from "../run-source.js";
+import type { DemoAction, PaneSide } from "../state/demo-reducer.js";
 
-const modes: readonly RunMode[] = ["naive", "statewave"];
+/** Which run feeds which side: the baseline pipeline on the left, the shared context on the right. */
+const sources: ReadonlyArray<readonly [PaneSide, (runs: DemoRuns) => RunEventSource]> = [
+  ["baseline", (runs) => runs.naive],
+  ["shared", (runs) => runs.statewave],
+];
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -31,21 +34,23 @@ export function useDemoRuns(
           void runs.stop();
           return;
         }
-        for (const mode of modes) {
-          const source = runs[mode];
+        if (runs.focus) dispatch({ type: "focus-set", focus: runs.focus });
+        for (const [side, sourceOf] of sources) {
+          const source = sourceOf(runs);
           unsubscribes.push(
             source.subscribe((event) => {
-              if (!cancelled) dispatch({ type: "run-event", mode, event });
+              if (!cancelled) dispatch({ type: "run-event", side, event });
             }),
           );
           source.done.catch((error: unknown) => {
-            if (!cancelled) dispatch({ type: "run-fail", mode, message: messageOf(error) });
+            if (!cancelled) dispatch({ type: "run-fail", side, message: messageOf(error) });
           });
         }
       },
       (error: unknown) => {
         if (cancelled) return;
-        for (const mode of modes) dispatch({ type: "run-fail", mode, message: messageOf(error) });
+        for (const [side] of sources)
+          dispatch({ type: "run-fail", side, message: messageOf(error) });
       },
     );
     return () => {

@@ -1,10 +1,21 @@
 import { checkExhaustive } from "../../errors.js";
-import type { RunMode, ScenarioEvent } from "../../scenario/scenario-events.js";
+import type { ScenarioEvent } from "../../scenario/scenario-events.js";
+import type { ScenarioFocus } from "../format/caption.js";
 import type { RunTimeline } from "../format/run-timeline.js";
 import { initialRunPaneState, type RunPaneState, runPaneReducer } from "./run-pane-reducer.js";
 
 /** Which screen the demo shows. */
-export type DemoView = "panes" | "timeline" | "scenario-picker";
+export type DemoView = "panes" | "timeline" | "scenario-picker" | "help";
+
+/**
+ * The demo's two sides: the baseline on the left (message passing: `naive` or `broadcast`) and
+ * the shared context on the right. Each pane knows its own mode from its run-start, so a new
+ * baseline mode needs no new side.
+ */
+export type PaneSide = "baseline" | "shared";
+
+/** The sides in the order they are drawn. */
+export const paneSides: readonly PaneSide[] = ["baseline", "shared"];
 
 /** The timeline screen's data, as it loads. */
 export type TimelineLoad =
@@ -20,12 +31,23 @@ export interface DemoState {
   readonly round: number;
   /** The screen shown now. */
   readonly view: DemoView;
-  /** One pane per pipeline. */
-  readonly panes: Readonly<Record<RunMode, RunPaneState>>;
+  /** One pane per side. */
+  readonly panes: Readonly<Record<PaneSide, RunPaneState>>;
   /** The shared-context run's timeline, once `t` asked for it. */
   readonly timeline?: TimelineLoad;
   /** Highlighted entry of the scenario picker. */
   readonly pickerIndex: number;
+  /** What was typed in the picker so far (type-ahead), cleared on a pause or a move. */
+  readonly pickerQuery: string;
+  /** The view the help overlay (`?`) returns to. */
+  readonly helpReturn?: Exclude<DemoView, "help">;
+  /** What the caption tells the viewer to watch this round. */
+  readonly focus?: ScenarioFocus;
+  /**
+   * Set by `q` (`quit`) or Ctrl-C (`interrupt`): the demo draws its compact summary, then exits
+   * with it. False while the demo runs.
+   */
+  readonly quitting: false | "quit" | "interrupt";
 }
 
 /**
@@ -33,15 +55,20 @@ export interface DemoState {
  * `timeline-open`, `timeline-scroll`, `picker-*`, `view-close`) or a timeline load finishing.
  */
 export type DemoAction =
-  | { readonly type: "run-event"; readonly mode: RunMode; readonly event: ScenarioEvent }
-  | { readonly type: "run-fail"; readonly mode: RunMode; readonly message: string }
+  | { readonly type: "run-event"; readonly side: PaneSide; readonly event: ScenarioEvent }
+  | { readonly type: "run-fail"; readonly side: PaneSide; readonly message: string }
   | { readonly type: "restart"; readonly scenario?: string }
+  | { readonly type: "focus-set"; readonly focus: ScenarioFocus }
   | { readonly type: "timeline-open"; readonly runId: string }
   | { readonly type: "timeline-load"; readonly timeline: RunTimeline }
   | { readonly type: "timeline-fail"; readonly message: string }
   | { readonly type: "timeline-scroll"; readonly delta: number; readonly maxScroll: number }
-  | { readonly type: "picker-open" }
+  | { readonly type: "picker-open"; readonly names: readonly string[] }
   | { readonly type: "picker-move"; readonly delta: number; readonly count: number }
+  | { readonly type: "picker-type"; readonly text: string; readonly names: readonly string[] }
+  | { readonly type: "picker-type-reset" }
+  | { readonly type: "help-toggle" }
+  | { readonly type: "quit"; readonly ending: "quit" | "interrupt" }
   | { readonly type: "view-close" };
 
 /** The demo as it starts: both panes empty, round 0. */
@@ -50,8 +77,11 @@ export function initialDemoState(scenario: string): DemoState {
     scenario,
     round: 0,
     view: "panes",
-    panes: { naive: initialRunPaneState("naive"), statewave: initialRunPaneState("statewave") },
+    // Until run-start says otherwise: the baseline is plain message passing.
+    panes: { baseline: initialRunPaneState("naive"), shared: initialRunPaneState("statewave") },
     pickerIndex: 0,
+    pickerQuery: "",
+    quitting: false,
   };
 }
 
@@ -62,6 +92,10 @@ export function bothRunsFinished(state: DemoState): boolean {
   );
 }
 
+function firstStartingWith(names: readonly string[], prefix: string): number {
+  return names.findIndex((name) => name.toLowerCase().startsWith(prefix));
+}
+
 function clamp(value: number, min: number, max: number): number {
   return Math.min(Math.max(value, min), Math.max(min, max));
 }
@@ -70,19 +104,12 @@ function clamp(value: number, min: number, max: number): number {
 export function demoReducer(state: DemoState, action: DemoAction): DemoState {
   switch (action.type) {
     case "run-event":
-      return {
-        ...state,
-        panes: {
-          ...state.panes,
-          [action.mode]: runPaneReducer(state.panes[action.mode], action),
-        },
-      };
     case "run-fail":
       return {
         ...state,
         panes: {
           ...state.panes,
-          [action.mode]: runPaneReducer(state.panes[action.mode], action),
+          [action.side]: runPaneReducer(state.panes[action.side], action),
         },
       };
     case "restart":
@@ -91,6 +118,8 @@ export function demoReducer(state: DemoState, action: DemoAction): DemoState {
         round: state.round + 1,
         pickerIndex: state.pickerIndex,
       };
+    case "focus-set":
+      return { ...state, focus: action.focus };
     case "timeline-open":
       return { ...state, view: "timeline", timeline: { status: "loading", runId: action.runId } };
     case "timeline-load":
@@ -106,14 +135,42 @@ export function demoReducer(state: DemoState, action: DemoAction): DemoState {
           scroll: clamp(state.timeline.scroll + action.delta, 0, action.maxScroll),
         },
       };
-    case "picker-open":
-      return { ...state, view: "scenario-picker" };
+    case "picker-open": {
+      // The picker starts on the scenario running now.
+      const current = action.names.indexOf(state.scenario);
+      return {
+        ...state,
+        view: "scenario-picker",
+        pickerIndex: Math.max(current, 0),
+        pickerQuery: "",
+      };
+    }
     case "picker-move":
       return {
         ...state,
+        pickerQuery: "",
         pickerIndex:
           action.count > 0 ? (state.pickerIndex + action.delta + action.count) % action.count : 0,
       };
+    case "picker-type": {
+      // Keys typed in order narrow to the first name starting with all of them; a key that
+      // matches nothing with what came before starts a new search.
+      const query = `${state.pickerQuery}${action.text}`.toLowerCase();
+      const found = firstStartingWith(action.names, query);
+      if (found >= 0) return { ...state, pickerQuery: query, pickerIndex: found };
+      const fresh = action.text.toLowerCase();
+      const again = firstStartingWith(action.names, fresh);
+      return again >= 0
+        ? { ...state, pickerQuery: fresh, pickerIndex: again }
+        : { ...state, pickerQuery: "" };
+    }
+    case "picker-type-reset":
+      return { ...state, pickerQuery: "" };
+    case "help-toggle":
+      if (state.view === "help") return { ...state, view: state.helpReturn ?? "panes" };
+      return { ...state, view: "help", helpReturn: state.view };
+    case "quit":
+      return state.quitting ? state : { ...state, quitting: action.ending };
     case "view-close":
       return { ...state, view: "panes" };
     default:

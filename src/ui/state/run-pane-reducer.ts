@@ -7,6 +7,13 @@ import type {
 } from "../../scenario/scenario-events.js";
 import { createAgentDirectory } from "../format/agent-directory.js";
 import { describeEvent, type EventLine, type LineTone } from "../format/event-line.js";
+import {
+  contradictionMoment,
+  isRetiringDecision,
+  type PaneMoment,
+  preventedMoment,
+  type SeenDecision,
+} from "../format/moment.js";
 
 /** What one agent is doing now, for its status row. */
 export interface AgentStatus {
@@ -42,6 +49,14 @@ export interface RunPaneState {
   readonly summary?: RunSummary;
   /** Set when the run failed before its end (the pane shows it instead of a verdict). */
   readonly error?: string;
+  /** The moment the pane holds on screen until its verdict (a doomed build, a skip or cancel). */
+  readonly moment?: PaneMoment;
+  /** Decisions seen so far, by target (scenario time relative to run-start). */
+  readonly decisions: Readonly<Record<string, SeenDecision>>;
+  /** Builds in progress, by module: who builds it and the index of its "Building →" line. */
+  readonly building: Readonly<Record<string, { readonly agentId: string; readonly line: number }>>;
+  /** run-start's scenario time. */
+  readonly startAt: number;
 }
 
 /** What can happen to a pane: its run emitted an event, or failed before its end. */
@@ -51,7 +66,16 @@ export type RunPaneAction =
 
 /** The pane before its run has said anything. */
 export function initialRunPaneState(mode: RunMode): RunPaneState {
-  return { mode, agents: [], statuses: {}, lines: [], events: [] };
+  return {
+    mode,
+    agents: [],
+    statuses: {},
+    lines: [],
+    events: [],
+    decisions: {},
+    building: {},
+    startAt: 0,
+  };
 }
 
 function status(
@@ -100,6 +124,69 @@ function statusFor(event: ScenarioEvent): AgentStatus | undefined {
   }
 }
 
+/** A line flagged as contradicting a decision: red, and saying whose. */
+function flagLine(line: EventLine, decider: string): EventLine {
+  return line.tone === "error"
+    ? line
+    : { ...line, tone: "error", text: `${line.text} ✖ contradicts ${decider}'s decision` };
+}
+
+/**
+ * Tracks decisions and builds, and sets the held moment: a build that contradicts a retiring
+ * decision (when it starts after the decision, or when the decision lands mid-build) flags its
+ * line red; a skip or a cancel is held highlighted until the verdict.
+ */
+function trackMoment(state: RunPaneState, event: ScenarioEvent): RunPaneState {
+  const agents = createAgentDirectory(state.agents);
+  const lineIndex = state.lines.length - 1;
+  switch (event.type) {
+    case "decision-write": {
+      const decision = { agentId: event.agentId, value: event.value, at: event.at - state.startAt };
+      let next: RunPaneState = {
+        ...state,
+        decisions: { ...state.decisions, [event.target]: decision },
+      };
+      const build = state.building[event.target];
+      if (build && isRetiringDecision(event.value)) {
+        const moment = contradictionMoment(event.target, build.agentId, decision, event.at, agents);
+        const lines = [...next.lines];
+        const line = lines[build.line];
+        if (line) lines[build.line] = flagLine(line, agents.name(event.agentId));
+        next = { ...next, moment, lines };
+      }
+      return next;
+    }
+    case "module-start": {
+      const next = {
+        ...state,
+        building: {
+          ...state.building,
+          [event.module]: { agentId: event.agentId, line: lineIndex },
+        },
+      };
+      const decision = state.decisions[event.module];
+      if (!decision || !isRetiringDecision(decision.value)) return next;
+      const moment = contradictionMoment(event.module, event.agentId, decision, event.at, agents);
+      const lines = [...next.lines];
+      const line = lines[lineIndex];
+      if (line) lines[lineIndex] = flagLine(line, agents.name(decision.agentId));
+      return { ...next, moment, lines };
+    }
+    case "module-end": {
+      const { [event.module]: _ended, ...building } = state.building;
+      return { ...state, building };
+    }
+    case "module-skip":
+    case "module-cancel": {
+      const { [event.module]: _stopped, ...building } = state.building;
+      const moment = preventedMoment(event, state.startAt, agents);
+      return { ...state, building, ...(moment ? { moment } : {}) };
+    }
+    default:
+      return state;
+  }
+}
+
 /** Folds one event (or a failure) into the pane's state. Pure. */
 export function runPaneReducer(state: RunPaneState, action: RunPaneAction): RunPaneState {
   if (action.type === "run-fail") return { ...state, error: action.message };
@@ -108,6 +195,8 @@ export function runPaneReducer(state: RunPaneState, action: RunPaneAction): RunP
   if (event.type === "run-start") {
     next = {
       ...next,
+      mode: event.mode,
+      startAt: event.at,
       runId: event.runId,
       scenario: event.scenario,
       brain: event.brain,
@@ -139,5 +228,5 @@ export function runPaneReducer(state: RunPaneState, action: RunPaneAction): RunP
       lines: [...next.lines, describeEvent(event, createAgentDirectory(next.agents))],
     };
   }
-  return next;
+  return trackMoment(next, event);
 }

@@ -29,9 +29,9 @@ function pane(events: readonly ScenarioEvent[], mode: "naive" | "statewave") {
 function demo(naiveCount: number, statewaveCount: number): DemoState {
   let state = initialDemoState("auth-jwt");
   for (const event of naiveCollisionEvents().slice(0, naiveCount))
-    state = demoReducer(state, { type: "run-event", mode: "naive", event });
+    state = demoReducer(state, { type: "run-event", side: "baseline", event });
   for (const event of statewaveAvoidedEvents().slice(0, statewaveCount))
-    state = demoReducer(state, { type: "run-event", mode: "statewave", event });
+    state = demoReducer(state, { type: "run-event", side: "shared", event });
   return state;
 }
 
@@ -73,7 +73,7 @@ describe("RunPane", () => {
         <RunPane pane={running} width={columns} logRows={12} spinner="⠋" />,
         columns,
       );
-      expect(frame).toContain("Shared context (Statewave)");
+      expect(frame).toContain("Shared context");
       expect(frame).toContain("sw-4e5f6a7b");
       expect(frame).toContain("[Coder] Skipping → legacy-session-token (deprecated by Planner)");
       expect(frame).toMatch(/Coder\s+⠋ building jwt-issuer/);
@@ -124,10 +124,10 @@ describe("ComparisonView", () => {
       columns,
     );
     const lines = frame.split("\n");
-    const header = lines.find((line) => line.includes("Naive")) ?? "";
+    const header = lines.find((line) => line.includes("Messages only")) ?? "";
     const tokens = lines.find((line) => line.startsWith("Tokens wasted")) ?? "";
     // Values sit under their column headers.
-    expect(tokens.indexOf("2,400")).toBe(header.indexOf("Naive"));
+    expect(tokens.indexOf("2,400")).toBe(header.indexOf("Messages only"));
     expect(tokens.lastIndexOf("0")).toBe(header.indexOf("Shared context"));
     expect(frame).toContain("Shared context saved 2,400 tokens and 12.0s of wasted work.");
     expectFits(frame, columns);
@@ -137,8 +137,8 @@ describe("ComparisonView", () => {
 describe("DemoScreen layout", () => {
   it("puts the panes side by side at 120 columns", () => {
     const frame = screen(demo(99, 99), 120);
-    const titleLine = frame.split("\n").find((line) => line.includes("Naive (message passing)"));
-    expect(titleLine).toContain("Shared context (Statewave)");
+    const titleLine = frame.split("\n").find((line) => line.includes("Messages only"));
+    expect(titleLine).toContain("Shared context");
     expect(frame).toContain("Comparison");
     expectFits(frame, 120);
     expect(frame.split("\n").length).toBeLessThan(40);
@@ -148,10 +148,10 @@ describe("DemoScreen layout", () => {
   it("stacks the panes at 80 columns and still fits the screen", () => {
     const frame = screen(demo(99, 99), 80);
     const lines = frame.split("\n");
-    const naiveAt = lines.findIndex((line) => line.includes("Naive (message passing)"));
-    const statewaveAt = lines.findIndex((line) => line.includes("Shared context (Statewave)"));
+    const naiveAt = lines.findIndex((line) => line.includes("Messages only"));
+    const statewaveAt = lines.findIndex((line) => line.includes("Shared context"));
     expect(statewaveAt).toBeGreaterThan(naiveAt);
-    expect(lines[naiveAt]).not.toContain("Shared context (Statewave)");
+    expect(lines[naiveAt]).not.toContain("Shared context");
     expect(frame).toContain("COLLISION DETECTED");
     expect(frame).toContain("CONFLICT AVOIDED");
     expectFits(frame, 80);
@@ -163,7 +163,7 @@ describe("DemoScreen layout", () => {
     const frame = screen(demo(6, 6), 120);
     expect(frame).not.toContain("COLLISION DETECTED");
     expect(frame).not.toContain("Comparison");
-    expect(frame).toContain("t timeline · r run again · s scenario · q quit");
+    expect(frame).toContain("t timeline · r run again · s scenario · ? keys · q quit");
   });
 });
 

@@ -11,29 +11,27 @@ import { naiveCollisionEvents, statewaveAvoidedEvents } from "../../support/fixt
 function finishedDemo(): DemoState {
   let state = initialDemoState("auth-jwt");
   for (const event of naiveCollisionEvents())
-    state = demoReducer(state, { type: "run-event", mode: "naive", event });
+    state = demoReducer(state, { type: "run-event", side: "baseline", event });
   for (const event of statewaveAvoidedEvents())
-    state = demoReducer(state, { type: "run-event", mode: "statewave", event });
+    state = demoReducer(state, { type: "run-event", side: "shared", event });
   return state;
 }
 
 describe("demoReducer", () => {
   it("routes each run's events to its own pane", () => {
     const state = finishedDemo();
-    expect(state.panes.naive.runId).toBe("nv-0a1b2c3d");
-    expect(state.panes.statewave.runId).toBe("sw-4e5f6a7b");
+    expect(state.panes.baseline.runId).toBe("nv-0a1b2c3d");
+    expect(state.panes.shared.runId).toBe("sw-4e5f6a7b");
     expect(bothRunsFinished(state)).toBe(true);
   });
 
   it("is not finished while one side still runs", () => {
     let state = initialDemoState("auth-jwt");
     for (const event of naiveCollisionEvents())
-      state = demoReducer(state, { type: "run-event", mode: "naive", event });
+      state = demoReducer(state, { type: "run-event", side: "baseline", event });
     expect(bothRunsFinished(state)).toBe(false);
     expect(
-      bothRunsFinished(
-        demoReducer(state, { type: "run-fail", mode: "statewave", message: "boom" }),
-      ),
+      bothRunsFinished(demoReducer(state, { type: "run-fail", side: "shared", message: "boom" })),
     ).toBe(true);
   });
 
@@ -41,7 +39,7 @@ describe("demoReducer", () => {
     const state = finishedDemo();
     const again = demoReducer(state, { type: "restart" });
     expect(again).toMatchObject({ round: 1, scenario: "auth-jwt", view: "panes" });
-    expect(again.panes.naive.lines).toEqual([]);
+    expect(again.panes.baseline.lines).toEqual([]);
     expect(demoReducer(again, { type: "restart", scenario: "late-decision" })).toMatchObject({
       round: 2,
       scenario: "late-decision",
@@ -63,7 +61,10 @@ describe("demoReducer", () => {
   });
 
   it("moves the scenario picker around its list", () => {
-    let state = demoReducer(initialDemoState("auth-jwt"), { type: "picker-open" });
+    let state = demoReducer(initialDemoState("auth-jwt"), {
+      type: "picker-open",
+      names: ["auth-jwt", "late-decision", "two-coders"],
+    });
     state = demoReducer(state, { type: "picker-move", delta: -1, count: 3 });
     expect(state).toMatchObject({ view: "scenario-picker", pickerIndex: 2 });
     expect(demoReducer(state, { type: "picker-move", delta: 1, count: 3 }).pickerIndex).toBe(0);

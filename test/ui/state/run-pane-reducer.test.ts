@@ -55,3 +55,68 @@ describe("runPaneReducer", () => {
     expect(state.error).toBe("model timed out");
   });
 });
+
+describe("runPaneReducer › moment", () => {
+  const fold = (events: readonly ScenarioEvent[], mode: "naive" | "statewave") =>
+    events.reduce(
+      (state, event) => runPaneReducer(state, { type: "run-event", event }),
+      initialRunPaneState(mode),
+    );
+
+  it("flags a build that starts after a decision retired its module, in red", () => {
+    const events = naiveCollisionEvents();
+    const at = events.findIndex(
+      (event) => event.type === "module-start" && event.module === "legacy-session-token",
+    );
+    const state = fold(events.slice(0, at + 1), "naive");
+    expect(state.moment).toMatchObject({ kind: "contradiction", module: "legacy-session-token" });
+    expect(state.moment?.text).toMatch(
+      /^✖ Coder builds legacy-session-token although Planner deprecated it at T\+/,
+    );
+    expect(state.lines.at(-1)).toMatchObject({
+      tone: "error",
+      text: "Building → legacy-session-token ✖ contradicts Planner's decision",
+    });
+  });
+
+  it("flags a build already running when the decision lands", () => {
+    const start = naiveCollisionEvents()[0] as ScenarioEvent;
+    const base = { runId: start.runId };
+    const state = fold(
+      [
+        start,
+        {
+          ...base,
+          at: 100,
+          type: "module-start",
+          agentId: "coder",
+          module: "cache",
+          estimatedMs: 1,
+        },
+        {
+          ...base,
+          at: 200,
+          type: "decision-write",
+          agentId: "planner",
+          kind: "architectural_decision",
+          target: "cache",
+          value: "deprecate",
+          content: "Deprecate cache.",
+        },
+      ],
+      "naive",
+    );
+    expect(state.moment).toMatchObject({ kind: "contradiction", module: "cache" });
+    expect(state.lines[0]).toMatchObject({ tone: "error" });
+  });
+
+  it("holds a skip until the verdict", () => {
+    const events = statewaveAvoidedEvents();
+    const skip = events.findIndex((event) => event.type === "module-skip");
+    const state = fold(events.slice(0, skip + 4), "statewave");
+    expect(state.moment).toMatchObject({ kind: "prevented", module: "legacy-session-token" });
+    expect(state.moment?.text).toMatch(
+      /^✔ Coder skipped legacy-session-token at T\+.*: deprecated by Planner$/,
+    );
+  });
+});

@@ -1,0 +1,200 @@
+import { EventEmitter } from "node:events";
+import { render } from "ink";
+import { describe, expect, it } from "vitest";
+import type { ScenarioEvent } from "../../src/scenario/scenario-events.js";
+import { DemoApp } from "../../src/ui/app.js";
+import { DemoScreen } from "../../src/ui/components/demo-screen.js";
+import { stripAnsi, textWidth } from "../../src/ui/format/text-width.js";
+import type { DemoRuns } from "../../src/ui/run-source.js";
+import { eraseScrollback, scrollbackSafe } from "../../src/ui/scrollback-safe-stdout.js";
+import { type DemoState, demoReducer, initialDemoState } from "../../src/ui/state/demo-reducer.js";
+import {
+  escalationEvents,
+  naiveCollisionEvents,
+  statewaveAvoidedEvents,
+} from "../support/fixtures/run-events.js";
+import { scriptedRun } from "../support/fixtures/scripted-run.js";
+import { renderAt } from "../support/render-ink.js";
+import { waitFor } from "../support/wait-for.js";
+
+const focus = {
+  kind: "decision",
+  module: "legacy-session-token",
+  decider: "the Planner",
+  value: "deprecate",
+} as const;
+
+function demo(
+  baseline: readonly ScenarioEvent[],
+  shared: readonly ScenarioEvent[],
+  extra: (state: DemoState) => DemoState = (state) => state,
+): DemoState {
+  let state = demoReducer(initialDemoState("auth-jwt"), { type: "focus-set", focus });
+  for (const event of baseline)
+    state = demoReducer(state, { type: "run-event", side: "baseline", event });
+  for (const event of shared)
+    state = demoReducer(state, { type: "run-event", side: "shared", event });
+  return extra(state);
+}
+
+const states: Record<string, () => DemoState> = {
+  "just started": () =>
+    demo(naiveCollisionEvents().slice(0, 2), statewaveAvoidedEvents().slice(0, 2)),
+  "mid-run": () => demo(naiveCollisionEvents().slice(0, 9), statewaveAvoidedEvents().slice(0, 9)),
+  "both ended": () => demo(naiveCollisionEvents(), statewaveAvoidedEvents()),
+  "escalations and a failure": () =>
+    demo(naiveCollisionEvents(), escalationEvents(), (state) =>
+      demoReducer(state, {
+        type: "run-fail",
+        side: "baseline",
+        message: "the store at /tmp/a-very-long-path/store.db is locked by another process",
+      }),
+    ),
+};
+
+function frameAt(state: DemoState, columns: number, rows: number): string[] {
+  return renderAt(
+    <DemoScreen
+      state={state}
+      columns={columns}
+      rows={rows}
+      spinner="⠋"
+      scenarios={[]}
+      timelineLines={[]}
+      timelineHeight={rows - 4}
+    />,
+    columns,
+  ).split("\n");
+}
+
+describe("the demo fits the terminal", () => {
+  const sizes = [
+    [80, 24],
+    [100, 30],
+    [120, 40],
+    [80, 40],
+    [60, 16],
+    [200, 50],
+  ] as const;
+  for (const [name, make] of Object.entries(states)) {
+    it.each(sizes)(`${name}: never taller or wider than %i×%i`, (columns, rows) => {
+      const lines = frameAt(make(), columns, rows);
+      // One row to spare: a frame as tall as the screen makes Ink clear the terminal.
+      expect(lines.length).toBeLessThanOrEqual(rows - 1);
+      for (const line of lines) expect(textWidth(line)).toBeLessThanOrEqual(columns);
+    });
+  }
+
+  it("at 80×24 keeps the header, both verdicts and a one-line comparison", () => {
+    const lines = frameAt(states["both ended"]!(), 80, 24);
+    expect(lines.length).toBeLessThanOrEqual(23);
+    expect(lines[0]).toContain("shared-ctx demo");
+    const frame = lines.join("\n");
+    expect(frame).toContain("COLLISION DETECTED");
+    expect(frame).toContain("CONFLICT AVOIDED");
+    expect(frame).not.toContain("╔");
+    expect(frame).toContain(
+      "Shared context saved 2,400 tokens and 12.0s of wasted work. · Messages only",
+    );
+    expect(frame).not.toMatch(/^Comparison$/m);
+  });
+
+  it("from 35 rows draws the boxed verdicts and the comparison table", () => {
+    const frame = frameAt(states["both ended"]!(), 120, 40).join("\n");
+    expect(frame).toContain("╔");
+    expect(frame).toMatch(/^Comparison$/m);
+  });
+});
+
+/** A terminal stream the way Ink sees one, recording every write. */
+function fakeTerminal(columns: number, rows: number) {
+  const stream = Object.assign(new EventEmitter(), {
+    isTTY: true,
+    columns,
+    rows,
+    writes: [] as string[],
+    write(chunk: string) {
+      stream.writes.push(chunk);
+      return true;
+    },
+  });
+  return stream;
+}
+
+describe("scrollbackSafe", () => {
+  it("removes ESC[3J from what is written and keeps everything else", () => {
+    const terminal = fakeTerminal(80, 24);
+    const safe = scrollbackSafe(terminal as unknown as NodeJS.WriteStream);
+    safe.write(`a\u001B[2J${eraseScrollback}\u001B[Hb`);
+    expect(terminal.writes).toEqual(["a\u001B[2J\u001B[Hb"]);
+    expect(safe.columns).toBe(80);
+    expect(safe.isTTY).toBe(true);
+  });
+});
+
+describe("DemoApp in an 80×24 terminal", () => {
+  function start(terminal: ReturnType<typeof fakeTerminal>) {
+    const naive = scriptedRun(naiveCollisionEvents());
+    const statewave = scriptedRun(statewaveAvoidedEvents());
+    const runs: DemoRuns = { naive, statewave, focus, stop: async () => undefined };
+    const stdin = Object.assign(new EventEmitter(), {
+      isTTY: true,
+      setRawMode: () => undefined,
+      setEncoding: () => undefined,
+      ref: () => undefined,
+      unref: () => undefined,
+      read: () => null,
+      resume: () => undefined,
+      pause: () => undefined,
+    });
+    const controller = new AbortController();
+    const instance = render(
+      <DemoApp
+        initialScenario="auth-jwt"
+        scenarios={[]}
+        start={async () => runs}
+        loadTimeline={async () => {
+          throw new Error("not in this test");
+        }}
+        timelineCommand={(runId) => `shared-ctx timeline ${runId} --db /tmp/x.db`}
+        quitSignal={controller.signal}
+      />,
+      {
+        stdout: scrollbackSafe(terminal as unknown as NodeJS.WriteStream),
+        stdin: stdin as unknown as NodeJS.ReadStream,
+        patchConsole: false,
+        exitOnCtrlC: false,
+      },
+    );
+    return { naive, statewave, instance, quit: () => controller.abort() };
+  }
+
+  it("never clears the scrollback, and leaves a compact summary after it quits", async () => {
+    const terminal = fakeTerminal(80, 24);
+    const { naive, statewave, instance, quit } = start(terminal);
+    await waitFor(() => expect(terminal.writes.join("")).toContain("Messages only"));
+    for (let step = 0; step < 40; step++) {
+      naive.emit();
+      statewave.emit();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await waitFor(() =>
+      expect(stripAnsi(terminal.writes.join(""))).toContain("Shared context saved"),
+    );
+    // The terminal shrinks mid-run; Ink redraws the old frame once before the layout catches up.
+    terminal.rows = 14;
+    terminal.emit("resize");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const before = terminal.writes.length;
+    quit();
+    await instance.waitUntilExit();
+    const output = terminal.writes.join("");
+    expect(output).not.toContain(eraseScrollback);
+    // The last frame drawn (after erasing the previous one) is the summary.
+    const frames = stripAnsi(terminal.writes.slice(before).join("")).split(/\n(?=shared-ctx demo)/);
+    const summary = frames.at(-1) ?? "";
+    expect(summary).toContain("COLLISION DETECTED");
+    expect(summary).toContain("Timeline: shared-ctx timeline sw-4e5f6a7b --db /tmp/x.db");
+    expect(summary.trimEnd().split("\n").length).toBeLessThanOrEqual(8);
+  });
+});
