@@ -8,9 +8,10 @@ import {
 import type { JsonObject, Memory } from "../context-store.js";
 import {
   type EpisodeRow,
+  type IndexedTerms,
+  indexedTerms,
   type MemoryRow,
   memoryColumns,
-  scopedLexemes,
   scopePrefix,
 } from "./rows.js";
 
@@ -174,11 +175,20 @@ export async function compileLocked(
   }
   if (compiledSeq === startSeq) return [];
 
+  // bm25's statistics move with the set of active memories: what leaves it, what joins it.
+  let activeDelta = 0;
+  let tokenDelta = 0;
+  const termDeltas = new Map<string, number>();
+  const count = (indexed: IndexedTerms, sign: 1 | -1) => {
+    activeDelta += sign;
+    tokenDelta += sign * indexed.tokens;
+    for (const term of indexed.terms) termDeltas.set(term, (termDeltas.get(term) ?? 0) + sign);
+  };
   if (superseded.length > 0) {
-    await client.query(
+    const left = await client.query<{ content: string }>(
       `UPDATE memories AS m SET status = 'superseded', valid_to = v.valid_to, updated_at = $1, change_seq = v.change_seq
        FROM unnest($2::bigint[], $3::text[], $4::bigint[]) AS v (mseq, valid_to, change_seq)
-       WHERE m.mseq = v.mseq`,
+       WHERE m.mseq = v.mseq RETURNING m.content`,
       [
         context.now,
         superseded.map((item) => item.mseq),
@@ -186,19 +196,27 @@ export async function compileLocked(
         superseded.map((item) => item.changeSeq),
       ],
     );
+    for (const row of left.rows) count(indexedTerms(prefix, row.content), -1);
   }
+  const indexed = inserts.map((item) => indexedTerms(prefix, item.memory.content));
+  inserts.forEach((item, position) => {
+    const terms = indexed[position];
+    if (item.memory.status === "active" && terms) count(terms, 1);
+  });
   // Inserted in creation order in chunks, so mseq (the memories' order) follows it.
   for (let start = 0; start < inserts.length; start += 1000) {
     const chunk = inserts.slice(start, start + 1000);
+    const chunkTerms = indexed.slice(start, start + 1000);
     await client.query(
       `INSERT INTO memories (id, tenant_key, subject_id, kind, target, content, summary, confidence,
-         valid_from, valid_to, source_episode_ids, metadata, status, created_at, updated_at, change_seq, terms)
+         valid_from, valid_to, source_episode_ids, metadata, status, created_at, updated_at, change_seq, token_count, terms)
        SELECT v.id, $1, $2, v.kind, v.target, v.content, v.summary, v.confidence, v.valid_from, v.valid_to,
-         v.source_episode_ids, v.metadata, v.status, $3, $3, v.change_seq, array_to_tsvector(string_to_array(v.terms, ' '))
+         v.source_episode_ids, v.metadata, v.status, $3, $3, v.change_seq, v.token_count,
+         array_to_tsvector(string_to_array(v.terms, ' '))
        FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::float8[], $10::text[],
-         $11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[], $16::text[])
+         $11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::integer[])
          WITH ORDINALITY AS v (id, kind, target, content, summary, confidence, valid_from, valid_to,
-           source_episode_ids, metadata, status, change_seq, terms, position)
+           source_episode_ids, metadata, status, change_seq, terms, token_count, position)
        ORDER BY v.position`,
       [
         tenant,
@@ -216,14 +234,30 @@ export async function compileLocked(
         chunk.map((item) => JSON.stringify(item.memory.metadata)),
         chunk.map((item) => item.memory.status),
         chunk.map((item) => item.changeSeq),
-        chunk.map((item) => scopedLexemes(prefix, item.memory.content).join(" ")),
+        chunkTerms.map((item) => item.terms.map((term) => prefix + term).join(" ")),
+        chunkTerms.map((item) => item.tokens),
+      ],
+    );
+  }
+  const changedTerms = [...termDeltas].filter(([, delta]) => delta !== 0);
+  if (changedTerms.length > 0) {
+    await client.query(
+      `INSERT INTO term_stats (tenant_key, subject_id, term, doc_count)
+       SELECT $1, $2, v.term, v.delta FROM unnest($3::text[], $4::bigint[]) AS v (term, delta)
+       ON CONFLICT (tenant_key, subject_id, term) DO UPDATE SET doc_count = term_stats.doc_count + EXCLUDED.doc_count`,
+      [
+        tenant,
+        subjectId,
+        changedTerms.map(([term]) => term),
+        changedTerms.map(([, delta]) => delta),
       ],
     );
   }
   await client.query(
-    `UPDATE compile_state SET compiled_seq = $3, memory_change = $4, memory_count = memory_count + $5
+    `UPDATE compile_state SET compiled_seq = $3, memory_change = $4, memory_count = memory_count + $5,
+       active_count = active_count + $6, active_tokens = active_tokens + $7
      WHERE tenant_key = $1 AND subject_id = $2`,
-    [tenant, subjectId, compiledSeq, changeSeq, inserts.length],
+    [tenant, subjectId, compiledSeq, changeSeq, inserts.length, activeDelta, tokenDelta],
   );
   if (inserts.length > 0) {
     await client.query("SELECT pg_notify($1, $2)", [context.notifyChannel, context.changeKey]);

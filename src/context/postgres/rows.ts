@@ -68,22 +68,28 @@ const maxLexemeBytes = 2000;
 /** A tsvector is at most 1 MiB: the words past this many bytes of one memory go unindexed. */
 const maxIndexedBytes = 512 * 1024;
 
-/**
- * The lexemes stored for one memory: its search words (see `textTerms`), scoped, distinct. Bounded
- * so the insert can never fail on a huge memory (the embedded store's FTS5 has no such limits).
- */
-export function scopedLexemes(prefix: string, content: string): string[] {
-  const lexemes = new Set<string>();
+/** What one memory puts in the full-text index. */
+export interface IndexedTerms {
+  /** Its distinct search words (see `textTerms`), unprefixed, bounded so an insert never fails. */
+  terms: string[];
+  /** Its search words counted with repeats: bm25's document length. */
+  tokens: number;
+}
+
+/** The search words of one memory's content, as the index and bm25's statistics count them. */
+export function indexedTerms(prefix: string, content: string): IndexedTerms {
+  const all = textTerms(content);
+  const terms = new Set<string>();
   let bytes = 0;
-  for (const term of textTerms(content)) {
-    const lexeme = prefix + term;
-    const size = Buffer.byteLength(lexeme);
-    if (size >= maxLexemeBytes || lexemes.has(lexeme)) continue;
+  for (const term of all) {
+    if (terms.has(term)) continue;
+    const size = Buffer.byteLength(prefix + term);
+    if (size >= maxLexemeBytes) continue;
     if (bytes + size > maxIndexedBytes) break;
     bytes += size + 1;
-    lexemes.add(lexeme);
+    terms.add(term);
   }
-  return [...lexemes];
+  return { terms: [...terms], tokens: all.length };
 }
 
 /** A tsquery matching any of `terms` in the subject: `'<prefix>a' | '<prefix>b'`. */

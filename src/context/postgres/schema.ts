@@ -50,7 +50,20 @@ export const migrations: readonly string[] = [
     compiled_seq bigint NOT NULL DEFAULT 0,
     memory_change bigint NOT NULL DEFAULT 0,
     memory_count bigint NOT NULL DEFAULT 0,
+    -- bm25's collection statistics over the subject's active memories: how many, how many words.
+    active_count bigint NOT NULL DEFAULT 0,
+    active_tokens bigint NOT NULL DEFAULT 0,
     PRIMARY KEY (tenant_key, subject_id)
+  );
+
+  -- bm25's document frequencies: in how many active memories of the subject each word occurs.
+  -- Kept by compile (under the subject's compile lock), read by getContext for the task's words.
+  CREATE TABLE term_stats (
+    tenant_key text NOT NULL,
+    subject_id text NOT NULL,
+    term text NOT NULL,
+    doc_count bigint NOT NULL,
+    PRIMARY KEY (tenant_key, subject_id, term)
   );
 
   CREATE TABLE memories (
@@ -71,6 +84,8 @@ export const migrations: readonly string[] = [
     created_at text NOT NULL,
     updated_at text NOT NULL,
     change_seq bigint NOT NULL,
+    -- The content's search words counted with repeats (bm25's document length).
+    token_count integer NOT NULL,
     -- The content's search words, each prefixed with a token naming its (tenant, subject), so a
     -- GIN lookup only ever walks the rows of one subject.
     terms tsvector NOT NULL

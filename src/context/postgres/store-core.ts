@@ -35,6 +35,7 @@ import {
   validateEpisodeBatch,
   validateEpisodeInput,
 } from "../validate-input.js";
+import { type Bm25Statistics, bm25 } from "./bm25.js";
 import { compileLocked, memoriesByIds } from "./compile.js";
 import { redactDatabaseUrl } from "./database-url.js";
 import { toStoreError } from "./postgres-errors.js";
@@ -600,25 +601,35 @@ export class PostgresStoreCore {
         const seen = new Set<string>();
         const terms = searchTerms(task);
         if (terms.length > 0) {
-          // The newest `ftsWindow` matches, then the `relevant` best of those by rank. Postgres
-          // has no bm25: ts_rank (higher is better) is negated to rank the same way (lower is better).
-          const rows = await PostgresStoreCore.#query<MemoryRow & { rank: number }>(client, {
+          // The newest `ftsWindow` matches (GIN), scored with FTS5's bm25 over the subject's
+          // statistics, then the `relevant` best: the embedded store's candidates, row for row.
+          const window = await PostgresStoreCore.#query<MemoryRow>(client, {
             name: "shared-ctx-context-fts",
-            text: `WITH window_rows AS (
-                     SELECT mseq, ts_rank(terms, $3::tsquery) AS rank FROM memories
-                     WHERE tenant_key = $1 AND subject_id = $2 AND status = 'active' AND terms @@ $3::tsquery
-                     ORDER BY mseq DESC LIMIT ${contextCandidates.ftsWindow}),
-                   best AS (SELECT mseq, rank FROM window_rows ORDER BY rank DESC, mseq DESC LIMIT ${contextCandidates.relevant})
-                   SELECT ${memoryColumns}, best.rank FROM best JOIN memories m ON m.mseq = best.mseq ORDER BY m.mseq DESC`,
+            text: `SELECT ${memoryColumns} FROM memories m
+                   WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active' AND m.terms @@ $3::tsquery
+                   ORDER BY m.mseq DESC LIMIT ${contextCandidates.ftsWindow}`,
             values: [tenant, subjectId, scopedQuery(scopePrefix(tenant, subjectId), terms)],
           });
-          for (const row of rows) {
-            seen.add(row.id);
-            memories.push({
-              memory: memoryFromRow(row),
-              sequence: Number(row.mseq),
-              bm25: -row.rank,
-            });
+          if (window.length > 0) {
+            const statistics = await PostgresStoreCore.#bm25Statistics(
+              client,
+              tenant,
+              subjectId,
+              terms,
+            );
+            const best = window
+              .map((row) => ({
+                row,
+                rank: bm25(terms, row.content, statistics),
+                seq: Number(row.mseq),
+              }))
+              .sort((left, right) => left.rank - right.rank || right.seq - left.seq)
+              .slice(0, contextCandidates.relevant)
+              .sort((left, right) => right.seq - left.seq);
+            for (const { row, rank, seq } of best) {
+              seen.add(row.id);
+              memories.push({ memory: memoryFromRow(row), sequence: seq, bm25: rank });
+            }
           }
         }
         const others = await PostgresStoreCore.#query<MemoryRow>(client, {
@@ -652,6 +663,32 @@ export class PostgresStoreCore {
       }),
     );
     return rankContext({ subjectId, task, maxTokens, ...read });
+  }
+
+  static async #bm25Statistics(
+    client: PoolClient,
+    tenant: string,
+    subjectId: string,
+    terms: readonly string[],
+  ): Promise<Bm25Statistics> {
+    const [totals] = await PostgresStoreCore.#query<{
+      active_count: string;
+      active_tokens: string;
+    }>(client, {
+      name: "shared-ctx-context-bm25-totals",
+      text: `SELECT active_count, active_tokens FROM compile_state WHERE tenant_key = $1 AND subject_id = $2`,
+      values: [tenant, subjectId],
+    });
+    const counts = await PostgresStoreCore.#query<{ term: string; doc_count: string }>(client, {
+      name: "shared-ctx-context-bm25-terms",
+      text: `SELECT term, doc_count FROM term_stats WHERE tenant_key = $1 AND subject_id = $2 AND term = ANY($3::text[])`,
+      values: [tenant, subjectId, terms],
+    });
+    return {
+      rows: Number(totals?.active_count ?? 0),
+      tokens: Number(totals?.active_tokens ?? 0),
+      documentCounts: new Map(counts.map((row) => [row.term, Number(row.doc_count)])),
+    };
   }
 
   async getTimeline(
@@ -755,8 +792,12 @@ export class PostgresStoreCore {
           [tenant, subjectId],
         );
         // Compiled up to the last seq handed out: nothing deleted is compiled again.
+        await client.query(`DELETE FROM term_stats WHERE tenant_key = $1 AND subject_id = $2`, [
+          tenant,
+          subjectId,
+        ]);
         await client.query(
-          `UPDATE compile_state c SET memory_count = 0, compiled_seq = GREATEST(c.compiled_seq, s.last_seq)
+          `UPDATE compile_state c SET memory_count = 0, active_count = 0, active_tokens = 0, compiled_seq = GREATEST(c.compiled_seq, s.last_seq)
            FROM subjects s WHERE c.tenant_key = $1 AND c.subject_id = $2 AND s.tenant_key = $1 AND s.subject_id = $2`,
           [tenant, subjectId],
         );
