@@ -64,6 +64,8 @@ export function materializeField(input: {
   before: HappenedBefore;
 }): FieldView {
   const { subjectId, namespace, key, entries, before } = input;
+  const quiet = quietKind(entries);
+  if (quiet) return quietView(quiet, entries);
   const escalations = new Map<string, Escalation>();
   const announcers = new Map<string, string>();
   const disputedHeads = new Map<string, string[]>();
@@ -233,6 +235,7 @@ export function materializeField(input: {
   let value: unknown;
   let attribution: unknown;
   let kind: FieldKind | undefined;
+  let setAttribution: readonly EntryRecord[] | undefined;
   if (liveByKind.size > 1) {
     const disputed = disputeOf(key, undefined, "kind-mismatch", kindContenders(liveByKind), live);
     value = disputed;
@@ -244,33 +247,13 @@ export function materializeField(input: {
     switch (liveKind) {
       case undefined:
         break;
-      case "set": {
-        const merged = mergeSet(members);
+      case "set":
+      case "text":
+      case "counter": {
+        const merged = mergeKind(liveKind, members);
         value = merged.value;
         attribution = merged.attribution;
-        break;
-      }
-      case "text": {
-        value = members.map((member) => String(member.data.v)).join("\n");
-        attribution = members.map((member) => ({
-          agentId: member.data.a,
-          text: member.data.v,
-          at: member.data.t,
-        }));
-        break;
-      }
-      case "counter": {
-        const byAgent: Record<string, number> = {};
-        let total = 0;
-        for (const member of members) {
-          const increment = Number(member.data.v);
-          total += increment;
-          // Agent ids come from other replicas: own keys only (`__proto__`, `constructor`).
-          const before = Object.hasOwn(byAgent, member.data.a) ? byAgent[member.data.a] : 0;
-          defineOwn(byAgent, member.data.a, (before ?? 0) + increment);
-        }
-        value = total;
-        attribution = byAgent;
+        setAttribution = merged.setMembers;
         break;
       }
       case "register": {
@@ -307,7 +290,7 @@ export function materializeField(input: {
     }
   }
 
-  return {
+  const view: FieldView = {
     value,
     kind,
     attribution,
@@ -319,6 +302,101 @@ export function materializeField(input: {
     generation,
     escalationPaths,
   };
+  if (setAttribution) attributeLazily(view, setAttribution);
+  return view;
+}
+
+/**
+ * The kind of a field that cannot hold a dispute, whoever wrote it and in whatever order: one
+ * kind, no resolution, no join, and either a mergeable kind (set, text, counter: they merge
+ * everything) or a register written by one peer alone (each write saw the one before). Such a
+ * field skips the escalation machinery: reading it costs one pass over its entries.
+ */
+function quietKind(entries: readonly EntryRecord[]): FieldKind | undefined {
+  const first = entries[0];
+  if (!first) return undefined;
+  const kind = first.data.f;
+  if (kind === "map") return undefined;
+  for (const entry of entries) {
+    if (entry.data.f !== kind || entry.data.r !== undefined || entry.data.j !== undefined) {
+      return undefined;
+    }
+    if (kind === "register" && entry.peer !== first.peer) return undefined;
+  }
+  return kind;
+}
+
+function quietView(kind: FieldKind, entries: readonly EntryRecord[]): FieldView {
+  let generation = 0;
+  for (const entry of entries) generation = Math.max(generation, entry.data.g);
+  const view: FieldView = {
+    value: undefined,
+    kind,
+    attribution: undefined,
+    escalations: [],
+    announcers: new Map(),
+    disputedHeads: new Map(),
+    generation,
+    escalationPaths: new Map(),
+  };
+  if (kind === "register") {
+    const last = entries[entries.length - 1];
+    view.value = last?.data.v;
+    view.attribution = last && contenderOf(last);
+    return view;
+  }
+  if (kind === "set" || kind === "text" || kind === "counter") {
+    const merged = mergeKind(kind, entries);
+    view.value = merged.value;
+    view.attribution = merged.attribution;
+    if (merged.setMembers) attributeLazily(view, merged.setMembers);
+  }
+  return view;
+}
+
+/** The value of a set, text or counter field's live writes, and who wrote what. */
+function mergeKind(
+  kind: "set" | "text" | "counter",
+  members: readonly EntryRecord[],
+): { value: unknown; attribution?: unknown; setMembers?: readonly EntryRecord[] } {
+  switch (kind) {
+    case "set":
+      // Attribution is one object per element, rarely read: built when asked for.
+      return { value: mergeSet(members, false).value, setMembers: members };
+    case "text":
+      return {
+        value: members.map((member) => String(member.data.v)).join("\n"),
+        attribution: members.map((member) => ({
+          agentId: member.data.a,
+          text: member.data.v,
+          at: member.data.t,
+        })),
+      };
+    case "counter": {
+      // Agent ids come from other replicas: a Map, then own properties (`__proto__` stays a key).
+      const byAgent = new Map<string, number>();
+      let total = 0;
+      for (const member of members) {
+        const increment = Number(member.data.v);
+        total += increment;
+        byAgent.set(member.data.a, (byAgent.get(member.data.a) ?? 0) + increment);
+      }
+      return { value: total, attribution: Object.fromEntries(byAgent) };
+    }
+  }
+}
+
+/** A set's attribution, built on first read (a getter, so the view stays one object). */
+function attributeLazily(view: FieldView, members: readonly EntryRecord[]): void {
+  let built: Attributed[] | undefined;
+  Object.defineProperty(view, "attribution", {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      built ??= mergeSet(members, true).attribution;
+      return built;
+    },
+  });
 }
 
 type RecordEscalation = (
@@ -518,7 +596,10 @@ function recordRegisterDisputes(options: {
   }
 }
 
-function mergeSet(members: readonly EntryRecord[]): {
+function mergeSet(
+  members: readonly EntryRecord[],
+  withAttribution = true,
+): {
   value: JsonValue[];
   attribution: Attributed[];
 } {
@@ -532,7 +613,9 @@ function mergeSet(members: readonly EntryRecord[]): {
       if (seen.has(canonical)) continue;
       seen.add(canonical);
       value.push(element);
-      attribution.push({ agentId: member.data.a, value: element, at: member.data.t });
+      if (withAttribution) {
+        attribution.push({ agentId: member.data.a, value: element, at: member.data.t });
+      }
     }
   }
   return { value, attribution };

@@ -73,6 +73,19 @@ export function parseEntry(id: string, stored: unknown): EntryRecord | undefined
   const peer = id.slice(0, separator);
   const counter = Number(id.slice(separator + 1));
   if (separator <= 0 || !/^\d+$/.test(peer) || !Number.isInteger(counter)) return undefined;
+  return parseEntryAt(peer, counter, stored, id);
+}
+
+/**
+ * `parseEntry` for an operation whose peer (a decimal string, as Loro names it) and counter are
+ * already known: no id to split and check per entry on import.
+ */
+export function parseEntryAt(
+  peer: string,
+  counter: number,
+  stored: unknown,
+  id: string = entryId(peer, counter),
+): EntryRecord | undefined {
   const value = typeof stored === "string" ? parseJson(stored) : stored;
   if (!isPlainObject(value)) return undefined;
   const { n, k, f, a, v, t, g, s } = value;

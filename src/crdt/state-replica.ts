@@ -19,7 +19,7 @@ import {
   encodeEntry,
   entryId,
   fieldId,
-  parseEntry,
+  parseEntryAt,
   type StoredEntry,
 } from "./state-entry.js";
 
@@ -30,6 +30,8 @@ import {
  * never by position.
  */
 const entriesName = "entries";
+/** How Loro names that list in an operation (`cid:root-entries:List`). */
+const entriesContainerPrefix = `cid:root-${entriesName}:`;
 
 /** Options of a `StateReplica`. */
 export interface StateReplicaOptions {
@@ -65,6 +67,8 @@ export interface RaisedEscalation {
 }
 
 interface FieldIndex {
+  /** `fieldId(namespace, key)`: the key of the field's cached view. */
+  readonly id: string;
   readonly namespace: string;
   readonly key: string;
   readonly entries: EntryRecord[];
@@ -97,7 +101,8 @@ export class StateReplica {
   readonly #now: () => number;
   readonly #onError: ((error: unknown) => void) | undefined;
   readonly #fields = new Map<string, FieldIndex>();
-  readonly #namespaces = new Map<string, Set<string>>();
+  /** The same fields by namespace, then key: found without building a string per entry. */
+  readonly #namespaces = new Map<string, Map<string, FieldIndex>>();
   readonly #views = new Map<string, FieldView>();
   readonly #pastCache = new Map<string, Map<string, number>>();
   readonly #raised = new Set<string>();
@@ -147,7 +152,7 @@ export class StateReplica {
       throw new FieldKindError({ namespace, key, expected: declared, value });
     }
     const kind = declared ?? inferFieldKind(key, value);
-    const field = this.#fields.get(fieldId(namespace, key));
+    const field = this.#namespaces.get(namespace)?.get(key);
     // Sets and counters never need the current value, nor registers and maps with no dispute to
     // join: writing them stays O(1) as fields grow. Text needs the text it may extend.
     const needsView =
@@ -240,8 +245,9 @@ export class StateReplica {
     const added = this.doc.exportJsonUpdates(before, after, false);
     const arrived: EntryRecord[] = [];
     for (const change of added.changes) {
+      // Loro names a change `<counter>@<peer>`: the peer is read once per change, not per entry.
       const peer = change.id.slice(change.id.indexOf("@") + 1);
-      for (const op of change.ops) this.#readInserted(peer, op, arrived);
+      for (const op of change.ops) readInserted(peer, op, arrived);
     }
     // A reopened replica (same peer id) gets its own earlier writes back from the store.
     this.#ownNext = Math.max(this.#ownNext, after.get(this.peer as PeerID) ?? 0);
@@ -250,14 +256,14 @@ export class StateReplica {
 
   /** The merged value, a `Disputed`, or undefined when the field was never written. */
   get(namespace: string, key: string): unknown {
-    if (!this.#fields.has(fieldId(namespace, key))) return undefined;
+    if (!this.#namespaces.get(namespace)?.has(key)) return undefined;
     return cloneValue(this.#view(namespace, key).value);
   }
 
   /** Every field of a namespace, by key. */
   list(namespace: string): Record<string, unknown> {
     const result: Record<string, unknown> = {};
-    for (const key of [...(this.#namespaces.get(namespace) ?? [])].sort()) {
+    for (const key of [...(this.#namespaces.get(namespace)?.keys() ?? [])].sort()) {
       const value = this.get(namespace, key);
       if (value !== undefined) result[key] = value;
     }
@@ -271,7 +277,7 @@ export class StateReplica {
 
   /** Which agent wrote each surviving element or value of a field (see docs/crdt.md). */
   attribution(namespace: string, key: string): unknown {
-    if (!this.#fields.has(fieldId(namespace, key))) return undefined;
+    if (!this.#namespaces.get(namespace)?.has(key)) return undefined;
     return JSON.parse(JSON.stringify(this.#view(namespace, key).attribution ?? null));
   }
 
@@ -288,11 +294,17 @@ export class StateReplica {
 
   /** The whole state as plain JSON (disputes as `{ disputed, contenders }`), keys sorted. */
   toJSON(): Record<string, Record<string, unknown>> {
+    // Straight from the cached views, copied once by the JSON round trip (not per field first).
     const result: Record<string, Record<string, unknown>> = {};
     for (const namespace of this.namespaces()) {
-      result[namespace] = JSON.parse(JSON.stringify(this.list(namespace)));
+      const fields: Record<string, unknown> = {};
+      for (const key of [...(this.#namespaces.get(namespace)?.keys() ?? [])].sort()) {
+        const value = this.#view(namespace, key).value;
+        if (value !== undefined) fields[key] = value;
+      }
+      result[namespace] = fields;
     }
-    return result;
+    return JSON.parse(JSON.stringify(result));
   }
 
   /** A full snapshot of the document. */
@@ -339,19 +351,6 @@ export class StateReplica {
     this.doc.commit();
     this.#ownNext = counter + 1;
     this.#settle([{ id, peer: this.peer, counter, data: stored }], true);
-  }
-
-  /** Collects the entries one imported operation inserted (one per list element, ids consecutive). */
-  #readInserted(peer: string, op: JsonOp, arrived: EntryRecord[]): void {
-    if (op.content.type !== "insert" || !op.container.startsWith(`cid:root-${entriesName}:`)) {
-      return;
-    }
-    const values = "value" in op.content ? op.content.value : undefined;
-    if (!Array.isArray(values)) return;
-    values.forEach((value, offset) => {
-      const entry = parseEntry(entryId(peer, op.counter + offset), value);
-      if (entry) arrived.push(entry);
-    });
   }
 
   /** What a write stores, given what the field holds; undefined when it would change nothing. */
@@ -425,12 +424,20 @@ export class StateReplica {
     if (arrived.length === 0) return;
     /** Fields whose escalations must be re-derived now: only those an entry may have disputed. */
     const touched = new Map<string, FieldIndex>();
-    const changes = new Map<string, StateChange>();
+    // One change per field and agent, in the order first seen.
+    const changes: StateChange[] = [];
+    const changedBy = new Map<FieldIndex, Set<string>>();
     for (const entry of arrived) {
-      const id = fieldId(entry.data.n, entry.data.k);
-      let field = this.#fields.get(id);
+      let keys = this.#namespaces.get(entry.data.n);
+      if (!keys) {
+        keys = new Map();
+        this.#namespaces.set(entry.data.n, keys);
+      }
+      let field = keys.get(entry.data.k);
       if (!field) {
+        const id = fieldId(entry.data.n, entry.data.k);
         field = {
+          id,
           namespace: entry.data.n,
           key: entry.data.k,
           entries: [],
@@ -441,13 +448,9 @@ export class StateReplica {
           quiet: true,
         };
         this.#fields.set(id, field);
-        let keys = this.#namespaces.get(field.namespace);
-        if (!keys) {
-          keys = new Set();
-          this.#namespaces.set(field.namespace, keys);
-        }
-        keys.add(field.key);
+        keys.set(field.key, field);
       }
+      const { id } = field;
       const last = field.entries[field.entries.length - 1];
       field.entries.push(entry);
       if (last && compareEntries(last, entry) > 0) field.sorted = false;
@@ -477,14 +480,14 @@ export class StateReplica {
         field.quiet = false;
         touched.set(id, field);
       }
-      const changeKey = `${id}\u0000${entry.data.a}`;
-      if (!changes.has(changeKey)) {
-        changes.set(changeKey, {
-          namespace: field.namespace,
-          key: field.key,
-          agentId: entry.data.a,
-          local,
-        });
+      let agents = changedBy.get(field);
+      if (!agents) {
+        agents = new Set();
+        changedBy.set(field, agents);
+      }
+      if (!agents.has(entry.data.a)) {
+        agents.add(entry.data.a);
+        changes.push({ namespace: field.namespace, key: field.key, agentId: entry.data.a, local });
       }
     }
     const raised: RaisedEscalation[] = [];
@@ -514,7 +517,7 @@ export class StateReplica {
         else failures.push(error);
       }
     };
-    for (const change of changes.values()) {
+    for (const change of changes) {
       for (const listener of [...this.#changeListeners]) call(listener, change);
     }
     for (const item of raised) {
@@ -588,6 +591,17 @@ export class StateReplica {
       }
     }
     return undefined;
+  }
+}
+
+/** Collects the entries one imported operation inserted (one per list element, ids consecutive). */
+function readInserted(peer: string, op: JsonOp, arrived: EntryRecord[]): void {
+  if (op.content.type !== "insert" || !op.container.startsWith(entriesContainerPrefix)) return;
+  const values = "value" in op.content ? op.content.value : undefined;
+  if (!Array.isArray(values)) return;
+  for (let offset = 0; offset < values.length; offset++) {
+    const entry = parseEntryAt(peer, op.counter + offset, values[offset]);
+    if (entry) arrived.push(entry);
   }
 }
 
