@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import type { CliDeps } from "../cli-deps.js";
+import { FatalError } from "../fatal-error.js";
 
 interface BenchStartupFlags {
   json?: boolean;
@@ -19,7 +20,8 @@ function parseRepeats(raw: string): number {
 
 /**
  * `shared-ctx bench startup`: how fast the built bin starts, each figure against `node -e 0` in
- * the same run, with MET/MISSED per target and the machine load. Progress goes to stderr.
+ * the same run, with MET/MISSED per target and the machine load. Progress goes to stderr. Exits 1
+ * when a figure could not be measured (the command failed), never for a slow one.
  */
 export function makeBenchStartupCommand(deps: CliDeps): Command {
   return new Command("startup")
@@ -42,6 +44,13 @@ export function makeBenchStartupCommand(deps: CliDeps): Command {
         deps.stdout.write(
           flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatStartupBenchTable(result),
         );
+        // A slow figure is a finding (MISSED); one that could not be measured is a broken command.
+        const broken = result.figures.filter((figure) => figure.error !== undefined);
+        if (broken.length > 0) {
+          throw new FatalError(
+            `could not measure ${broken.map((figure) => `${figure.name} (${figure.error})`).join(", ")}`,
+          );
+        }
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
