@@ -71,27 +71,38 @@ describe("formatStoreBenchTable", () => {
       full: { p50: 90, p95: 95, samples: 10 },
     },
     serve: {
-      connections: 16,
-      createsPerSecond: 4000,
-      non2xx: 0,
-      errors: 0,
-      contextMemories: 300,
-      contextP50Ms: 3,
-      contextP95Ms: 6,
+      inProcess: { connections: 16, createsPerSecond: 5000, non2xx: 0, errors: 0 },
+      client: {
+        clients: 8,
+        createsPerSecond: 4000,
+        createP50Ms: 1.5,
+        createP95Ms: 4,
+        failures: 0,
+        contextMemories: 320,
+        contextP50Ms: 3,
+        contextP95Ms: 6,
+        timelineP50Ms: 1.2,
+        timelineP95Ms: 2,
+      },
     },
     totalSeconds: 100,
+    loadAverageAtEnd: 0.7,
   };
 
   it("prints every figure with its target verdict", () => {
     const table = formatStoreBenchTable(result);
     expect(table).toContain("createEpisode / raw");
-    expect(table).toMatch(/67 %\s+target >= 50 %: met/);
+    expect(table).toMatch(/67 %\s+target >= 50 %: MET/);
     expect(table).toMatch(
-      /10,000 episodes.*p95 3.50 ms\s+\(CPU p95 3.00 ms\)\s+target p95 <= 10 ms: met/,
+      /10,000 episodes.*p95 3.50 ms\s+\(CPU p95 3.00 ms\)\s+target p95 <= 10 ms: MET/,
     );
     expect(table).toMatch(/100,000 episodes.*p95 60.00 ms.*target p95 <= 50 ms: MISSED/);
-    expect(table).toMatch(/4,000 \/s\s+target >= 3,000 \/s: met/);
+    expect(table).toMatch(/8 clients in another process\s+4,000 \/s.*target >= 3,000 \/s: MET/);
+    expect(table).toMatch(/320 memories\s+p50 3.00 ms.*target p50 <= 2 ms: MISSED/);
+    expect(table).toMatch(/timeline.*p50 1.20 ms.*target p50 <= 5 ms: MET/);
+    expect(table).toMatch(/autocannon in process, 16 conn.\s+5,000 \/s/);
     expect(table).toContain("load 0.5");
+    expect(table).toContain("load at the end 0.7");
   });
 
   it("says when serve was skipped", () => {
