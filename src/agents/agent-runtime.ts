@@ -50,6 +50,8 @@ export interface AgentRuntime {
   attributeCollision(module: string, agents: readonly string[]): CollisionCause;
   /** Adds tokens spent thinking (builds are counted from their events). */
   spendThinking(tokens: number): void;
-  /** Settles once every Planner and Coder has ended. */
+  /** A Planner calls it once its decisions are published (the review waits for that). */
+  decided(): void;
+  /** Settles once every Coder has ended and every Planner has published its decisions. */
   readonly workersDone: Promise<void>;
 }

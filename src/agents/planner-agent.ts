@@ -75,6 +75,7 @@ export async function runPlanner(runtime: AgentRuntime): Promise<void> {
       text: describeNothingFound("decision", brain.name),
     });
   }
+  runtime.decided();
   const lead = scenario.agents.find((candidate) => candidate.role === "planner");
   if (lead?.id === agent.id) {
     const order = scenario.agents.map((candidate) => candidate.id);

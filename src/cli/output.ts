@@ -1,5 +1,11 @@
 import type { RunSummary, ScenarioEvent } from "../scenario/scenario-events.js";
+import type { RealTime } from "../scenario/scenario-runner.js";
 import { formatDuration, formatTokens, plural } from "../ui/format/duration.js";
+import {
+  describeCollisionCause,
+  formatAvoidedBy,
+  modeDescriptions,
+} from "../ui/format/mode-labels.js";
 import { formatEventLinePlain, formatRunHeader } from "../ui/format/plain-run.js";
 import type { OutputStream } from "./cli-deps.js";
 
@@ -22,13 +28,35 @@ export function createPlainRunPrinter(stream: OutputStream): (event: ScenarioEve
   };
 }
 
-/** The run summary as aligned lines. */
-export function formatRunSummary(summary: RunSummary): string[] {
-  const collision = summary.collision ? "yes — found by review after the work was done" : "no";
+/**
+ * The run summary as aligned lines. Scenario time (the outcome) and real time (the machine) are
+ * kept apart and named as such.
+ */
+export function formatRunSummary(summary: RunSummary, real?: RealTime): string[] {
+  const cause = summary.collisionCause
+    ? `; cause: ${describeCollisionCause(summary.collisionCause)}`
+    : "";
+  const collision = summary.collision
+    ? `yes — found by review after the work was done${cause}`
+    : "no";
+  const avoidedBy = formatAvoidedBy(summary.avoidedBy ?? {});
+  const read = summary.read ?? { tokens: 0, largest: 0, reads: 0 };
   const rows: Array<[string, string]> = [
     ["Collision", collision],
-    ["Conflicts avoided", String(summary.conflictsAvoided)],
+    ["Conflicts avoided", `${summary.conflictsAvoided}${avoidedBy ? ` (${avoidedBy})` : ""}`],
+    ...((summary.openDisputes ?? 0) > 0
+      ? [
+          ["Open disputes", `${summary.openDisputes} (decided differently; nobody settled it)`] as [
+            string,
+            string,
+          ],
+        ]
+      : []),
     ["Escalations", String(summary.escalations)],
+    [
+      "Context read",
+      `${formatTokens(read.tokens)} tokens over ${plural(read.reads, "read")} (largest ${formatTokens(read.largest)})`,
+    ],
     [
       "Built in vain",
       summary.wasted.modules > 0
@@ -43,24 +71,39 @@ export function formatRunSummary(summary: RunSummary): string[] {
       "Totals",
       `${formatTokens(summary.totals.tokens)} tokens, ${formatDuration(summary.totals.ms)} (scenario time)`,
     ],
-    ["Brain", summary.brain],
+    ...(real !== undefined
+      ? [
+          [
+            "Real time",
+            `${formatDuration(real.ms)}, of which ${formatDuration(real.storeMs)} waiting on the store (not part of the outcome)`,
+          ] as [string, string],
+        ]
+      : []),
+    [
+      "Brain",
+      summary.reproducible === false
+        ? `${summary.brain} — a model: this run is not reproducible (thinking time is the model's real latency)`
+        : summary.brain,
+    ],
     ["Timeline", `shared-ctx timeline ${summary.runId}`],
   ];
   const width = Math.max(...rows.map(([label]) => label.length)) + 1;
   return [
-    `Summary — ${summary.mode === "naive" ? "naive (message passing)" : "statewave (shared context)"}, scenario ${summary.scenario}, run ${summary.runId}`,
+    `Summary — ${modeDescriptions[summary.mode]}, scenario ${summary.scenario}, run ${summary.runId}`,
     ...rows.map(([label, value]) => `  ${`${label}:`.padEnd(width + 1)} ${value}`),
   ];
 }
 
 /** Writes the summary block. */
-export function writeRunSummary(stream: OutputStream, summary: RunSummary): void {
-  stream.write(`\n${formatRunSummary(summary).join("\n")}\n`);
+export function writeRunSummary(stream: OutputStream, summary: RunSummary, real?: RealTime): void {
+  stream.write(`\n${formatRunSummary(summary, real).join("\n")}\n`);
 }
 
-/** The `--json` document: the summary's fields plus every event. */
+/** The `--json` document: the summary's fields, every event, and the real time apart. */
 export interface RunJsonDocument extends RunSummary {
   readonly events: readonly ScenarioEvent[];
+  /** Real milliseconds (machine-dependent, never part of the outcome). */
+  readonly real?: RealTime;
 }
 
 /** Writes the `--json` document (one JSON value, pretty-printed, then a new line). */
@@ -68,7 +111,8 @@ export function writeRunJson(
   stream: OutputStream,
   summary: RunSummary,
   events: readonly ScenarioEvent[],
+  real?: RealTime,
 ): void {
-  const document: RunJsonDocument = { ...summary, events };
+  const document: RunJsonDocument = { ...summary, events, ...(real ? { real } : {}) };
   stream.write(`${JSON.stringify(document, null, 2)}\n`);
 }

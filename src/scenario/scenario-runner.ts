@@ -203,6 +203,13 @@ export function startRun(options: StartRunOptions): RunHandle {
       const workersDone = new Promise<void>((resolve) => {
         releaseWorkers = resolve;
       });
+      // Each Planner says when its decisions are out; the review waits for them (and the Coders).
+      const decided = new Map<string, () => void>();
+      const plannersDecided = Promise.all(
+        scenario.agents
+          .filter((agent) => agent.role === "planner")
+          .map((agent) => new Promise<void>((resolve) => decided.set(agent.id, resolve))),
+      );
       const runAgent = async (agent: AgentSpec): Promise<void> => {
         const random = createSeededRandom(seed ^ hashString(agent.id));
         const duration = (baseMs: number) =>
@@ -245,6 +252,7 @@ export function startRun(options: StartRunOptions): RunHandle {
           spendThinking: (tokens) => {
             thinkingTokens += tokens;
           },
+          decided: () => decided.get(agent.id)?.(),
           workersDone,
         };
         await clock.sleep(agent.startAtMs, signal);
@@ -260,9 +268,12 @@ export function startRun(options: StartRunOptions): RunHandle {
         });
       const workerAgents = scenario.agents.filter((agent) => agent.role !== "reviewer");
       const workers = workerAgents.map((agent) => failFast(runAgent(agent)));
-      // Planners stay on duty (to settle escalations) until the Coders are done.
+      // Planners stay on duty (to settle escalations) until the Coders are done; the work is done
+      // when every Coder has ended and every Planner has published (a Planner that fails counts).
       const coders = workers.filter((_, index) => workerAgents[index]?.role === "coder");
-      void Promise.allSettled(coders).then(() => releaseWorkers());
+      const planners = workers.filter((_, index) => workerAgents[index]?.role === "planner");
+      const plannersOut = Promise.race([plannersDecided, Promise.allSettled(planners)]);
+      void Promise.all([Promise.allSettled(coders), plannersOut]).then(() => releaseWorkers());
       const reviewers = scenario.agents
         .filter((agent) => agent.role === "reviewer")
         .map((agent) => failFast(runAgent(agent)));

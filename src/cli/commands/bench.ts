@@ -1,14 +1,18 @@
 import { Command } from "commander";
 import type { CliDeps } from "../cli-deps.js";
 import { makeBenchMergeCommand } from "./bench-merge.js";
+import { makeBenchScenariosCommand } from "./bench-scenarios.js";
 import { makeBenchStartupCommand } from "./bench-startup.js";
 import { makeBenchStoreCommand } from "./bench-store.js";
 
-/** `shared-ctx bench store|merge|startup`: benchmarks that print measured figures (never run in tests). */
+/** `shared-ctx bench store|merge|startup|scenarios`: benchmarks that print measured figures (never run in tests). */
 export function makeBenchCommand(deps: CliDeps): Command {
   return new Command("bench")
-    .description("measure the store, the merge strategies and start-up on this machine")
+    .description(
+      "measure the store, the merge strategies, start-up, and the modes on every scenario",
+    )
     .addCommand(makeBenchStoreCommand(deps))
     .addCommand(makeBenchMergeCommand(deps))
-    .addCommand(makeBenchStartupCommand(deps));
+    .addCommand(makeBenchStartupCommand(deps))
+    .addCommand(makeBenchScenariosCommand(deps));
 }

@@ -1,7 +1,7 @@
 import { Command, Option } from "commander";
 import type { Brain } from "../../agents/brain.js";
 import type { ContextStore } from "../../context/context-store.js";
-import { defaultScenarioName } from "../../scenario/default-scenario.js";
+import { defaultDemoScenario } from "../../scenario/default-scenario.js";
 import type { DemoRuns } from "../../ui/run-source.js";
 import type { CliDeps } from "../cli-deps.js";
 import {
@@ -17,7 +17,8 @@ import { checkModelServer } from "../model-server-check.js";
 import { defaultRunSpeed } from "./run.js";
 
 interface DemoCommandOptions {
-  scenario: string;
+  scenario?: string;
+  baseline: "naive" | "broadcast";
   speed: number;
   seed?: number;
   color: boolean;
@@ -38,9 +39,10 @@ function createRoundStarter(
 ) {
   const active = new Set<DemoRuns>();
   const start = async (scenarioName: string): Promise<DemoRuns> => {
-    const [{ loadScenario }, { startRun }] = await Promise.all([
+    const [{ loadScenario }, { startRun }, { scenarioFocus }] = await Promise.all([
       import("../../scenario/load-scenario.js"),
       import("../../scenario/scenario-runner.js"),
+      import("../../ui/format/caption.js"),
     ]);
     const scenario = await loadScenario(scenarioName, { cwd: deps.cwd });
     const controller = new AbortController();
@@ -48,12 +50,14 @@ function createRoundStarter(
     // The same seed on both sides: only the coordination differs.
     const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
     const common = { scenario, store, brain, speed: options.speed, seed, signal };
-    const naive = startRun({ ...common, mode: "naive" });
+    // The left pane: the message-passing baseline the user chose (`naive` field: the baseline run).
+    const naive = startRun({ ...common, mode: options.baseline });
     const statewave = startRun({ ...common, mode: "statewave" });
     const settled = Promise.allSettled([naive.done, statewave.done]);
     const runs: DemoRuns = {
       naive,
       statewave,
+      focus: scenarioFocus(scenario),
       stop: async () => {
         // The runs' record says why they stopped (unless a signal or a closed stdout did it first).
         controller.abort(
@@ -77,16 +81,23 @@ function createRoundStarter(
 export function makeDemoCommand(deps: CliDeps): Command {
   return new Command("demo")
     .description(
-      "the same agents on the same task: naive message passing vs one shared context, live",
+      "the same agents on the same task: message passing vs one shared context, side by side, live",
+    )
+    .addOption(
+      new Option(
+        "--baseline <mode>",
+        "the left pane: broadcast (every message to every agent, the strongest message passing) or naive (isolated agents, the classic comparison)",
+      )
+        .choices(["broadcast", "naive"])
+        .default("broadcast"),
     )
     .option(
       "--scenario <name|path>",
-      "a shipped scenario or a .yaml/.json file",
-      defaultScenarioName,
+      `a shipped scenario or a .yaml/.json file (default: ${defaultDemoScenario.broadcast}; with --baseline naive, ${defaultDemoScenario.naive})`,
     )
     .option(
       "--speed <n>",
-      "time scale: 1 = scenario timings as written",
+      "playback speed (1 = scenario timings in real time); never changes the outcome",
       parsePositiveNumber,
       defaultRunSpeed,
     )
@@ -106,11 +117,19 @@ export function makeDemoCommand(deps: CliDeps): Command {
         "",
         "Examples:",
         "  $ shared-ctx demo",
-        "  $ shared-ctx demo --scenario late-decision --speed 5",
+        "  $ shared-ctx demo --baseline naive            the classic comparison: isolated agents",
+        "  $ shared-ctx demo --scenario two-coders --speed 5",
         "  $ shared-ctx demo | tee demo.txt",
       ].join("\n"),
     )
-    .action(async (options: DemoCommandOptions) => {
+    .action(async (parsed: DemoCommandOptions) => {
+      const options = {
+        ...parsed,
+        scenario: parsed.scenario ?? defaultDemoScenario[parsed.baseline],
+      };
+      // In a terminal, the UI (Ink and React: the slowest imports) starts loading at once, so its
+      // file reads overlap the scenario's validation; the import below awaits the same module.
+      if (isTerminal(deps.stdout)) import("../../ui/render-demo.js").catch(() => undefined);
       // Loaded here, not at the top, so `--help` and the other commands start fast.
       const [{ loadScenario, listScenarios }, { openStore }] = await Promise.all([
         import("../../scenario/load-scenario.js"),
@@ -125,13 +144,19 @@ export function makeDemoCommand(deps: CliDeps): Command {
       const rounds = createRoundStarter(deps, store, brain, options);
       try {
         if (isTerminal(deps.stdout)) {
-          const [{ renderDemo }, { isColorDisabled }, { readFullTimeline }, { buildRunTimeline }] =
-            await Promise.all([
-              import("../../ui/render-demo.js"),
-              import("../../ui/theme/tokens.js"),
-              import("../../ui/data/read-run.js"),
-              import("../../ui/format/run-timeline.js"),
-            ]);
+          const [
+            { renderDemo },
+            { isColorDisabled },
+            { readFullTimeline },
+            { buildRunTimeline },
+            { formatCommandHint },
+          ] = await Promise.all([
+            import("../../ui/render-demo.js"),
+            import("../../ui/theme/tokens.js"),
+            import("../../ui/data/read-run.js"),
+            import("../../ui/format/run-timeline.js"),
+            import("../../ui/format/command-hint.js"),
+          ]);
           const ending = await renderDemo({
             stdout: deps.stdout,
             ...(deps.stdin ? { stdin: deps.stdin } : {}),
@@ -142,6 +167,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
             loadTimeline: async (runId) =>
               buildRunTimeline(runId, await readFullTimeline(store, runId)),
             speed: options.speed,
+            timelineCommand: (runId) => formatCommandHint(["timeline", runId], options),
             signal: deps.signal,
           });
           // Ctrl-C reaches a raw-mode terminal as a key, not as SIGINT: exit as if it were one.
@@ -152,6 +178,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
           const { printDemoPlain } = await import("../../ui/plain-demo.js");
           await printDemoPlain(await rounds.start(options.scenario), deps.stdout, {
             width: deps.stdout.columns ?? 80,
+            storeFlags: options,
           });
         }
       } finally {

@@ -31,10 +31,15 @@ interface RunCommandOptions {
 /** `shared-ctx run`: one pipeline on one scenario (or a free-text task), with a summary. */
 export function makeRunCommand(deps: CliDeps): Command {
   return new Command("run")
-    .description("run one pipeline (naive message passing, or the shared context) and summarise it")
+    .description(
+      "run one coordination mode (isolated messages, broadcast messages, or the shared context) and summarise it",
+    )
     .addOption(
-      new Option("--mode <mode>", "coordination layer")
-        .choices(["naive", "statewave"])
+      new Option(
+        "--mode <mode>",
+        "naive: agents see only their own brief; broadcast: every message to every agent; statewave: the shared context",
+      )
+        .choices(["naive", "broadcast", "statewave"])
         .default("statewave"),
     )
     .option(
@@ -45,7 +50,7 @@ export function makeRunCommand(deps: CliDeps): Command {
     .option("--json", "print one JSON document (summary and events) instead of lines")
     .option(
       "--speed <n>",
-      "time scale: 1 = scenario timings as written",
+      "playback speed of the live view (1 = scenario timings in real time); never changes the outcome",
       parsePositiveNumber,
       defaultRunSpeed,
     )
@@ -61,9 +66,15 @@ export function makeRunCommand(deps: CliDeps): Command {
       [
         "",
         "Examples:",
-        "  $ shared-ctx run --mode naive                 the collision, found at review",
-        "  $ shared-ctx run --mode statewave             the same agents, conflict avoided",
-        "  $ shared-ctx run --scenario late-decision --json",
+        "  $ shared-ctx run --mode naive                 isolated agents: the collision, found at review",
+        "  $ shared-ctx run --mode broadcast --scenario late-decision",
+        "                                                the strongest message passing: still collides",
+        "  $ shared-ctx run --mode statewave --scenario late-decision",
+        "                                                the same agents: the build is cut short in time",
+        "  $ shared-ctx run --scenario late-decision --json --seed 7",
+        "",
+        "A run's outcome depends only on scenario, mode and seed: --speed, machine load and the",
+        "store's latency change how long you wait, never what happens.",
         '  $ shared-ctx run --task "Build a payment service. Deprecate legacy Stripe v1 module."',
         "",
         "Exit codes: 0 done (a collision is a finding), 1 runtime failure, 2 usage or invalid scenario.",
@@ -101,7 +112,8 @@ export function makeRunCommand(deps: CliDeps): Command {
           mode: options.mode,
           store,
           brain,
-          speed: options.speed,
+          // --json is read by scripts, not watched: no reason to pace it.
+          ...(options.json ? {} : { speed: options.speed }),
           ...(options.seed !== undefined ? { seed: options.seed } : {}),
           signal: deps.signal,
         });
@@ -109,7 +121,7 @@ export function makeRunCommand(deps: CliDeps): Command {
         handle.subscribe((event) => events.push(event));
         if (options.json) {
           const summary = await handle.done;
-          writeRunJson(deps.stdout, summary, events);
+          writeRunJson(deps.stdout, summary, events, handle.realTime());
           return;
         }
         if (isTerminal(deps.stdout)) {
@@ -124,7 +136,8 @@ export function makeRunCommand(deps: CliDeps): Command {
         } else {
           handle.subscribe(createPlainRunPrinter(deps.stdout));
         }
-        writeRunSummary(deps.stdout, await handle.done);
+        const summary = await handle.done;
+        writeRunSummary(deps.stdout, summary, handle.realTime());
       } finally {
         await store.close();
       }

@@ -35,6 +35,15 @@ export const projectSource = "project";
 /** The shared-state namespace for what merges cleanly: notes (text) and tags (set). */
 export const projectNamespace = "project";
 
+/** A 53-bit peer id from a name (FNV-1a): the same replica of the same run gets the same id. */
+function replicaPeerId(name: string): bigint {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(name)) {
+    hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return (hash & 0x1fffffffffffffn) + 1n;
+}
+
 /** Episodes of a subject, all of them (Statewave pages at 100). */
 async function allEpisodes(store: ContextStore, subjectId: string): Promise<Episode[]> {
   const episodes: Episode[] = [];
@@ -82,11 +91,14 @@ export async function createStatewaveCoordination(
     });
   }
 
-  const openReplica = (agentId: string) =>
+  const openReplica = (agentId: string, duty: "work" | "arbiter" = "work") =>
     SharedState.open({
       store,
       subjectId,
       agentId,
+      // Fixed per run and replica, not random: which of two concurrent writes a register's merge
+      // lists first depends on peer ids, and the run must not depend on chance.
+      peerId: replicaPeerId(`${subjectId}/${agentId}/${duty}`),
       schema: { [projectNamespace]: { notes: "text", tags: "set" } },
       live: false,
       // Contenders' times in scenario milliseconds: the arbiter compares them.
@@ -101,7 +113,8 @@ export async function createStatewaveCoordination(
   }
   // The lead's on-duty replica only settles escalations; its decisions go through its working
   // replica, which knows only what the lead has read.
-  const arbiter = lead === undefined ? undefined : await clock.exclusive(() => openReplica(lead));
+  const arbiter =
+    lead === undefined ? undefined : await clock.exclusive(() => openReplica(lead, "arbiter"));
   const lookup = <T>(map: Map<string, T>, agentId: string): T => {
     const found = map.get(agentId);
     if (found === undefined) throw new RangeError(`no agent "${agentId}" in ${scenario.name}`);

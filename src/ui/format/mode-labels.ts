@@ -1,0 +1,47 @@
+import type {
+  CollisionCause,
+  Mechanism,
+  RunMode,
+  RunSummary,
+} from "../../scenario/scenario-events.js";
+import { mechanisms } from "../../scenario/scenario-events.js";
+
+/** What each mode is, in one phrase, for summaries and verdicts. */
+export const modeDescriptions: Record<RunMode, string> = {
+  naive: "naive (isolated: agents see only their own brief)",
+  broadcast: "broadcast (every message to every agent)",
+  statewave: "statewave (shared context)",
+};
+
+/** "mid-build invalidation 1, atomic claim 2", in the order mechanisms are listed; "" for none. */
+export function formatAvoidedBy(avoidedBy: RunSummary["avoidedBy"]): string {
+  return mechanisms
+    .filter((mechanism) => (avoidedBy[mechanism] ?? 0) > 0)
+    .map((mechanism) => `${mechanism} ${avoidedBy[mechanism]}`)
+    .join(", ");
+}
+
+/** Why a collision happened, as a reader wants it. */
+export function describeCollisionCause(cause: CollisionCause): string {
+  switch (cause) {
+    case "decided after the work":
+      return "the decision came after the work was done (no mechanism could help)";
+    case "read-before-act":
+      return "nothing to read before acting (read-before-act)";
+    case "mid-build invalidation":
+      return "the decision landed after the agent last looked; nobody told it (mid-build invalidation)";
+    case "atomic claim":
+      return "two agents took the same module (atomic claim)";
+    case "dispute surfaced":
+      return "a disagreement nobody saw (dispute surfaced)";
+    case "history for a late joiner":
+      return "decided before the agent joined; it never heard (history for a late joiner)";
+    default:
+      return cause satisfies never;
+  }
+}
+
+/** The mechanisms in a summary, for one-line mentions ("mid-build invalidation"). */
+export function mechanismsOf(summary: RunSummary): Mechanism[] {
+  return mechanisms.filter((mechanism) => (summary.avoidedBy?.[mechanism] ?? 0) > 0);
+}
