@@ -10,6 +10,7 @@ interface BenchStoreFlags {
   skipServe?: boolean;
   quick?: boolean;
   serveSeconds?: string;
+  databaseUrl?: string;
 }
 
 /**
@@ -25,13 +26,36 @@ export function makeBenchStoreCommand(deps: CliDeps): Command {
     .option("--skip-serve", "leave out the HTTP (serve) figures")
     .option("--quick", "smaller sizes (1k, 10k) for a fast look")
     .option("--serve-seconds <n>", "how long autocannon runs against serve", "8")
+    .option(
+      "--database-url <url>",
+      "measure the Postgres store on this database instead: ingest through 1-3 serve replicas, getContext at 10k/100k, beside the embedded store (writes and then deletes bench-* subjects)",
+    )
     .action(async (flags: BenchStoreFlags) => {
       const serveSeconds = Number(flags.serveSeconds ?? "8");
       if (!Number.isFinite(serveSeconds) || serveSeconds <= 0) {
         throw new UsageError("--serve-seconds must be a positive number");
       }
-      const { formatStoreBenchTable, runStoreBench } = await import("../../bench/store-bench.js");
       const dir = mkdtempSync(join(tmpdir(), "shared-ctx-bench-"));
+      if (flags.databaseUrl !== undefined) {
+        const { formatPostgresBenchTable, runPostgresBench } = await import(
+          "../../bench/postgres-bench.js"
+        );
+        try {
+          const result = await runPostgresBench({
+            databaseUrl: flags.databaseUrl,
+            dir,
+            ...(flags.quick ? { sizes: [1000, 10_000], ingestSeconds: 3 } : {}),
+            onProgress: (message) => deps.stderr.write(`… ${message}\n`),
+          });
+          deps.stdout.write(
+            flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatPostgresBenchTable(result),
+          );
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+        return;
+      }
+      const { formatStoreBenchTable, runStoreBench } = await import("../../bench/store-bench.js");
       try {
         const result = await runStoreBench({
           dir,
