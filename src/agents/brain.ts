@@ -108,15 +108,25 @@ export interface ReviewReport {
   openDisputes: OpenDispute[];
 }
 
+/** What every question to a brain may carry. */
+export interface BrainCallOptions {
+  signal?: AbortSignal;
+  /** Told the tokens a model reported for the answer (input + output); the offline brain never calls it. */
+  onUsage?: (tokens: number) => void;
+}
+
 /** The questions agents ask their brain. */
 export interface Brain {
   /** Shown in the output: "offline (deterministic)" or "openai/gpt-4o-mini". */
   readonly name: string;
-  decide(input: PlannerInput, options?: { signal?: AbortSignal }): Promise<PlannedDecision[]>;
-  planModules(input: ModulePlanInput, options?: { signal?: AbortSignal }): Promise<string[]>;
-  chooseModuleStep(
-    input: ModuleStepInput,
-    options?: { signal?: AbortSignal },
-  ): Promise<ModuleStepChoice>;
-  review(input: ReviewInput, options?: { signal?: AbortSignal }): Promise<ReviewReport>;
+  /**
+   * True when the brain gives the same answers every time (the offline brain): a run is then
+   * reproducible from scenario, mode and seed, and a think step costs the scenario's tokens.
+   * A model reports its own tokens (`onUsage`) and takes its real latency. @default false
+   */
+  readonly reproducible?: boolean;
+  decide(input: PlannerInput, options?: BrainCallOptions): Promise<PlannedDecision[]>;
+  planModules(input: ModulePlanInput, options?: BrainCallOptions): Promise<string[]>;
+  chooseModuleStep(input: ModuleStepInput, options?: BrainCallOptions): Promise<ModuleStepChoice>;
+  review(input: ReviewInput, options?: BrainCallOptions): Promise<ReviewReport>;
 }

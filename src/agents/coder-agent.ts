@@ -19,7 +19,7 @@ class BuildCancelled extends Error {
  * Every skip and cancel names the mechanism that caused it.
  */
 export async function runCoder(runtime: AgentRuntime): Promise<void> {
-  const { agent, brain, coordination, scenario, clock } = runtime;
+  const { agent, brain, coordination, scenario } = runtime;
   const read = (task: string) => coordination.read(agent.id, task);
   const joinedAt = agent.startAtMs;
 
@@ -35,7 +35,7 @@ export async function runCoder(runtime: AgentRuntime): Promise<void> {
         inventory: scenario.inventory,
         ...(agent.modules ? { intended: agent.modules } : {}),
       },
-      { signal: runtime.signal },
+      { signal: runtime.signal, onUsage: runtime.spendThinking },
     ),
   );
   // Where each module came from (the task, an existing module it mentions), or plainly nothing.
@@ -71,7 +71,7 @@ export async function runCoder(runtime: AgentRuntime): Promise<void> {
             disputes: known.disputes,
             ...(known.claims[module] !== undefined ? { claimedBy: known.claims[module] } : {}),
           },
-          { signal: runtime.signal },
+          { signal: runtime.signal, onUsage: runtime.spendThinking },
         ),
       );
       const landedWhileThinking = news();

@@ -2,7 +2,7 @@ import type { LanguageModel } from "ai";
 import { z } from "zod";
 import { generateStructured } from "../llm/generate-structured.js";
 import { decisionValueSchema, moduleNameSchema } from "../scenario/scenario-schema.js";
-import type { Brain, ReviewFinding } from "./brain.js";
+import type { Brain, BrainCallOptions, ReviewFinding } from "./brain.js";
 import { openDisputesOf } from "./open-disputes.js";
 
 /** Options of {@link createLlmBrain}. */
@@ -44,7 +44,12 @@ const json = (value: unknown) => JSON.stringify(value, null, 2);
  * AI SDK). It sees exactly what the offline brain sees; the coordination layer decides what that is.
  */
 export function createLlmBrain(options: LlmBrainOptions): Brain {
-  const ask = <T>(schema: z.ZodType<T>, schemaName: string, prompt: string, signal?: AbortSignal) =>
+  const ask = <T>(
+    schema: z.ZodType<T>,
+    schemaName: string,
+    prompt: string,
+    call?: BrainCallOptions,
+  ) =>
     generateStructured({
       model: options.model,
       schema,
@@ -54,7 +59,8 @@ export function createLlmBrain(options: LlmBrainOptions): Brain {
       timeoutMs: options.timeoutMs,
       maxRetries: options.maxRetries,
       ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
-      ...(signal ? { signal } : {}),
+      ...(call?.signal ? { signal: call.signal } : {}),
+      ...(call?.onUsage ? { onUsage: call.onUsage } : {}),
     });
   return {
     name: options.name,
@@ -69,7 +75,7 @@ export function createLlmBrain(options: LlmBrainOptions): Brain {
           input.intended ? `The architecture you have settled on: ${json(input.intended)}` : "",
           'Return {"decisions":[{"target":"<module>","value":"deprecate"|"keep","content":"<one sentence>"}]}.',
         ].join("\n"),
-        call?.signal,
+        call,
       );
       return answer.decisions;
     },
@@ -85,7 +91,7 @@ export function createLlmBrain(options: LlmBrainOptions): Brain {
             : "",
           'List the modules you will build or update, in order: {"modules":["<module>"]}.',
         ].join("\n"),
-        call?.signal,
+        call,
       );
       return answer.modules;
     },
@@ -103,7 +109,7 @@ export function createLlmBrain(options: LlmBrainOptions): Brain {
           "Skip it if it is deprecated, disputed or claimed by someone else; otherwise build it.",
           'Return {"action":"build"|"skip","reason":"…","causedBy":"<agent id or empty>"}.',
         ].join("\n"),
-        call?.signal,
+        call,
       );
       if (answer.action === "build") return { action: "build" };
       return {
@@ -123,7 +129,7 @@ export function createLlmBrain(options: LlmBrainOptions): Brain {
           "Report each module that was built although it was deprecated, or built more than once.",
           'Return {"findings":[{"module":"…","agents":["…"],"description":"…"}]} (empty when all is well).',
         ].join("\n"),
-        call?.signal,
+        call,
       );
       const findings = answer.findings.map((finding): ReviewFinding => {
         const builds = input.results.filter((result) => result.module === finding.module);

@@ -161,6 +161,7 @@ function collisionsIn(input: ReviewInput): ReviewFinding[] {
 export function createOfflineBrain(): Brain {
   return {
     name: offlineBrainName,
+    reproducible: true,
     decide: async (input: PlannerInput) =>
       input.intended ? [...input.intended] : deriveDecisions(input.slice),
     planModules: async (input: ModulePlanInput) =>

@@ -53,7 +53,7 @@ export async function runPlanner(runtime: AgentRuntime): Promise<void> {
         known: known.decisions,
         ...(intended ? { intended } : {}),
       },
-      { signal: runtime.signal },
+      { signal: runtime.signal, onUsage: runtime.spendThinking },
     ),
   );
   for (const decision of decisions) {

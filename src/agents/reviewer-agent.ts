@@ -41,7 +41,8 @@ export async function runReviewer(runtime: AgentRuntime): Promise<void> {
   runtime.emit({ type: "agent-log", agentId: agent.id, text: "Reviewing the finished work…" });
   const view = await coordination.collectForReview(agent.id);
   await clock.sleep(runtime.duration(scenario.timings.reviewMs), runtime.signal);
-  runtime.spendThinking(scenario.costs.tokensPerReview);
+  // A model reports its own tokens for the review (onUsage below); the offline brain costs the scenario's.
+  if (brain.reproducible === true) runtime.spendThinking(scenario.costs.tokensPerReview);
   const { findings, openDisputes } = await runtime.consult(
     brain.review(
       {
@@ -50,7 +51,7 @@ export async function runReviewer(runtime: AgentRuntime): Promise<void> {
         results: view.results,
         disputes: view.disputes,
       },
-      { signal: runtime.signal },
+      { signal: runtime.signal, onUsage: runtime.spendThinking },
     ),
   );
   for (const finding of findings) {

@@ -28,6 +28,8 @@ export interface GenerateStructuredOptions<T> {
   /** Named in errors (connection, auth, failed requests); else taken from the request URL. */
   baseURL?: string;
   signal?: AbortSignal;
+  /** Told the tokens the model reported for each answer (input + output), repairs included. */
+  onUsage?: (tokens: number) => void;
 }
 
 /** The server part of a request URL (`http://host:port/v1/chat/completions` -> `http://host:port/v1`). */
@@ -105,6 +107,7 @@ export async function generateStructured<T>(options: GenerateStructuredOptions<T
       timeout: options.timeoutMs,
       ...(options.signal ? { abortSignal: options.signal } : {}),
     });
+    options.onUsage?.((result.usage.inputTokens ?? 0) + (result.usage.outputTokens ?? 0));
     return result.output;
   };
   try {

@@ -184,7 +184,7 @@ export function startRun(options: StartRunOptions): RunHandle {
               .filter((agent) => agent.role === "reviewer")
               .map((agent) => agent.id),
           });
-    const reproducible = brain.name === offlineBrainName;
+    const reproducible = brain.reproducible === true;
     let thinkingTokens = 0;
     try {
       emit({
@@ -227,7 +227,8 @@ export function startRun(options: StartRunOptions): RunHandle {
           duration,
           think: async () => {
             await clock.sleep(duration(agent.thinkMs ?? scenario.timings.thinkMs), signal);
-            thinkingTokens += scenario.costs.tokensPerThink;
+            // A model reports what it really spent (onUsage); the offline brain costs the scenario's.
+            if (reproducible) thinkingTokens += scenario.costs.tokensPerThink;
           },
           consult: async (work) => {
             if (reproducible) return timedClock.track(work);

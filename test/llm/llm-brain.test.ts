@@ -75,6 +75,12 @@ describe("the LLM brain against an OpenAI-compatible server on loopback", () => 
     expect(server.received.every((request) => request.authorization === "Bearer sk-test")).toBe(
       true,
     );
+    // A model's tokens are what it reported (15 per answer here, the fake server's usage), and
+    // its thinking takes real time: the run says it is not reproducible.
+    expect(summary.reproducible).toBe(false);
+    const builds = summary.totals.tokens - 15 * server.received.length;
+    expect(builds % 2600).toBe(0);
+    expect(builds).toBeGreaterThan(0);
   });
 
   it("reports an open dispute whatever the model says about the builds", async () => {
