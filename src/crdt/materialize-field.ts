@@ -33,6 +33,8 @@ export interface FieldView {
   generation: number;
   /** For each escalation id, the map leaf it is about (undefined: the whole field). */
   escalationPaths: Map<string, readonly string[] | undefined>;
+  /** A set field: the canonical JSON of its elements, so an added entry extends it in place. */
+  elements?: Set<string>;
 }
 
 interface Leaf {
@@ -349,20 +351,77 @@ function quietView(kind: FieldKind, entries: readonly EntryRecord[]): FieldView 
     const merged = mergeKind(kind, entries);
     view.value = merged.value;
     view.attribution = merged.attribution;
+    view.elements = merged.elements;
     if (merged.setMembers) attributeLazily(view, merged.setMembers);
   }
   return view;
+}
+
+/**
+ * The view after `entry`, of the view's kind and ordered after every entry it was derived from,
+ * joined `entries` (the field's entries, now ending with it): a set gains its new elements, a
+ * text its line, a counter its increment, with no re-derivation. Undefined when the view cannot
+ * be extended (another kind, a dispute, a resolution or a join): the caller derives it again.
+ */
+export function extendView(
+  view: FieldView | undefined,
+  entry: EntryRecord,
+  entries: readonly EntryRecord[],
+): FieldView | undefined {
+  if (!view || view.kind !== entry.data.f || view.escalations.length > 0) return undefined;
+  if (entry.data.r !== undefined || entry.data.j !== undefined) return undefined;
+  // The cached view owns its values (readers get copies), so extending in place is safe.
+  switch (view.kind) {
+    case "text": {
+      if (typeof view.value !== "string" || !Array.isArray(view.attribution)) return undefined;
+      const line = String(entry.data.v);
+      view.value = view.attribution.length === 0 ? line : `${view.value}\n${line}`;
+      view.attribution.push({ agentId: entry.data.a, text: entry.data.v, at: entry.data.t });
+      return view;
+    }
+    case "counter": {
+      if (typeof view.value !== "number" || !isPlainObject(view.attribution)) return undefined;
+      const increment = Number(entry.data.v);
+      const byAgent = view.attribution;
+      const before = Object.hasOwn(byAgent, entry.data.a) ? Number(byAgent[entry.data.a]) : 0;
+      view.value += increment;
+      defineOwn(byAgent, entry.data.a, before + increment);
+      return view;
+    }
+    case "set": {
+      const { elements } = view;
+      if (!elements || !Array.isArray(view.value)) return undefined;
+      const added = Array.isArray(entry.data.v) ? entry.data.v : [entry.data.v];
+      for (const element of added) {
+        const canonical = canonicalJson(element);
+        if (elements.has(canonical)) continue;
+        elements.add(canonical);
+        view.value.push(element);
+      }
+      attributeLazily(view, entries);
+      return view;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** The value of a set, text or counter field's live writes, and who wrote what. */
 function mergeKind(
   kind: "set" | "text" | "counter",
   members: readonly EntryRecord[],
-): { value: unknown; attribution?: unknown; setMembers?: readonly EntryRecord[] } {
+): {
+  value: unknown;
+  attribution?: unknown;
+  elements?: Set<string>;
+  setMembers?: readonly EntryRecord[];
+} {
   switch (kind) {
-    case "set":
+    case "set": {
       // Attribution is one object per element, rarely read: built when asked for.
-      return { value: mergeSet(members, false).value, setMembers: members };
+      const { value, elements } = mergeSet(members, false);
+      return { value, elements, setMembers: members };
+    }
     case "text":
       return {
         value: members.map((member) => String(member.data.v)).join("\n"),
@@ -602,6 +661,7 @@ function mergeSet(
 ): {
   value: JsonValue[];
   attribution: Attributed[];
+  elements: Set<string>;
 } {
   const seen = new Set<string>();
   const value: JsonValue[] = [];
@@ -618,7 +678,7 @@ function mergeSet(
       }
     }
   }
-  return { value, attribution };
+  return { value, attribution, elements: seen };
 }
 
 function leavesOf(entry: EntryRecord): Leaf[] {

@@ -12,7 +12,7 @@ import {
   valueFitsKind,
 } from "./field-kind.js";
 import { canonicalJson, isJsonValue, isPlainObject } from "./json-value.js";
-import { type FieldView, materializeField } from "./materialize-field.js";
+import { extendView, type FieldView, materializeField } from "./materialize-field.js";
 import {
   compareEntries,
   type EntryRecord,
@@ -453,7 +453,8 @@ export class StateReplica {
       const { id } = field;
       const last = field.entries[field.entries.length - 1];
       field.entries.push(entry);
-      if (last && compareEntries(last, entry) > 0) field.sorted = false;
+      const inOrder = last === undefined || compareEntries(last, entry) < 0;
+      if (!inOrder) field.sorted = false;
       // A local write has seen every entry of the field, so it replaces them all (it is concurrent
       // with none): unless it joins a dispute (j), resolves one (r) or brings a second kind, it
       // neither raises nor changes an escalation, and a quiet field stays quiet.
@@ -471,7 +472,13 @@ export class StateReplica {
       field.mayEscalate ||=
         field.kinds.size > 1 || entry.data.f === "register" || entry.data.f === "map";
       this.#maxOrder = Math.max(this.#maxOrder, entry.data.s);
-      const extended = harmless ? extendTextView(this.#views.get(id), entry) : undefined;
+      // An entry that sorts after every other one of a set, text or counter field with no dispute
+      // (a local write, or most imports in live sync) extends the cached view in O(its size);
+      // anything else drops the view, derived again on the next read.
+      const extended =
+        inOrder && field.kinds.size === 1 && field.sorted
+          ? extendView(this.#views.get(id), entry, field.entries)
+          : undefined;
       if (extended) this.#views.set(id, extended);
       else this.#views.delete(id);
       if (harmless) {
@@ -603,21 +610,6 @@ function readInserted(peer: string, op: JsonOp, arrived: EntryRecord[]): void {
     const entry = parseEntryAt(peer, op.counter + offset, values[offset]);
     if (entry) arrived.push(entry);
   }
-}
-
-/**
- * The view of a text field after a harmless local append (it follows every entry, so it is the
- * last line), without re-deriving the field: each append then reads the text in O(1), where
- * re-deriving would make n appends cost O(n^2). Undefined when there is no text view to extend.
- */
-function extendTextView(view: FieldView | undefined, entry: EntryRecord): FieldView | undefined {
-  if (view?.kind !== "text" || entry.data.f !== "text") return undefined;
-  if (typeof view.value !== "string" || !Array.isArray(view.attribution)) return undefined;
-  const line = String(entry.data.v);
-  const value = view.attribution.length === 0 ? line : `${view.value}\n${line}`;
-  // The cached view owns its arrays (readers get copies), so appending in place is safe.
-  view.attribution.push({ agentId: entry.data.a, text: entry.data.v, at: entry.data.t });
-  return { ...view, value };
 }
 
 function nestAtPath(path: readonly string[], value: JsonValue): JsonValue {

@@ -199,6 +199,51 @@ describe("StateReplica", () => {
       expect(b.toJSON()).toEqual(a.toJSON());
     });
 
+    it("imports read one at a time extend cached views to the same state as one batch", () => {
+      let clock = 0;
+      const now = () => ++clock;
+      const schema = { plan: { hits: "counter" as const } };
+      const writers = [1, 2, 3].map(
+        (peerId) => new StateReplica({ subjectId: "s", peerId, now, schema }),
+      );
+      const updates: Uint8Array[] = [];
+      for (let step = 0; step < 6; step++) {
+        writers.forEach((writer, index) => {
+          const agent = `agent-${index}`;
+          for (const [key, value] of [
+            ["tags", [`${agent}-${step}`, "shared", { nested: step % 2 }]],
+            ["notes", `${agent} step ${step}`],
+            ["hits", index + 1],
+            ["__proto__", 1],
+          ] as const) {
+            const update = writer.writeUpdate(agent, "plan", key, value);
+            if (update) updates.push(update);
+          }
+        });
+        // Writers see each other now and then: later writes then follow earlier ones.
+        if (step % 2 === 1) {
+          for (const writer of writers) writer.import(updates);
+        }
+      }
+      const batch = new StateReplica({ subjectId: "s", peerId: 9, schema });
+      batch.import(updates);
+      // In order, and in reverse (every arrival sorts first: views are derived again).
+      for (const order of [updates, [...updates].reverse()]) {
+        const stepwise = new StateReplica({ subjectId: "s", peerId: 8, schema });
+        for (const update of order) {
+          stepwise.import([update]);
+          stepwise.toJSON();
+          stepwise.attribution("plan", "tags");
+        }
+        expect(stepwise.toJSON()).toStrictEqual(batch.toJSON());
+        for (const key of ["tags", "notes", "hits", "__proto__"]) {
+          expect(stepwise.attribution("plan", key)).toStrictEqual(batch.attribution("plan", key));
+        }
+      }
+      expect(batch.get("plan", "hits")).toBe(6 * (1 + 2 + 3));
+      expect(Object.getPrototypeOf(batch.attribution("plan", "hits"))).toBe(Object.prototype);
+    });
+
     it("a write to a register disputed by an import joins the dispute (the field is no longer quiet)", () => {
       const { a, b, exchange } = pair();
       a.write("alice", "plan", "token", "RS256");
