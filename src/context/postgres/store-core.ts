@@ -600,49 +600,72 @@ export class PostgresStoreCore {
         const memories: MemoryCandidate[] = [];
         const seen = new Set<string>();
         const terms = searchTerms(task);
-        if (terms.length > 0) {
-          // The newest `ftsWindow` matches (GIN), scored with FTS5's bm25 over the subject's
-          // statistics, then the `relevant` best: the embedded store's candidates, row for row.
-          const window = await PostgresStoreCore.#query<MemoryRow>(client, {
-            name: "shared-ctx-context-fts",
-            text: `SELECT ${memoryColumns} FROM memories m
+        // Every memory candidate in one statement (round trips are what a loaded machine makes
+        // slow): the newest `ftsWindow` full-text matches (GIN) with bm25's statistics, the
+        // newest active memories, the newest active decisions.
+        const rows = await PostgresStoreCore.#query<
+          MemoryRow & {
+            part: "fts" | "newest" | "decision";
+            active_count: string | null;
+            active_tokens: string | null;
+            doc_counts: Record<string, number> | null;
+          }
+        >(client, {
+          name: "shared-ctx-context-candidates",
+          text: `WITH stats AS (
+                   SELECT c.active_count, c.active_tokens,
+                     (SELECT json_object_agg(t.term, t.doc_count) FROM term_stats t
+                      WHERE t.tenant_key = $1 AND t.subject_id = $2 AND t.term = ANY($4::text[])) AS doc_counts
+                   FROM compile_state c WHERE c.tenant_key = $1 AND c.subject_id = $2)
+                 SELECT 'fts' AS part, w.*, s.active_count, s.active_tokens, s.doc_counts FROM (
+                   SELECT ${memoryColumns} FROM memories m
                    WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active' AND m.terms @@ $3::tsquery
-                   ORDER BY m.mseq DESC LIMIT ${contextCandidates.ftsWindow}`,
-            values: [tenant, subjectId, scopedQuery(scopePrefix(tenant, subjectId), terms)],
-          });
-          if (window.length > 0) {
-            const statistics = await PostgresStoreCore.#bm25Statistics(
-              client,
-              tenant,
-              subjectId,
-              terms,
-            );
-            const best = window
-              .map((row) => ({
-                row,
-                rank: bm25(terms, row.content, statistics),
-                seq: Number(row.mseq),
-              }))
-              .sort((left, right) => left.rank - right.rank || right.seq - left.seq)
-              .slice(0, contextCandidates.relevant)
-              .sort((left, right) => right.seq - left.seq);
-            for (const { row, rank, seq } of best) {
-              seen.add(row.id);
-              memories.push({ memory: memoryFromRow(row), sequence: seq, bm25: rank });
-            }
+                   ORDER BY m.mseq DESC LIMIT ${contextCandidates.ftsWindow}) w LEFT JOIN stats s ON true
+                 UNION ALL
+                 SELECT 'newest', n.*, NULL, NULL, NULL FROM (
+                   SELECT ${memoryColumns} FROM memories m
+                   WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active'
+                   ORDER BY m.mseq DESC LIMIT ${contextCandidates.newest}) n
+                 UNION ALL
+                 SELECT 'decision', d.*, NULL, NULL, NULL FROM (
+                   SELECT ${memoryColumns} FROM memories m
+                   WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active' AND m.kind = 'architectural_decision'
+                   ORDER BY m.mseq DESC LIMIT ${contextCandidates.decisions}) d`,
+          values: [
+            tenant,
+            subjectId,
+            // No search words: a lexeme no memory has (every stored one starts with 's').
+            terms.length > 0 ? scopedQuery(scopePrefix(tenant, subjectId), terms) : "'0'",
+            terms,
+          ],
+        });
+        const window = rows.filter((row) => row.part === "fts");
+        const [first] = window;
+        if (first) {
+          // The same window, bm25 and cut as the embedded store: its candidates, row for row.
+          const statistics: Bm25Statistics = {
+            rows: Number(first.active_count ?? 0),
+            tokens: Number(first.active_tokens ?? 0),
+            documentCounts: new Map(
+              Object.entries(first.doc_counts ?? {}).map(([term, count]) => [term, Number(count)]),
+            ),
+          };
+          const best = window
+            .map((row) => ({
+              row,
+              rank: bm25(terms, row.content, statistics),
+              seq: Number(row.mseq),
+            }))
+            .sort((left, right) => left.rank - right.rank || right.seq - left.seq)
+            .slice(0, contextCandidates.relevant)
+            .sort((left, right) => right.seq - left.seq);
+          for (const { row, rank, seq } of best) {
+            seen.add(row.id);
+            memories.push({ memory: memoryFromRow(row), sequence: seq, bm25: rank });
           }
         }
-        const others = await PostgresStoreCore.#query<MemoryRow>(client, {
-          name: "shared-ctx-context-newest",
-          text: `(SELECT ${memoryColumns} FROM memories m WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active'
-                   ORDER BY m.mseq DESC LIMIT ${contextCandidates.newest})
-                 UNION ALL
-                 (SELECT ${memoryColumns} FROM memories m WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active'
-                   AND m.kind = 'architectural_decision' ORDER BY m.mseq DESC LIMIT ${contextCandidates.decisions})`,
-          values: [tenant, subjectId],
-        });
-        for (const row of others) {
-          if (seen.has(row.id)) continue;
+        for (const row of rows) {
+          if (row.part === "fts" || seen.has(row.id)) continue;
           seen.add(row.id);
           memories.push({ memory: memoryFromRow(row), sequence: Number(row.mseq), bm25: null });
         }
@@ -663,32 +686,6 @@ export class PostgresStoreCore {
       }),
     );
     return rankContext({ subjectId, task, maxTokens, ...read });
-  }
-
-  static async #bm25Statistics(
-    client: PoolClient,
-    tenant: string,
-    subjectId: string,
-    terms: readonly string[],
-  ): Promise<Bm25Statistics> {
-    const [totals] = await PostgresStoreCore.#query<{
-      active_count: string;
-      active_tokens: string;
-    }>(client, {
-      name: "shared-ctx-context-bm25-totals",
-      text: `SELECT active_count, active_tokens FROM compile_state WHERE tenant_key = $1 AND subject_id = $2`,
-      values: [tenant, subjectId],
-    });
-    const counts = await PostgresStoreCore.#query<{ term: string; doc_count: string }>(client, {
-      name: "shared-ctx-context-bm25-terms",
-      text: `SELECT term, doc_count FROM term_stats WHERE tenant_key = $1 AND subject_id = $2 AND term = ANY($3::text[])`,
-      values: [tenant, subjectId, terms],
-    });
-    return {
-      rows: Number(totals?.active_count ?? 0),
-      tokens: Number(totals?.active_tokens ?? 0),
-      documentCounts: new Map(counts.map((row) => [row.term, Number(row.doc_count)])),
-    };
   }
 
   async getTimeline(

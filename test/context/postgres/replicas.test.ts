@@ -99,7 +99,7 @@ describe.skipIf(skip)("several replicas on one Postgres", () => {
       paged.push(...page.episodes.map((episode) => episode.id));
     }
     expect(paged).toEqual(first);
-  }, 120_000);
+  }, 240_000);
 
   it("concurrent batches and compiles through different replicas compile each episode once", async () => {
     const subjectId = uniqueSubject("compile-race");
