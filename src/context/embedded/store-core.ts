@@ -48,8 +48,11 @@ import {
   type CompileJobRow,
   type EpisodeRow,
   episodeFromRow,
+  type MemoryRawRow,
   type MemoryRow,
+  memoryFromRawRow,
   memoryFromRow,
+  memoryRawColumns,
 } from "./rows.js";
 import { migrate } from "./schema.js";
 import { WatchHub } from "./watch-hub.js";
@@ -694,7 +697,7 @@ export class EmbeddedStoreCore {
       4000,
     );
     const read = this.#db.transaction(() => {
-      const memories: MemoryCandidate[] = [];
+      const rankBySeq = new Map<number, number>();
       const terms = searchTerms(task);
       if (terms.length > 0) {
         const prefix = scopePrefix(tenantId, subjectId);
@@ -709,38 +712,37 @@ export class EmbeddedStoreCore {
         const best = window
           .sort((left, right) => left.rank - right.rank || right.seq - left.seq)
           .slice(0, contextCandidates.relevant);
-        const rankBySeq = new Map(best.map((row) => [row.seq, row.rank]));
-        const rows = this.#statement<MemoryRow>(
-          `SELECT * FROM memories WHERE seq IN (SELECT value FROM json_each(?))
-             AND tenant_id IS ? AND subject_id = ? AND status = 'active' ORDER BY seq DESC`,
-        ).all(JSON.stringify(best.map((row) => row.seq)), tenantId, subjectId);
-        for (const row of rows) {
-          memories.push({
-            memory: memoryFromRow(row),
-            sequence: row.seq,
-            bm25: rankBySeq.get(row.seq) ?? null,
-          });
-        }
+        for (const row of best) rankBySeq.set(row.seq, row.rank);
       }
-      const seen = new Set(memories.map((candidate) => candidate.memory.id));
-      const addRows = (rows: MemoryRow[]) => {
-        for (const row of rows) {
-          if (seen.has(row.id)) continue;
-          seen.add(row.id);
-          memories.push({ memory: memoryFromRow(row), sequence: row.seq, bm25: null });
-        }
-      };
-      addRows(
-        this.#statement<MemoryRow>(
-          `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? AND status = 'active' ORDER BY seq DESC LIMIT ?`,
-        ).all(tenantId, subjectId, contextCandidates.newest),
+      // Candidate sequences first, whole rows once: the three candidate lists overlap, and
+      // reading (and parsing) each row only once is most of what a context costs.
+      const sequences = new Set(rankBySeq.keys());
+      const newestSeqs = this.#statement<{ seq: number }>(
+        `SELECT seq FROM memories WHERE tenant_id IS ? AND subject_id = ? AND status = 'active' ORDER BY seq DESC LIMIT ?`,
       );
-      addRows(
-        this.#statement<MemoryRow>(
-          `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? AND status = 'active'
-             AND kind = 'architectural_decision' ORDER BY seq DESC LIMIT ?`,
-        ).all(tenantId, subjectId, contextCandidates.decisions),
+      for (const row of newestSeqs.all(tenantId, subjectId, contextCandidates.newest)) {
+        sequences.add(row.seq);
+      }
+      const decisionSeqs = this.#statement<{ seq: number }>(
+        `SELECT seq FROM memories WHERE tenant_id IS ? AND subject_id = ? AND status = 'active'
+           AND kind = 'architectural_decision' ORDER BY seq DESC LIMIT ?`,
       );
+      for (const row of decisionSeqs.all(tenantId, subjectId, contextCandidates.decisions)) {
+        sequences.add(row.seq);
+      }
+      // The FTS rows are only ever this subject's (scoped terms), and only active memories are
+      // indexed; the filters keep it exact anyway.
+      const candidateRows = this.#statement(
+        `SELECT ${memoryRawColumns} FROM memories WHERE seq IN (SELECT value FROM json_each(?))
+           AND tenant_id IS ? AND subject_id = ? AND status = 'active'`,
+      ).raw(true);
+      const memories: MemoryCandidate[] = (
+        candidateRows.all(JSON.stringify([...sequences]), tenantId, subjectId) as MemoryRawRow[]
+      ).map((row) => ({
+        memory: memoryFromRawRow(row),
+        sequence: row[0],
+        bm25: rankBySeq.get(row[0]) ?? null,
+      }));
       const episodes = this.#statement<EpisodeRow>(
         `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND seq > ?
            AND type NOT IN ${hiddenEpisodeTypes} ORDER BY seq DESC LIMIT ?`,
