@@ -25,7 +25,11 @@ export function makeBenchStoreCommand(deps: CliDeps): Command {
     .option("--json", "print the figures as one JSON document")
     .option("--skip-serve", "leave out the HTTP (serve) figures")
     .option("--quick", "smaller sizes (1k, 10k) for a fast look")
-    .option("--serve-seconds <n>", "how long autocannon runs against serve", "8")
+    .option(
+      "--serve-seconds <n>",
+      "how long each serve ingest run lasts (8 clients in another process, then autocannon)",
+      "8",
+    )
     .option(
       "--database-url <url>",
       "measure the Postgres store on this database instead: ingest through 1-3 serve replicas, getContext at 10k/100k, beside the embedded store (writes and then deletes bench-* subjects)",
