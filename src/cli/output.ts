@@ -1,5 +1,6 @@
 import type { RunSummary, ScenarioEvent } from "../scenario/scenario-events.js";
 import type { RealTime } from "../scenario/scenario-runner.js";
+import { formatCommandHint, type StoreFlags } from "../ui/format/command-hint.js";
 import { formatDuration, formatTokens, plural } from "../ui/format/duration.js";
 import {
   describeCollisionCause,
@@ -32,7 +33,11 @@ export function createPlainRunPrinter(stream: OutputStream): (event: ScenarioEve
  * The run summary as aligned lines. Scenario time (the outcome) and real time (the machine) are
  * kept apart and named as such.
  */
-export function formatRunSummary(summary: RunSummary, real?: RealTime): string[] {
+export function formatRunSummary(
+  summary: RunSummary,
+  real?: RealTime,
+  storeFlags: StoreFlags = {},
+): string[] {
   const cause = summary.collisionCause
     ? `; cause: ${describeCollisionCause(summary.collisionCause)}`
     : "";
@@ -85,7 +90,7 @@ export function formatRunSummary(summary: RunSummary, real?: RealTime): string[]
         ? `${summary.brain} — a model: this run is not reproducible (thinking time is the model's real latency)`
         : summary.brain,
     ],
-    ["Timeline", `shared-ctx timeline ${summary.runId}`],
+    ["Timeline", formatCommandHint(["timeline", summary.runId], storeFlags)],
   ];
   const width = Math.max(...rows.map(([label]) => label.length)) + 1;
   return [
@@ -95,8 +100,13 @@ export function formatRunSummary(summary: RunSummary, real?: RealTime): string[]
 }
 
 /** Writes the summary block. */
-export function writeRunSummary(stream: OutputStream, summary: RunSummary, real?: RealTime): void {
-  stream.write(`\n${formatRunSummary(summary, real).join("\n")}\n`);
+export function writeRunSummary(
+  stream: OutputStream,
+  summary: RunSummary,
+  real?: RealTime,
+  storeFlags: StoreFlags = {},
+): void {
+  stream.write(`\n${formatRunSummary(summary, real, storeFlags).join("\n")}\n`);
 }
 
 /** The `--json` document: the summary's fields, every event, and the real time apart. */

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import type { AgentRuntime, RunAblation, UnstampedEvent } from "../agents/agent-runtime.js";
 import type { Brain } from "../agents/brain.js";
 import { runCoder } from "../agents/coder-agent.js";
-import { createOfflineBrain, offlineBrainName } from "../agents/offline-brain.js";
+import { createOfflineBrain } from "../agents/offline-brain.js";
 import { runPlanner } from "../agents/planner-agent.js";
 import { runReviewer } from "../agents/reviewer-agent.js";
 import type { ContextStore } from "../context/context-store.js";
@@ -159,6 +160,8 @@ export function startRun(options: StartRunOptions): RunHandle {
     const signal = options.signal
       ? AbortSignal.any([options.signal, controller.signal])
       : controller.signal;
+    // Every agent's sleeps and builds listen on it: a team of ten is not a leak.
+    setMaxListeners(Math.max(10, scenario.agents.length * 4), signal);
     const slices = decomposeTask(scenario.task);
     const elapsed = () => clock.now() - startedAt;
     const coordination: Coordination =

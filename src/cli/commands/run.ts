@@ -137,7 +137,7 @@ export function makeRunCommand(deps: CliDeps): Command {
           handle.subscribe(createPlainRunPrinter(deps.stdout));
         }
         const summary = await handle.done;
-        writeRunSummary(deps.stdout, summary, handle.realTime());
+        writeRunSummary(deps.stdout, summary, handle.realTime(), options);
       } finally {
         await store.close();
       }
