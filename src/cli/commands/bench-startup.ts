@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import type { CliDeps } from "../cli-deps.js";
 import { FatalError } from "../fatal-error.js";
@@ -8,6 +8,7 @@ import { FatalError } from "../fatal-error.js";
 interface BenchStartupFlags {
   json?: boolean;
   repeats: number;
+  bin?: string;
 }
 
 function parseRepeats(raw: string): number {
@@ -30,6 +31,7 @@ export function makeBenchStartupCommand(deps: CliDeps): Command {
     )
     .option("--json", "print the figures as one JSON document")
     .option("--repeats <n>", "runs per figure (the median is reported)", parseRepeats, 5)
+    .option("--bin <path>", "measure another build's bin/shared-ctx.js (a before/after comparison)")
     .action(async (flags: BenchStartupFlags) => {
       const { formatStartupBenchTable, runStartupBench } = await import(
         "../../bench/startup-bench.js"
@@ -39,6 +41,7 @@ export function makeBenchStartupCommand(deps: CliDeps): Command {
         const result = await runStartupBench({
           dir,
           repeats: flags.repeats,
+          ...(flags.bin !== undefined ? { binPath: resolve(deps.cwd, flags.bin) } : {}),
           onProgress: (message) => deps.stderr.write(`… ${message}\n`),
         });
         deps.stdout.write(
