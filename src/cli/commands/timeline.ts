@@ -1,14 +1,20 @@
 import { Command, Option } from "commander";
 import type { ContextStore, Episode } from "../../context/context-store.js";
 import type { RunTimeline, TimelineFilter } from "../../ui/format/run-timeline.js";
+import type { TimelineClock } from "../../ui/format/timeline-table.js";
 import type { CliDeps } from "../cli-deps.js";
-import { storeSelection } from "../command-helpers.js";
+import { isTerminal, storeSelection } from "../command-helpers.js";
+import { UsageError } from "../fatal-error.js";
 
 interface TimelineCommandOptions {
   json?: boolean;
   agent?: string;
   type?: string;
   follow?: boolean;
+  raw?: boolean;
+  utc?: boolean;
+  plain?: boolean;
+  color: boolean;
   db?: string;
   url?: string;
   store?: "embedded" | "statewave";
@@ -47,6 +53,7 @@ async function follow(
   runId: string,
   filter: TimelineFilter,
   width: number,
+  clock: TimelineClock,
 ): Promise<void> {
   const [
     { fromRunEventEpisode },
@@ -59,7 +66,7 @@ async function follow(
     import("../../ui/format/run-timeline.js"),
     import("../../ui/format/timeline-table.js"),
   ]);
-  const columns = followColumns(width);
+  const columns = followColumns(width, clock);
   const episodes: Episode[] = [];
   const printed = new Set<string>();
   deps.stdout.write(`Following ${runId} (Ctrl-C to stop)\n\n`);
@@ -108,11 +115,36 @@ async function follow(
   deps.stdout.write(`${formatTimelineSections(full, width).join("\n")}\n`);
 }
 
+/**
+ * Refuses an `--agent` or `--type` the run does not have, listing what it has (exit 2): a typo
+ * must not look like a run in which nothing happened.
+ */
+function validateFilter(
+  runId: string,
+  filter: TimelineFilter,
+  choices: { agents: readonly string[]; agentKeys: ReadonlySet<string>; types: readonly string[] },
+): void {
+  if (filter.agent !== undefined && !choices.agentKeys.has(filter.agent.toLowerCase())) {
+    throw new UsageError(
+      `run ${runId} has no agent "${filter.agent}". Its agents: ${choices.agents.join(", ")}`,
+    );
+  }
+  const types = choices.types.map((type) => type.toLowerCase());
+  if (filter.type !== undefined && !types.includes(filter.type.toLowerCase())) {
+    throw new UsageError(
+      `run ${runId} has no "${filter.type}" rows. Its types: ${choices.types.join(", ")}`,
+    );
+  }
+}
+
 /** `shared-ctx timeline <run-id>`: who knew what, when. */
 export function makeTimelineCommand(deps: CliDeps): Command {
   return new Command("timeline")
     .description("the audit trail of a run: every event, the final memory state, who read what")
-    .argument("<run-id>", "a run id (nv-xxxxxxxx or sw-xxxxxxxx); `shared-ctx runs` lists them")
+    .argument(
+      "<run-id>",
+      "a run id (sw-1a2b3c4d), a unique prefix of one (sw-1a, 1a2b), or `last`; `shared-ctx runs` lists them",
+    )
     .option("--json", "print one JSON document instead of the table")
     .option("--agent <name>", "only rows of this agent (id or name)")
     .option(
@@ -120,6 +152,10 @@ export function makeTimelineCommand(deps: CliDeps): Command {
       "only rows of this event or episode type (e.g. module-skip, state_update)",
     )
     .option("--follow", "keep printing new rows of a run in progress (until it ends or Ctrl-C)")
+    .option("--raw", "show the machinery too: CRDT updates, claim encodings as stored")
+    .option("--utc", "times as wall-clock UTC instead of the run's own clock since its start")
+    .option("--plain", "print the table even in a terminal (no interactive view)")
+    .option("--no-color", "draw without colour (NO_COLOR is honoured too)")
     .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
     .option("--url <url>", "Statewave server (default: $STATEWAVE_URL)")
     .addOption(
@@ -130,19 +166,23 @@ export function makeTimelineCommand(deps: CliDeps): Command {
       [
         "",
         "Examples:",
-        "  $ shared-ctx timeline sw-1a2b3c4d",
-        "  $ shared-ctx timeline sw-1a2b3c4d --agent coder --type module-skip",
+        "  $ shared-ctx timeline last",
+        "  $ shared-ctx timeline sw-1a2b --agent coder --type module-skip",
+        "  $ shared-ctx timeline sw-1a2b3c4d --raw --utc",
+        "",
+        "In a terminal: ↑↓ PgUp PgDn g G scroll · / search · a cycle agents · f follow · q quit.",
+        "",
         "  $ shared-ctx timeline sw-1a2b3c4d --json | jq .reads",
         "  $ shared-ctx timeline sw-1a2b3c4d --follow      (while `shared-ctx run` runs elsewhere)",
       ].join("\n"),
     )
-    .action(async (runId: string, options: TimelineCommandOptions) => {
+    .action(async (runIdInput: string, options: TimelineCommandOptions) => {
       // Loaded here, not at the top: the store's driver and the Unicode width tables (string-width)
       // are for this command's action, not for `--help` or the other commands.
       const [
         { describeStoreLocation, openStore },
-        { readRunTimeline },
-        { buildRunTimeline },
+        { readRunTimeline, resolveRunId },
+        { buildRunTimeline, timelineChoices },
         { formatTimelineReport },
       ] = await Promise.all([
         import("../../ui/data/open-store.js"),
@@ -153,12 +193,22 @@ export function makeTimelineCommand(deps: CliDeps): Command {
       const selection = storeSelection(options, deps);
       const storeName = describeStoreLocation(selection).location;
       const store = openStore(selection, { mustExist: true });
-      const filter: TimelineFilter = { agent: options.agent, type: options.type };
+      const filter: TimelineFilter = {
+        agent: options.agent,
+        type: options.type,
+        raw: options.raw === true,
+      };
+      const clock: TimelineClock = options.utc ? "utc" : "scenario";
       const width = deps.stdout.isTTY && deps.stdout.columns ? deps.stdout.columns : pipeWidth;
       try {
-        const timeline = await readRunTimeline(store, runId, { signal: deps.signal, storeName });
-        if (options.follow && !options.json) {
-          await follow(deps, store, runId, filter, width);
+        const found = { signal: deps.signal, storeName };
+        const runId = await resolveRunId(store, runIdInput, found);
+        const timeline = await readRunTimeline(store, runId, found);
+        validateFilter(runId, filter, timelineChoices(timeline));
+        const interactive =
+          isTerminal(deps.stdout) && deps.stdin?.isTTY === true && !options.plain && !options.json;
+        if (options.follow && !options.json && !interactive) {
+          await follow(deps, store, runId, filter, width, clock);
           return;
         }
         const built = buildRunTimeline(runId, timeline, filter);
@@ -166,7 +216,40 @@ export function makeTimelineCommand(deps: CliDeps): Command {
           deps.stdout.write(`${JSON.stringify(timelineDocument(built), null, 2)}\n`);
           return;
         }
-        deps.stdout.write(`${formatTimelineReport(built, width).join("\n")}\n`);
+        if (interactive && isTerminal(deps.stdout)) {
+          const [{ renderTimelineInspector }, { isColorDisabled }, { readFullTimeline }] =
+            await Promise.all([
+              import("../../ui/render-timeline.js"),
+              import("../../ui/theme/tokens.js"),
+              import("../../ui/data/read-run.js"),
+            ]);
+          await renderTimelineInspector({
+            stdout: deps.stdout,
+            ...(deps.stdin ? { stdin: deps.stdin } : {}),
+            timeline: built,
+            clock,
+            follow: options.follow === true,
+            noColor: isColorDisabled(deps.env, !options.color),
+            signal: deps.signal,
+            watch: (onChange) => {
+              // Re-read the whole run on each new episode: cheap next to a person reading it.
+              const subscription = store.watch(
+                runId,
+                (change) => {
+                  if (change.type !== "episode") return;
+                  void readFullTimeline(store, runId).then(
+                    (next) => onChange(buildRunTimeline(runId, next, filter)),
+                    () => undefined,
+                  );
+                },
+                { replay: false },
+              );
+              return () => subscription.close();
+            },
+          });
+          return;
+        }
+        deps.stdout.write(`${formatTimelineReport(built, width, clock).join("\n")}\n`);
       } finally {
         await store.close();
       }

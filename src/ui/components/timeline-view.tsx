@@ -24,7 +24,8 @@ export function TimelineView({ lines, scroll, height }: TimelineViewProps) {
   return (
     <Box flexDirection="column">
       {visible.map(({ line, number }) => {
-        const isHeader = line.startsWith(timelineHeaders.time);
+        const isHeader =
+          line.startsWith(timelineHeaders.time) && !line.startsWith(timelineLegendStart);
         const isHeading = number === 0 || sectionTitles.test(line);
         const isMuted = line.startsWith("─") || line.startsWith(timelineLegendStart);
         return (

@@ -1,5 +1,6 @@
 import type { ContextStore, Timeline } from "../../context/context-store.js";
-import { listRuns, readFullTimeline } from "./read-run.js";
+import { isRunId } from "../../scenario/run-record.js";
+import { listRunIds, listRuns, readFullTimeline } from "./read-run.js";
 import { UnknownRunError } from "./unknown-run-error.js";
 
 /** How many recent run ids an unknown-run error suggests. */
@@ -24,4 +25,39 @@ export async function readRunTimeline(
     });
   }
   return timeline;
+}
+
+/** The word for the newest run wherever a run id is taken. */
+export const lastRunAlias = "last";
+
+/**
+ * The run id a user meant: a whole id, `last` (the newest run), or a unique prefix of one, with or
+ * without its mode prefix (`sw-4e5f`, `4e5f`).
+ * @throws UnknownRunError when nothing matches (listing recent runs) or a prefix matches several
+ */
+export async function resolveRunId(
+  store: ContextStore,
+  input: string,
+  options: { signal?: AbortSignal; storeName?: string } = {},
+): Promise<string> {
+  const unknown = async (matches?: readonly string[]) => {
+    const recent = await listRuns(store, { limit: suggestions, signal: options.signal });
+    return new UnknownRunError({
+      runId: input,
+      recentRunIds: recent.map((run) => run.runId),
+      storeName: options.storeName,
+      ...(matches ? { matches } : {}),
+    });
+  };
+  if (input === lastRunAlias) {
+    const [newest] = await listRuns(store, { limit: 1, signal: options.signal });
+    if (!newest) throw await unknown();
+    return newest.runId;
+  }
+  if (isRunId(input)) return input;
+  const wanted = input.toLowerCase();
+  const ids = await listRunIds(store, options.signal);
+  const matches = ids.filter((id) => id.startsWith(wanted) || id.slice(3).startsWith(wanted));
+  if (matches.length === 1 && matches[0] !== undefined && wanted.length > 0) return matches[0];
+  throw await unknown(matches.length > 1 ? matches.sort() : undefined);
 }

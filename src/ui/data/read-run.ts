@@ -27,7 +27,7 @@ export async function readFullTimeline(
 }
 
 /** Every subject id in the store that names a run. */
-async function listRunIds(store: ContextStore, signal?: AbortSignal): Promise<string[]> {
+export async function listRunIds(store: ContextStore, signal?: AbortSignal): Promise<string[]> {
   const ids: string[] = [];
   for (let offset = 0; ; offset += 200) {
     const page = await store.listSubjects({ limit: 200, offset, signal });

@@ -1,3 +1,4 @@
+import { nonMemoryEpisodeTypes } from "../../context/compile-memories.js";
 import type { Episode, Memory, Timeline } from "../../context/context-store.js";
 import { fromRunEventEpisode } from "../../scenario/run-record.js";
 import type { RunSummary, ScenarioEvent } from "../../scenario/scenario-events.js";
@@ -5,6 +6,7 @@ import { type AgentDirectory, agentDirectoryOf } from "./agent-directory.js";
 import { formatRelative, formatUtcTime } from "./duration.js";
 import { summariseEpisode } from "./episode-summary.js";
 import { describeEvent } from "./event-line.js";
+import { humanizeEncodings } from "./humanize-encodings.js";
 import { describeEscalations } from "./verdict.js";
 
 /** One row of the timeline table. */
@@ -24,6 +26,13 @@ export interface TimelineRow {
    * and in which the run's durations are counted; null for coordination episodes, which have none.
    */
   readonly scenarioRelative: string | null;
+  /**
+   * The table's one clock: the scenario clock; a coordination episode takes the time of the run
+   * event written just before it (it was written at that point of the run).
+   */
+  readonly at: string;
+  /** Internal machinery (CRDT updates, snapshots): hidden unless `--raw`. */
+  readonly machinery: boolean;
   readonly agentId: string | null;
   readonly agent: string;
   /** The scenario event type (`decision-write`) or the episode type (`state_update`). */
@@ -75,6 +84,8 @@ export interface RunTimeline {
 
 /** Filters for the table rows (the other sections are never filtered). */
 export interface TimelineFilter {
+  /** Keep machinery rows (CRDT updates, raw claim encodings). @default false */
+  readonly raw?: boolean;
   /** An agent id or display name, case-insensitive. */
   readonly agent?: string;
   /** An event type (`module-skip`) or episode type (`state_update`), case-insensitive. */
@@ -118,6 +129,8 @@ function rowFor(
   event: ScenarioEvent | undefined,
   agents: AgentDirectory,
   origins: Origins,
+  lastScenarioMs: number,
+  raw: boolean,
 ): TimelineRow {
   const common = {
     episodeId: episode.id,
@@ -125,25 +138,56 @@ function rowFor(
     time: formatUtcTime(episode.createdAt),
     relative: wallRelative(episode, origins),
   };
+  const meaning = (text: string) => (raw ? text : humanizeEncodings(text, agents));
   if (event) {
     const line = describeEvent(event, agents);
+    const scenarioRelative = formatRelative(event.at - origins.scenario);
     return {
       ...common,
-      scenarioRelative: formatRelative(event.at - origins.scenario),
+      scenarioRelative,
+      at: scenarioRelative,
+      machinery: false,
       agentId: line.agentId,
       agent: line.label,
       type: event.type,
-      content: line.text,
+      content: meaning(line.text),
     };
   }
   return {
     ...common,
     scenarioRelative: null,
+    at: formatRelative(Math.max(0, lastScenarioMs)),
+    machinery: nonMemoryEpisodeTypes.has(episode.type),
     agentId: episode.source,
     agent: agents.name(episode.source),
     type: episode.type,
-    content: summariseEpisode(episode),
+    content: meaning(summariseEpisode(episode)),
   };
+}
+
+/** The agents and row types a run has, for validating `--agent` and `--type`. */
+export interface TimelineChoices {
+  /** Display names, in run-start order, then any other source seen. */
+  readonly agents: readonly string[];
+  /** Every agent id and name, lower case (what `--agent` accepts). */
+  readonly agentKeys: ReadonlySet<string>;
+  /** Every row type, in first-seen order (machinery included). */
+  readonly types: readonly string[];
+}
+
+/** What `--agent` and `--type` may name in this run. */
+export function timelineChoices(timeline: Pick<Timeline, "episodes">): TimelineChoices {
+  const built = buildRunTimeline("", { episodes: timeline.episodes, memories: [] }, { raw: true });
+  const agents: string[] = [];
+  const keys = new Set<string>();
+  const types: string[] = [];
+  for (const row of built.rows) {
+    if (row.agentId !== null && !agents.includes(row.agent)) agents.push(row.agent);
+    keys.add(row.agent.toLowerCase());
+    if (row.agentId) keys.add(row.agentId.toLowerCase());
+    if (!types.includes(row.type)) types.push(row.type);
+  }
+  return { agents, agentKeys: keys, types };
 }
 
 function matches(row: TimelineRow, filter: TimelineFilter, agents: AgentDirectory): boolean {
@@ -180,9 +224,15 @@ export function buildRunTimeline(
     scenario: start?.at ?? 0,
   };
   const rows: TimelineRow[] = [];
+  // Asking for a machinery type by name shows it, as --raw would.
+  const raw =
+    filter.raw === true ||
+    (filter.type !== undefined && nonMemoryEpisodeTypes.has(filter.type.toLowerCase()));
+  let lastScenarioMs = 0;
   for (const { episode, event } of pairs) {
-    const row = rowFor(episode, event, agents, origins);
-    if (matches(row, filter, agents)) rows.push(row);
+    if (event) lastScenarioMs = event.at - origins.scenario;
+    const row = rowFor(episode, event, agents, origins, lastScenarioMs, raw);
+    if ((raw || !row.machinery) && matches(row, filter, agents)) rows.push(row);
   }
   return {
     runId,
@@ -194,7 +244,9 @@ export function buildRunTimeline(
     rows,
     activeMemories: timeline.memories.filter((m) => m.status === "active").map(toMemoryRow),
     supersededMemories: timeline.memories.filter((m) => m.status === "superseded").map(toMemoryRow),
-    escalations: describeEscalations(events, agents),
+    escalations: describeEscalations(events, agents).map((line) =>
+      filter.raw ? line : humanizeEncodings(line, agents),
+    ),
     reads: pairs.flatMap(({ episode, event }) =>
       event?.type === "context-read"
         ? [

@@ -2,33 +2,42 @@ import { formatDuration, formatTokens, formatUtcDateTime, plural } from "./durat
 import type { MemoryRow, RunTimeline, TimelineRow } from "./run-timeline.js";
 import { fitWidth, textWidth, wrapText } from "./text-width.js";
 
+/** Which clock the table's Time column is on. */
+export type TimelineClock = "scenario" | "utc";
+
 /** The table's header cells. */
 export const timelineHeaders = {
-  time: "Time (UTC)",
-  relative: "Relative",
-  scenario: "Scenario",
+  time: "Time",
   agent: "Agent",
   type: "Event type",
   content: "Content",
 } as const;
 
+/** The Time header for a clock. */
+function timeHeader(clock: TimelineClock): string {
+  return clock === "utc" ? "Time (UTC)" : timelineHeaders.time;
+}
+
 /** Column widths for the rows at a terminal width; the content column takes what is left. */
 export interface TimelineColumns {
+  readonly clock: TimelineClock;
   readonly time: number;
-  readonly relative: number;
-  /** 0 when the terminal is too narrow for the scenario clock (it stays in `--json`). */
-  readonly scenario: number;
   readonly agent: number;
   readonly type: number;
   readonly content: number;
 }
 
-type Cells = { readonly [Column in keyof TimelineColumns]: string };
+type Cells = {
+  readonly time: string;
+  readonly agent: string;
+  readonly type: string;
+  readonly content: string;
+};
 
 const gap = "  ";
 const minContent = 16;
 const memoryIndent = " ".repeat(14);
-/** From this width the table has room for the Scenario column and long event types. */
+/** From this width the table has room for long event types. */
 const wideTable = 100;
 
 function widest(values: readonly string[], header: string, cap: number): number {
@@ -36,28 +45,28 @@ function widest(values: readonly string[], header: string, cap: number): number 
 }
 
 /** The columns before the content, with their gaps. */
-function fixedWidth(columns: Omit<TimelineColumns, "content">): number {
-  const shown = [columns.time, columns.relative, columns.scenario, columns.agent, columns.type];
-  return shown.reduce((sum, column) => sum + (column > 0 ? column + gap.length : 0), 0);
+function fixedWidth(columns: Pick<TimelineColumns, "time" | "agent" | "type">): number {
+  return columns.time + columns.agent + columns.type + 3 * gap.length;
+}
+
+/** A row's Time cell on a clock. */
+export function rowTime(row: TimelineRow, clock: TimelineClock): string {
+  return clock === "utc" ? row.time : row.at;
 }
 
 /** Widths that fit `width` columns: fixed columns sized to their longest value, content wraps. */
-export function timelineColumns(rows: readonly TimelineRow[], width: number): TimelineColumns {
+export function timelineColumns(
+  rows: readonly TimelineRow[],
+  width: number,
+  clock: TimelineClock = "scenario",
+): TimelineColumns {
   const wide = width >= wideTable;
   const fixed = {
-    time: 12,
-    relative: widest(
-      rows.map((row) => row.relative),
-      timelineHeaders.relative,
-      10,
+    time: widest(
+      rows.map((row) => rowTime(row, clock)),
+      timeHeader(clock),
+      12,
     ),
-    scenario: wide
-      ? widest(
-          rows.map((row) => row.scenarioRelative ?? ""),
-          timelineHeaders.scenario,
-          10,
-        )
-      : 0,
     agent: widest(
       rows.map((row) => row.agent),
       timelineHeaders.agent,
@@ -69,27 +78,23 @@ export function timelineColumns(rows: readonly TimelineRow[], width: number): Ti
       wide ? 22 : 14,
     ),
   };
-  return { ...fixed, content: Math.max(minContent, width - fixedWidth(fixed)) };
+  return { clock, ...fixed, content: Math.max(minContent, width - fixedWidth(fixed)) };
 }
 
 /** Column widths for rows not known in advance (`timeline --follow`). */
-export function followColumns(width: number): TimelineColumns {
+export function followColumns(width: number, clock: TimelineClock = "scenario"): TimelineColumns {
   const fixed = {
-    time: 12,
-    relative: 9,
-    scenario: width >= wideTable ? 9 : 0,
+    time: clock === "utc" ? 12 : 8,
     agent: 12,
     // Wide enough for "architectural_decision" where there is room, as in the full table.
     type: width >= wideTable ? 22 : 16,
   };
-  return { ...fixed, content: Math.max(minContent, width - fixedWidth(fixed)) };
+  return { clock, ...fixed, content: Math.max(minContent, width - fixedWidth(fixed)) };
 }
 
 function cellsLine(columns: TimelineColumns, cells: Cells): string {
   return [
     fitWidth(cells.time, columns.time),
-    fitWidth(cells.relative, columns.relative),
-    ...(columns.scenario > 0 ? [fitWidth(cells.scenario, columns.scenario)] : []),
     fitWidth(cells.agent, columns.agent),
     fitWidth(cells.type, columns.type),
     cells.content,
@@ -99,22 +104,37 @@ function cellsLine(columns: TimelineColumns, cells: Cells): string {
 }
 
 /** How the legend line starts (the Ink view draws it muted). */
-export const timelineLegendStart = "Relative: wall clock since the run started";
+export const timelineLegendStart = "Time:";
 
-/** The line above the table that says which clock each time column is on. */
+/** The line above the table that says which clock the Time column is on. */
 export function formatTimelineLegend(columns: TimelineColumns): string {
-  return columns.scenario > 0
-    ? `${timelineLegendStart} · Scenario: the run's own clock, scaled by --speed`
-    : `${timelineLegendStart} (scenario clock: --json, ≥100 cols)`;
+  return columns.clock === "utc"
+    ? `${timelineLegendStart} when each row was written (UTC, wall clock)`
+    : `${timelineLegendStart} since the run started, on the run's own clock (--utc for wall-clock time)`;
 }
 
-/** The legend (which clock is which), the header line and the rule under it. */
+/** The legend (which clock it is), the header line and the rule under it. */
 export function formatTimelineHeader(columns: TimelineColumns, width: number): string[] {
   const total = fixedWidth(columns) + columns.content;
   return [
     ...wrapText(formatTimelineLegend(columns), width),
-    cellsLine(columns, timelineHeaders),
+    cellsLine(columns, { ...timelineHeaders, time: timeHeader(columns.clock) }),
     "─".repeat(Math.min(width, total)),
+  ];
+}
+
+/** One row laid out in `columns`: its first line, then its content's continuation lines. */
+export function formatTimelineRow(row: TimelineRow, columns: TimelineColumns): string[] {
+  const [first = "", ...rest] = wrapText(row.content, columns.content);
+  const blank = { time: "", agent: "", type: "" };
+  return [
+    cellsLine(columns, {
+      time: rowTime(row, columns.clock),
+      agent: row.agent,
+      type: row.type,
+      content: first,
+    }),
+    ...rest.map((more) => cellsLine(columns, { ...blank, content: more })),
   ];
 }
 
@@ -123,28 +143,16 @@ export function formatTimelineRows(
   rows: readonly TimelineRow[],
   columns: TimelineColumns,
 ): string[] {
-  const lines: string[] = [];
-  for (const row of rows) {
-    const [first = "", ...rest] = wrapText(row.content, columns.content);
-    lines.push(
-      cellsLine(columns, {
-        time: row.time,
-        relative: row.relative,
-        scenario: row.scenarioRelative ?? "",
-        agent: row.agent,
-        type: row.type,
-        content: first,
-      }),
-    );
-    const blank = { time: "", relative: "", scenario: "", agent: "", type: "" };
-    for (const more of rest) lines.push(cellsLine(columns, { ...blank, content: more }));
-  }
-  return lines;
+  return rows.flatMap((row) => formatTimelineRow(row, columns));
 }
 
 /** The header line and a rule, then each row with its content wrapped into the last column. */
-export function formatTimelineTable(rows: readonly TimelineRow[], width: number): string[] {
-  const columns = timelineColumns(rows, width);
+export function formatTimelineTable(
+  rows: readonly TimelineRow[],
+  width: number,
+  clock: TimelineClock = "scenario",
+): string[] {
+  const columns = timelineColumns(rows, width, clock);
   return [
     ...formatTimelineHeader(columns, width),
     ...(rows.length > 0 ? formatTimelineRows(rows, columns) : ["(no events match)"]),
@@ -188,11 +196,15 @@ export function formatTimelineHeading(timeline: RunTimeline, width: number): str
  * The whole report: a heading, the table, then the final memory state, escalations with their
  * resolutions, and which agent read what. Plain lines: the Ink view shows the same lines.
  */
-export function formatTimelineReport(timeline: RunTimeline, width: number): string[] {
+export function formatTimelineReport(
+  timeline: RunTimeline,
+  width: number,
+  clock: TimelineClock = "scenario",
+): string[] {
   return [
     ...formatTimelineHeading(timeline, width),
     "",
-    ...formatTimelineTable(timeline.rows, width),
+    ...formatTimelineTable(timeline.rows, width, clock),
     ...formatTimelineSections(timeline, width),
   ];
 }
@@ -225,7 +237,7 @@ export function formatTimelineSections(timeline: RunTimeline, width: number): st
       timeline.reads.flatMap((read) =>
         wrapIndented(
           "  ",
-          `${read.relative} ${read.agent} read ${plural(read.memoryCount, "memory", "memories")} for "${read.task}"${
+          `${read.scenarioRelative} ${read.agent} read ${plural(read.memoryCount, "memory", "memories")} for "${read.task}"${
             read.decisions.length > 0 ? `: ${read.decisions.join("; ")}` : ""
           }${read.disputes.length > 0 ? ` (disputes: ${read.disputes.join("; ")})` : ""}`,
           width,

@@ -8,7 +8,11 @@ import {
   formatTimelineTable,
 } from "../../../src/ui/format/timeline-table.js";
 import { episodesOf, memory, stateUpdateEpisode } from "../../support/fixtures/run-episodes.js";
-import { naiveCollisionEvents, statewaveAvoidedEvents } from "../../support/fixtures/run-events.js";
+import {
+  escalationEvents,
+  naiveCollisionEvents,
+  statewaveAvoidedEvents,
+} from "../../support/fixtures/run-events.js";
 
 function statewaveTimeline(filter = {}) {
   const episodes = episodesOf(statewaveAvoidedEvents());
@@ -48,12 +52,34 @@ describe("buildRunTimeline", () => {
     expect(timeline.mode).toBe("statewave");
   });
 
-  it("summarises coordination episodes without base64", () => {
-    const row = statewaveTimeline().rows.find((candidate) => candidate.type === "state_update");
+  it("hides machinery unless raw, and summarises it without base64", () => {
+    expect(statewaveTimeline().rows.some((row) => row.type === "state_update")).toBe(false);
+    const row = statewaveTimeline({ raw: true }).rows.find(
+      (candidate) => candidate.type === "state_update",
+    );
     expect(row?.content).toBe("update=[48 bytes] namespace=modules");
     expect(row?.relative).toBe("T+0.2s");
-    // Coordination episodes have no scenario time; they are not given a neighbour's.
+    // Coordination episodes have no scenario time of their own: the table's one clock gives them
+    // the time of the run event written just before.
     expect(row?.scenarioRelative).toBeNull();
+    expect(row?.machinery).toBe(true);
+    expect(row?.at).toMatch(/^T\+\d+\.\ds$/);
+    // Asking for a machinery type by name shows it.
+    expect(statewaveTimeline({ type: "state_update" }).rows).toHaveLength(1);
+  });
+
+  it("says claim encodings as meaning unless raw", () => {
+    const escalations = buildRunTimeline("sw-99887766", {
+      episodes: episodesOf(escalationEvents()),
+      memories: [],
+    }).escalations.join("\n");
+    expect(escalations).not.toMatch(/claimed-by:/);
+    const raw = buildRunTimeline(
+      "sw-99887766",
+      { episodes: episodesOf(escalationEvents()), memories: [] },
+      { raw: true },
+    ).escalations.join("\n");
+    expect(escalations === raw || /claimed-by:|deprecated-by:/.test(raw)).toBe(true);
   });
 
   it("puts episodes and run events on one clock: same wall time, same Relative", () => {
@@ -112,17 +138,13 @@ describe.each([80, 120])("the timeline report at %i columns", (width) => {
     for (const line of lines) expect(textWidth(line)).toBeLessThanOrEqual(width);
   });
 
-  it("has the table header, the memory state, escalations and reads", () => {
-    // The Scenario column needs room: from 100 columns; narrower, the legend says where it went.
-    expect(lines.find((line) => line.startsWith("Time (UTC)"))).toMatch(
-      width >= 100
-        ? /^Time \(UTC\)\s+Relative\s+Scenario\s+Agent\s+Event type\s+Content$/
-        : /^Time \(UTC\)\s+Relative\s+Agent\s+Event type\s+Content$/,
+  it("has the table header on one clock, the memory state, escalations and reads", () => {
+    expect(lines.find((line) => line.startsWith("Time "))).toMatch(
+      /^Time\s+Agent\s+Event type\s+Content$/,
     );
-    expect(lines).toContain(
-      width >= 100
-        ? "Relative: wall clock since the run started · Scenario: the run's own clock, scaled by --speed"
-        : "Relative: wall clock since the run started (scenario clock: --json, ≥100 cols)",
+    expect(lines.join(" ")).toContain("Time: since the run started, on the run's own clock");
+    expect(formatTimelineReport(statewaveTimeline(), width, "utc").join("\n")).toMatch(
+      /^Time \(UTC\)\s+Agent\s+Event type\s+Content$/m,
     );
     expect(lines).toContain("Final memory state: 1 active, 1 superseded");
     expect(lines.join("\n")).toContain("active      [architectural_decision, confidence 0.90]");
@@ -131,7 +153,7 @@ describe.each([80, 120])("the timeline report at %i columns", (width) => {
     );
     expect(lines).toContain("Who read what");
     expect(lines.join("\n")).toMatch(
-      /T\+0\.3s Coder read 1 memory for "Implement the auth modules"/,
+      /T\+2\.5s Coder read 1 memory for "Implement the auth modules"/,
     );
   });
 
