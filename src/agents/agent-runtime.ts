@@ -1,7 +1,7 @@
-import type { Clock } from "../scenario/clock.js";
-import type { Coordination } from "../scenario/pipelines/coordination.js";
-import type { CollisionCause, Mechanism, ScenarioEvent } from "../scenario/scenario-events.js";
-import type { AgentSpec, Scenario } from "../scenario/scenario-schema.js";
+import type { Clock } from "../coordination/clock.js";
+import type { Coordination } from "../coordination/coordination.js";
+import type { CollisionCause, Mechanism, ScenarioEvent } from "../coordination/run-events.js";
+import type { AgentSpec, Scenario } from "../coordination/scenario-schema.js";
 import type { Brain } from "./brain.js";
 
 /** An event before the runner stamps it with the run id and the time. */

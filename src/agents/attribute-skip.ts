@@ -1,5 +1,5 @@
-import type { KnownState } from "../scenario/pipelines/coordination.js";
-import type { Mechanism } from "../scenario/scenario-events.js";
+import type { KnownState } from "../coordination/coordination.js";
+import type { Mechanism } from "../coordination/run-events.js";
 import type { ModuleStepChoice } from "./brain.js";
 
 /**

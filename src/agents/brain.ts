@@ -1,29 +1,13 @@
-import type { PlannedDecision } from "../scenario/scenario-schema.js";
+import type { BuildResult, KnownDecision, KnownDispute } from "../coordination/knowledge.js";
+import type { PlannedDecision } from "../coordination/scenario-schema.js";
+
+export type { BuildResult, KnownDecision, KnownDispute } from "../coordination/knowledge.js";
 
 /**
  * What an agent thinks with. The agent loops (planner, coder, reviewer) are the same in both
  * pipelines and with every brain; a brain only answers the questions an agent asks at each step.
  * Two brains ship: the offline deterministic one (default) and an LLM one (`LLM_MODEL`).
  */
-
-/** A decision as an agent knows it (from a memory, a message or the shared state). */
-export interface KnownDecision {
-  target: string;
-  /** "deprecate" | "keep" (other values are passed through from models). */
-  value: string;
-  /** The agent that decided it. */
-  by: string;
-  content: string;
-  /** When it was published, in scenario milliseconds (unknown for decisions from outside a run). */
-  at?: number;
-}
-
-/** A field two agents set to different values, escalated and not resolved yet. */
-export interface KnownDispute {
-  /** The module (or key) in dispute. */
-  target: string;
-  contenders: Array<{ agentId: string; value: string }>;
-}
 
 /** What a Planner knows when it decides. */
 export interface PlannerInput {
@@ -60,14 +44,6 @@ export interface ModuleStepInput {
 export type ModuleStepChoice =
   | { action: "build" }
   | { action: "skip"; reason: string; causedBy: string | null };
-
-/** One module as built by one agent. */
-export interface BuildResult {
-  module: string;
-  agentId: string;
-  tokens: number;
-  ms: number;
-}
 
 /** What the Reviewer sees at the end. */
 export interface ReviewInput {

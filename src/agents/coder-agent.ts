@@ -1,5 +1,5 @@
-import type { InvalidationNotice } from "../scenario/pipelines/coordination.js";
-import type { Mechanism } from "../scenario/scenario-events.js";
+import type { InvalidationNotice } from "../coordination/coordination.js";
+import type { Mechanism } from "../coordination/run-events.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { mechanismOfSkip } from "./attribute-skip.js";
 import { describePlan } from "./offline-brain.js";

@@ -1,7 +1,7 @@
 import type { LanguageModel } from "ai";
 import { z } from "zod";
+import { decisionValueSchema, moduleNameSchema } from "../coordination/scenario-schema.js";
 import { generateStructured } from "../llm/generate-structured.js";
-import { decisionValueSchema, moduleNameSchema } from "../scenario/scenario-schema.js";
 import type { Brain, BrainCallOptions, ReviewFinding } from "./brain.js";
 import { openDisputesOf } from "./open-disputes.js";
 

@@ -1,5 +1,4 @@
-import { decisionsFromText, type PlannedModule, planFromText } from "../scenario/decompose-task.js";
-import type { PlannedDecision } from "../scenario/scenario-schema.js";
+import type { PlannedDecision } from "../coordination/scenario-schema.js";
 import type {
   Brain,
   BuildResult,
@@ -11,6 +10,7 @@ import type {
   ReviewInput,
   ReviewReport,
 } from "./brain.js";
+import { decisionsFromText, type PlannedModule, planFromText } from "./decompose-task.js";
 import { openDisputesOf } from "./open-disputes.js";
 
 /** The name the output shows for the offline brain. */

@@ -1,5 +1,5 @@
-import type { ArbitrationRequest } from "../scenario/pipelines/coordination.js";
-import type { PlannedDecision } from "../scenario/scenario-schema.js";
+import type { ArbitrationRequest } from "../coordination/coordination.js";
+import type { PlannedDecision } from "../coordination/scenario-schema.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { describeNothingFound } from "./offline-brain.js";
 

@@ -3,7 +3,7 @@ import { basename, extname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
-import { decomposeTask } from "./decompose-task.js";
+import { decomposeTask } from "../agents/decompose-task.js";
 import { defaultScenarioName } from "./default-scenario.js";
 import { expectedFromIssue } from "./expected-from-issue.js";
 import { type Scenario, scenarioSchema } from "./scenario-schema.js";

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { decomposeTask } from "../../src/agents/decompose-task.js";
 import {
   createOfflineBrain,
   describeNothingFound,
@@ -6,7 +7,6 @@ import {
   offlineBrainName,
   planModulesWithOrigin,
 } from "../../src/agents/offline-brain.js";
-import { decomposeTask } from "../../src/scenario/decompose-task.js";
 
 const brain = createOfflineBrain();
 const deprecation = {

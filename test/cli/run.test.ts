@@ -76,7 +76,8 @@ describe("shared-ctx run", () => {
 
   it("runs a free-text task", async () => {
     const { deps, stdout } = fakeDeps();
-    const task = "Build a payment service. Deprecate legacy Stripe v1 module.";
+    // A task that contradicts itself: the work it asks for touches what it retires.
+    const task = "Retire legacy-cache. Build redis-cache and port legacy-cache to it.";
     const code = await runCli(
       ["run", "--mode", "naive", "--task", task, "--json", ...fast, "--db", "s.db"],
       deps,
@@ -85,7 +86,7 @@ describe("shared-ctx run", () => {
     expect(JSON.parse(stdout())).toMatchObject({
       scenario: "custom",
       collision: true,
-      wastedModules: ["legacy-stripe-v1"],
+      wastedModules: ["legacy-cache"],
     });
   });
 

@@ -1,7 +1,7 @@
 import type { UnstampedEvent } from "../../agents/agent-runtime.js";
 import type { BuildResult, KnownDecision, KnownDispute } from "../../agents/brain.js";
 import type { BusMessage, MessageBus } from "../../context/message-bus.js";
-import type { Coordination, KnownState } from "./coordination.js";
+import type { Coordination, KnownState } from "../../coordination/coordination.js";
 import { estimateTokens, resultReport } from "./read-tokens.js";
 
 /**

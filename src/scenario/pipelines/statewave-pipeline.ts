@@ -2,11 +2,11 @@ import { isOn, type RunAblation, type UnstampedEvent } from "../../agents/agent-
 import type { BuildResult } from "../../agents/brain.js";
 import type { ContextStore, Episode } from "../../context/context-store.js";
 import { SharedContext } from "../../context/shared-context.js";
+import type { Coordination } from "../../coordination/coordination.js";
 import type { Escalation } from "../../crdt/escalation.js";
 import { SharedState } from "../../crdt/shared-state.js";
 import type { Clock } from "../clock.js";
 import type { Scenario } from "../scenario-schema.js";
-import type { Coordination } from "./coordination.js";
 import { resultReport } from "./read-tokens.js";
 import { arbitrateEscalations } from "./statewave/arbitration.js";
 import { claimModule } from "./statewave/atomic-claim.js";

@@ -1,7 +1,7 @@
+import type { ArbitrationRequest } from "../../../coordination/coordination.js";
 import type { Escalation } from "../../../crdt/escalation.js";
 import type { SharedState } from "../../../crdt/shared-state.js";
 import type { Clock } from "../../clock.js";
-import type { ArbitrationRequest } from "../coordination.js";
 import { stringOf } from "./read-context.js";
 
 /** What {@link arbitrateEscalations} needs. */

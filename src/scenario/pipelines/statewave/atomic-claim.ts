@@ -1,9 +1,9 @@
 import type { UnstampedEvent } from "../../../agents/agent-runtime.js";
+import type { ClaimOutcome } from "../../../coordination/coordination.js";
 import { Disputed } from "../../../crdt/disputed.js";
 import type { Escalation } from "../../../crdt/escalation.js";
 import type { SharedState } from "../../../crdt/shared-state.js";
 import type { Clock } from "../../clock.js";
-import type { ClaimOutcome } from "../coordination.js";
 import { claimedPrefix, modulesNamespace } from "./read-context.js";
 
 /** How many waits of `thinkMs / 4` a Coder gives an escalated claim to be settled before it gives up. */

@@ -1,6 +1,6 @@
 import type { UnstampedEvent } from "../../../agents/agent-runtime.js";
 import type { SharedContext } from "../../../context/shared-context.js";
-import type { InvalidationNotice } from "../coordination.js";
+import type { InvalidationNotice } from "../../../coordination/coordination.js";
 import type { DecisionIndex } from "./decision-index.js";
 
 interface Watcher {

@@ -1,9 +1,9 @@
 import { isOn, type RunAblation, type UnstampedEvent } from "../../../agents/agent-runtime.js";
 import type { KnownDecision, KnownDispute } from "../../../agents/brain.js";
 import type { ContextRead, MemoryDispute, SharedContext } from "../../../context/shared-context.js";
+import type { KnownState } from "../../../coordination/coordination.js";
 import type { Escalation } from "../../../crdt/escalation.js";
 import type { SharedState } from "../../../crdt/shared-state.js";
-import type { KnownState } from "../coordination.js";
 import { estimateTokens } from "../read-tokens.js";
 import type { DecisionIndex } from "./decision-index.js";
 

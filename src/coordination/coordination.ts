@@ -1,5 +1,5 @@
-import type { BuildResult, KnownDecision, KnownDispute } from "../../agents/brain.js";
-import type { PlannedDecision } from "../scenario-schema.js";
+import type { BuildResult, KnownDecision, KnownDispute } from "./knowledge.js";
+import type { PlannedDecision } from "./scenario-schema.js";
 
 /**
  * The only thing that differs between the modes. The agent loops call these methods at the same

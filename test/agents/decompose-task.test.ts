@@ -6,7 +6,7 @@ import {
   planFromText,
   splitClauses,
   toModuleName,
-} from "../../src/scenario/decompose-task.js";
+} from "../../src/agents/decompose-task.js";
 
 /** Everyday phrasings → the decisions ("deprecate x", "keep y") and the Coder's plan. */
 const phrasings: ReadonlyArray<[task: string, decisions: string[], plan: string[]]> = [

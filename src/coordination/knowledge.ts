@@ -1,0 +1,31 @@
+/**
+ * What agents know of each other's work, in the words both the agents and the coordination layer
+ * use: decisions, disputes and finished builds.
+ */
+
+/** A decision as an agent knows it (from a memory, a message or the shared state). */
+export interface KnownDecision {
+  target: string;
+  /** "deprecate" | "keep" (other values are passed through from models). */
+  value: string;
+  /** The agent that decided it. */
+  by: string;
+  content: string;
+  /** When it was published, in scenario milliseconds (unknown for decisions from outside a run). */
+  at?: number;
+}
+
+/** A field two agents set to different values, escalated and not resolved yet. */
+export interface KnownDispute {
+  /** The module (or key) in dispute. */
+  target: string;
+  contenders: Array<{ agentId: string; value: string }>;
+}
+
+/** One module as built by one agent. */
+export interface BuildResult {
+  module: string;
+  agentId: string;
+  tokens: number;
+  ms: number;
+}

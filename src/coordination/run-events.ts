@@ -1,0 +1,241 @@
+/**
+ * The one typed event stream a scenario run emits. The Ink UI, the plain output and `--json`
+ * all consume exactly these events, so what a user sees is what the run did.
+ *
+ * Tags are noun-action (`agent-start`, `module-end`). `at` is milliseconds since the run started,
+ * on the run's scenario clock: it depends only on the scenario, the mode and the seed, never on
+ * `--speed`, machine load or the store's latency.
+ */
+
+/**
+ * How the agents coordinate:
+ * - `naive`: isolated; each agent sees only its own brief, and reports to the Reviewer.
+ * - `broadcast`: the strongest message passing: every decision, claim and result goes to every
+ *   agent, read at the same points where a shared-context agent reads its context.
+ * - `statewave`: the shared context (read before acting, publish decisions, claim modules).
+ */
+export type RunMode = "naive" | "broadcast" | "statewave";
+
+/** Every mode, in the order a comparison shows them. */
+export const runModes: readonly RunMode[] = ["naive", "broadcast", "statewave"];
+
+/**
+ * The coordination mechanisms a difference between modes is attributed to. Each avoided conflict,
+ * cancelled build and collision names one; each can be switched off alone (`RunAblation`).
+ * - `read-before-act`: the agent read the decision before acting on the module.
+ * - `mid-build invalidation`: a decision landed after the agent last read, and it was told at once.
+ * - `atomic claim`: two agents claimed one module; exactly one got it.
+ * - `dispute surfaced`: agents decided one module differently; it was held, not silently won.
+ * - `history for a late joiner`: the decision was made before the agent joined; it read it anyway.
+ * - `bounded context`: what an agent must read stays within a token budget as the team grows.
+ */
+export type Mechanism =
+  | "read-before-act"
+  | "mid-build invalidation"
+  | "atomic claim"
+  | "dispute surfaced"
+  | "history for a late joiner"
+  | "bounded context";
+
+/** Every mechanism, in the order the output lists them. */
+export const mechanisms: readonly Mechanism[] = [
+  "read-before-act",
+  "mid-build invalidation",
+  "atomic claim",
+  "dispute surfaced",
+  "history for a late joiner",
+  "bounded context",
+];
+
+/**
+ * Why a collision happened: the mechanism that would have prevented it and that the mode lacked,
+ * or `decided after the work` when the decision came after the build ended (nothing could help).
+ */
+export type CollisionCause = Exclude<Mechanism, "bounded context"> | "decided after the work";
+/** What an agent does: planners decide the architecture, coders build modules, reviewers review at the end. */
+export type AgentRole = "planner" | "coder" | "reviewer";
+
+/** One agent of the run, as `run-start` introduces it to the UI and the plain output. */
+export interface AgentInfo {
+  /** The agent's id: `agentId` in every other event. */
+  readonly id: string;
+  /** What the agent does in the run. */
+  readonly role: AgentRole;
+  /** Display name, e.g. "Planner". */
+  readonly name: string;
+  /** A colour name Ink understands ("cyan", "magenta", "#ff8800"). */
+  readonly color: string;
+}
+
+/** What a run cost and what it wasted. */
+export interface RunSummary {
+  readonly runId: string;
+  readonly mode: RunMode;
+  readonly scenario: string;
+  readonly task: string;
+  /** Which brain the agents thought with: "offline (deterministic)" or "openai/gpt-4o-mini". */
+  readonly brain: string;
+  /** True when agents contradicted each other and the work was done anyway (found at review). */
+  readonly collision: boolean;
+  /** Contradictions the coordination prevented before (or while) the work was done. */
+  readonly conflictsAvoided: number;
+  /** The avoided conflicts by the mechanism that avoided them. */
+  readonly avoidedBy: Readonly<Partial<Record<Mechanism, number>>>;
+  /** Why the first collision happened (null when there was none). */
+  readonly collisionCause: CollisionCause | null;
+  readonly escalations: number;
+  /** Disputes still open at the review (agents decided one module differently; nobody settled it). */
+  readonly openDisputes: number;
+  /**
+   * What the agents had to read before acting, in tokens (about 4 characters each): a broadcast
+   * inbox grows with every message of every agent; a context bundle is bounded by its budget.
+   */
+  readonly read: { readonly tokens: number; readonly largest: number; readonly reads: number };
+  /** True when the outcome is reproducible from scenario, mode and seed (the offline brain). */
+  readonly reproducible: boolean;
+  readonly wasted: { readonly modules: number; readonly tokens: number; readonly ms: number };
+  readonly totals: { readonly tokens: number; readonly ms: number };
+  /** Modules built in vain, by name. */
+  readonly wastedModules: readonly string[];
+}
+
+interface EventBase {
+  readonly runId: string;
+  readonly at: number;
+}
+
+/**
+ * Everything a run emits, in order, discriminated by `type`. Consumers switch over it with
+ * `default: checkExhaustive(event)`, so a new event type is a compile error until handled.
+ */
+export type ScenarioEvent =
+  | (EventBase & {
+      readonly type: "run-start";
+      readonly mode: RunMode;
+      readonly scenario: string;
+      readonly task: string;
+      readonly brain: string;
+      readonly agents: readonly AgentInfo[];
+    })
+  | (EventBase & {
+      readonly type: "agent-start";
+      readonly agentId: string;
+      readonly taskSlice: string;
+    })
+  /** A free-text line an agent says about what it is doing ("Reading shared context before starting…"). */
+  | (EventBase & {
+      readonly type: "agent-log";
+      readonly agentId: string;
+      readonly text: string;
+      /**
+       * Set when the line reports a dispute still open at the review (agents decided `target`
+       * differently and nobody settled it). Not a collision: no work was wasted on it.
+       */
+      readonly openDispute?: {
+        readonly target: string;
+        readonly contenders: readonly { agentId: string; value: string }[];
+      };
+    })
+  /**
+   * What the agent read before acting: the shared context (`beforeActing`) or its inbox (message
+   * modes). `memoryIds` is empty for an inbox.
+   */
+  | (EventBase & {
+      readonly type: "context-read";
+      readonly agentId: string;
+      readonly task: string;
+      readonly memoryIds: readonly string[];
+      /** One line per decision the agent now knows about. */
+      readonly decisions: readonly string[];
+      readonly disputes: readonly string[];
+      /** How much it had to read, in tokens (about 4 characters each). */
+      readonly tokens?: number;
+    })
+  /** Message modes: a message on the bus. */
+  | (EventBase & {
+      readonly type: "message-send";
+      readonly from: string;
+      readonly to: string;
+      readonly content: string;
+    })
+  /** An agent published a decision (statewave: an episode compiled into a memory; naive: a message). */
+  | (EventBase & {
+      readonly type: "decision-write";
+      readonly agentId: string;
+      readonly kind: string;
+      /** What it is about, e.g. a module name. */
+      readonly target: string;
+      /** e.g. "deprecate", "build", "owner:coder-1". */
+      readonly value: string;
+      readonly content: string;
+    })
+  | (EventBase & {
+      readonly type: "module-claim";
+      readonly agentId: string;
+      readonly module: string;
+    })
+  | (EventBase & {
+      readonly type: "module-start";
+      readonly agentId: string;
+      readonly module: string;
+      readonly estimatedMs: number;
+    })
+  | (EventBase & {
+      readonly type: "module-end";
+      readonly agentId: string;
+      readonly module: string;
+      readonly tokens: number;
+      readonly ms: number;
+    })
+  | (EventBase & {
+      readonly type: "module-skip";
+      readonly agentId: string;
+      readonly module: string;
+      readonly reason: string;
+      /** The agent whose decision caused the skip. */
+      readonly causedBy: string | null;
+      /** The mechanism that avoided the conflict (null: a skip that avoided nothing). */
+      readonly mechanism?: Mechanism | null;
+    })
+  /** Work in flight stopped because a decision it depended on changed. */
+  | (EventBase & {
+      readonly type: "module-cancel";
+      readonly agentId: string;
+      readonly module: string;
+      readonly reason: string;
+      readonly causedBy: string | null;
+      readonly tokensSpent: number;
+      readonly msSpent: number;
+      /** The mechanism that stopped it (always `mid-build invalidation` today). */
+      readonly mechanism?: Mechanism;
+    })
+  | (EventBase & {
+      readonly type: "escalation";
+      readonly escalationId: string;
+      readonly namespace: string;
+      readonly key: string;
+      readonly contenders: readonly { agentId: string; value: string }[];
+    })
+  | (EventBase & {
+      readonly type: "escalation-resolve";
+      readonly escalationId: string;
+      readonly by: string;
+      readonly value: string;
+    })
+  /** Found after the fact (naive: by the Reviewer): work that contradicts a decision. */
+  | (EventBase & {
+      readonly type: "collision";
+      readonly module: string;
+      readonly detectedBy: string;
+      readonly agents: readonly string[];
+      readonly description: string;
+      readonly wastedTokens: number;
+      readonly wastedMs: number;
+      /** The mechanism that would have prevented it, which this mode lacked. */
+      readonly cause?: CollisionCause;
+    })
+  | (EventBase & { readonly type: "agent-end"; readonly agentId: string })
+  | (EventBase & { readonly type: "run-end"; readonly summary: RunSummary });
+
+/** The event tags: `"run-start"`, `"agent-log"`, `"module-cancel"`, … */
+export type ScenarioEventType = ScenarioEvent["type"];
