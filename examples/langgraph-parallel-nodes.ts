@@ -16,7 +16,7 @@ import {
   StateGraph,
 } from "@langchain/langgraph";
 import { EmbeddedStore } from "../src/index.js";
-import { nodeStore, SyncedStore } from "../src/langgraph.js";
+import { SyncedStore } from "../src/langgraph.js";
 
 const State = Annotation.Root({
   done: Annotation<string[]>({ reducer: (left, right) => left.concat(right), default: () => [] }),
@@ -25,7 +25,8 @@ const State = Annotation.Root({
 /** A node that reads the trip, thinks, then writes its part of it. */
 function planner(part: Record<string, unknown>) {
   return async (_state: unknown, config: LangGraphRunnableConfig) => {
-    const store = nodeStore(config);
+    const store = config.store; // SyncedStore attributes each write to the node making it
+    if (!store) throw new Error("compile the graph with a store");
     await store.get(["trips"], "berlin");
     await new Promise((resolve) => setTimeout(resolve, 10)); // "thinking": both nodes read first
     await store.put(["trips"], "berlin", part);
@@ -56,7 +57,9 @@ console.log("SyncedStore:  ", JSON.stringify(trip?.value));
 for (const escalation of await synced.escalations()) {
   const sides = escalation.contenders.map((contender) => `${contender.agentId}=${contender.value}`);
   console.log(`escalated:     ${escalation.key}: ${sides.join(" vs ")}`);
+  await synced.resolve(escalation.id, 1000, { by: "lead" });
 }
+console.log("resolved:     ", JSON.stringify((await synced.get(["trips"], "berlin"))?.value));
 
 await synced.close();
 await contextStore.close();
