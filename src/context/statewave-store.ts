@@ -19,6 +19,7 @@ import type {
   WatchOptions,
 } from "./context-store.js";
 import { StatewaveClient, type StatewaveClientOptions } from "./statewave-client.js";
+import { EpisodeLog } from "./statewave-episode-log.js";
 import {
   applyRule,
   derivedDraftOf,
@@ -26,7 +27,7 @@ import {
   statewaveMemoryKinds,
   typedMemory,
 } from "./statewave-knowledge.js";
-import type { CreateEpisodeParams } from "./statewave-types.js";
+import { type SubscribeOptions, TimelineWatch } from "./statewave-watch.js";
 
 /** Options of {@link StatewaveStore}: a client's options, or the client to use. */
 export type StatewaveStoreOptions = StatewaveClientOptions & {
@@ -61,6 +62,11 @@ export class StatewaveStore implements ContextStore {
   /** Episode id -> the episode and its position in this store's view of the order. */
   readonly #episodes = new Map<string, { episode: Episode; position: number }>();
   #position = 0;
+  /** Every subject's whole episode log, also past a capped server's 100 (see `statewave-episode-log.ts`). */
+  readonly #log: EpisodeLog;
+  readonly #pollIntervalMs: number;
+  /** One poller per subject over this store's own timeline view, shared by every `watch`. */
+  readonly #pollers = new Map<string, TimelineWatch>();
   /** Source episode ids a timeline read did not return (past a real v0.7.1's 100): not read again. */
   readonly #unreachable = new Set<string>();
 
@@ -68,6 +74,8 @@ export class StatewaveStore implements ContextStore {
     const { client, ...clientOptions } = options;
     this.client = client ?? new StatewaveClient(clientOptions);
     this.#ownsClient = client === undefined;
+    this.#log = new EpisodeLog({ client: this.client });
+    this.#pollIntervalMs = clientOptions.pollIntervalMs ?? 100;
   }
 
   /** The server's base URL. */
@@ -76,8 +84,11 @@ export class StatewaveStore implements ContextStore {
   }
 
   async createEpisode(input: CreateEpisodeInput, options?: Signal): Promise<Episode> {
-    const episode = await this.client.createEpisode(toParams(input), signalOf(options));
+    await this.#pollers.get(input.subjectId)?.ready;
+    const [episode] = await this.#log.write(input.subjectId, [input], options?.signal);
+    if (episode === undefined) throw new Error("the server created no episode");
     this.#remember([episode]);
+    await this.#pollers.get(input.subjectId)?.pollNow();
     return episode;
   }
 
@@ -85,14 +96,29 @@ export class StatewaveStore implements ContextStore {
     inputs: CreateEpisodeInput[],
     options?: Signal,
   ): Promise<{ episodesCreated: number; episodes: Episode[] }> {
-    const result = await this.client.createEpisodesBatch(inputs.map(toParams), signalOf(options));
-    this.#remember(result.episodes);
-    return result;
+    const subjects = [...new Set(inputs.map((input) => input.subjectId))];
+    if (inputs.length === 0 || inputs.length > 100) {
+      // Let the server refuse it with its own 422.
+      await this.client.createEpisodesBatch([], signalOf(options));
+    }
+    await Promise.all(subjects.map((subjectId) => this.#pollers.get(subjectId)?.ready));
+    // One batch per subject (all or nothing within each): the log of each subject is its own.
+    const bySubject = new Map<string, Episode[]>();
+    for (const subjectId of subjects) {
+      const own = inputs.filter((input) => input.subjectId === subjectId);
+      bySubject.set(subjectId, await this.#log.write(subjectId, own, options?.signal));
+    }
+    const episodes = inputs.map((input) => bySubject.get(input.subjectId)?.shift() as Episode);
+    this.#remember(episodes);
+    await Promise.all(subjects.map((subjectId) => this.#pollers.get(subjectId)?.pollNow()));
+    return { episodesCreated: episodes.length, episodes };
   }
 
   async compileMemories(subjectId: string, options?: Signal): Promise<CompileResult> {
     const result = await this.client.compileMemories(subjectId, signalOf(options));
-    return { ...result, memories: await this.#typed(subjectId, result.memories) };
+    const typed = { ...result, memories: await this.#typed(subjectId, result.memories) };
+    await this.#pollers.get(subjectId)?.pollNow();
+    return typed;
   }
 
   compileMemoriesAsync(subjectId: string, options?: Signal): Promise<CompileJob> {
@@ -176,20 +202,46 @@ export class StatewaveStore implements ContextStore {
     };
   }
 
+  /**
+   * The subject's episodes and memories, oldest first, paged by `limit`/`offset` on every server:
+   * on one that ignores paging (a real v0.7.1), from the episode log (past the 100 cap) and its
+   * memories from the subject's timeline (the oldest 100) and search (the newest 100 active).
+   */
   async getTimeline(subjectId: string, options: TimelineOptions & Signal = {}): Promise<Timeline> {
-    const timeline = await this.client.getTimeline(
-      subjectId,
-      {
-        ...(options.limit !== undefined ? { limit: options.limit } : {}),
-        ...(options.offset !== undefined ? { offset: options.offset } : {}),
-      },
-      signalOf(options),
+    const limit = options.limit ?? 100;
+    const offset = options.offset ?? 0;
+    const log = await this.#log.read(subjectId, options.signal);
+    if (log === undefined) {
+      const timeline = await this.client.getTimeline(
+        subjectId,
+        { limit, offset },
+        signalOf(options),
+      );
+      this.#remember(timeline.episodes);
+      return {
+        subjectId: timeline.subjectId,
+        episodes: timeline.episodes,
+        memories: await this.#typed(subjectId, timeline.memories, { keepStatus: true }),
+      };
+    }
+    this.#remember(log);
+    const [own, newest] = await Promise.all([
+      this.client.getTimeline(subjectId, signalOf(options)),
+      this.client.searchMemories({ subjectId, limit: maxSearchLimit }, signalOf(options)),
+    ]);
+    const memories = new Map<string, Memory>();
+    for (const memory of [...own.memories, ...newest.memories]) {
+      if (!memories.has(memory.id)) memories.set(memory.id, memory);
+    }
+    const ordered = [...memories.values()].sort(
+      (a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt),
     );
-    this.#remember(timeline.episodes);
     return {
-      subjectId: timeline.subjectId,
-      episodes: timeline.episodes,
-      memories: await this.#typed(subjectId, timeline.memories, { keepStatus: true }),
+      subjectId,
+      episodes: log.slice(offset, offset + limit),
+      memories: await this.#typed(subjectId, ordered.slice(offset, offset + limit), {
+        keepStatus: true,
+      }),
     };
   }
 
@@ -205,6 +257,11 @@ export class StatewaveStore implements ContextStore {
 
   async deleteSubject(subjectId: string, options?: Signal): Promise<DeleteSubjectResult> {
     const result = await this.client.deleteSubject(subjectId, signalOf(options));
+    for (const segment of this.#log.forget(subjectId)) {
+      const deleted = await this.client.deleteSubject(segment, signalOf(options));
+      if (deleted.episodesDeleted === 0) break;
+    }
+    this.#pollers.get(subjectId)?.reset();
     for (const [id, entry] of this.#episodes) {
       if (entry.episode.subjectId === subjectId) this.#episodes.delete(id);
     }
@@ -251,7 +308,7 @@ export class StatewaveStore implements ContextStore {
       deliver({ type: "memory", memory: outcome.memory });
     };
     const replay = options.replay ?? false;
-    return this.client.watch(subjectId, (change) => onChange(change, listener), {
+    return this.#subscribe(subjectId, (change) => onChange(change, listener), {
       ...options,
       replay: false,
       // What existed before this watch: the rule must know it; it is delivered only for a replay.
@@ -261,7 +318,42 @@ export class StatewaveStore implements ContextStore {
     });
   }
 
+  /** Joins (or starts) the subject's poller over this store's own paged timeline view. */
+  #subscribe(
+    subjectId: string,
+    listener: (change: StoreChange) => void,
+    options: SubscribeOptions,
+  ): Subscription {
+    let poller = this.#pollers.get(subjectId);
+    if (poller === undefined) {
+      poller = new TimelineWatch({
+        subjectId,
+        pollIntervalMs: this.#pollIntervalMs,
+        fetchPage: (offset, limit, signal) =>
+          this.getTimeline(subjectId, { offset, limit, signal }),
+      });
+      this.#pollers.set(subjectId, poller);
+    }
+    const shared = poller;
+    const unsubscribe = shared.subscribe(listener, options);
+    let closed = false;
+    return {
+      close: () => {
+        if (closed) return;
+        closed = true;
+        unsubscribe();
+        void shared.ready.then(() => {
+          if (shared.size > 0 || this.#pollers.get(subjectId) !== shared) return;
+          shared.close();
+          this.#pollers.delete(subjectId);
+        });
+      },
+    };
+  }
+
   async close(): Promise<void> {
+    for (const poller of this.#pollers.values()) poller.close();
+    this.#pollers.clear();
     if (this.#ownsClient) await this.client.close();
   }
 
@@ -286,9 +378,11 @@ export class StatewaveStore implements ContextStore {
       .flatMap((memory) => memory.sourceEpisodeIds)
       .filter((id) => !this.#episodes.has(id) && !this.#unreachable.has(id));
     if (unknown.length > 0) {
-      // Another writer's episode: the timeline is the only way to read episodes back.
-      const timeline = await this.client.getTimeline(subjectId, { limit: 10_000 });
-      this.#remember(timeline.episodes);
+      // Another writer's episode: the timeline (the log, past 100) is the only way to read it back.
+      const log = await this.#log.read(subjectId);
+      this.#remember(
+        log ?? (await this.client.getTimeline(subjectId, { limit: 100_000 })).episodes,
+      );
       for (const id of unknown) if (!this.#episodes.has(id)) this.#unreachable.add(id);
     }
     const typed = memories.map((memory) =>
@@ -304,18 +398,4 @@ export class StatewaveStore implements ContextStore {
     const id = memory.sourceEpisodeIds[0];
     return (id === undefined ? undefined : this.#episodes.get(id)?.position) ?? 0;
   }
-}
-
-function toParams(input: CreateEpisodeInput): CreateEpisodeParams {
-  return {
-    subjectId: input.subjectId,
-    source: input.source,
-    type: input.type,
-    payload: input.payload,
-    ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-    ...(input.provenance !== undefined ? { provenance: input.provenance } : {}),
-    ...(input.sessionId !== undefined && input.sessionId !== null
-      ? { sessionId: input.sessionId }
-      : {}),
-  };
 }
