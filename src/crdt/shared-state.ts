@@ -384,7 +384,13 @@ export class SharedState {
 
   #escalated(raised: RaisedEscalation): void {
     const { escalation } = raised;
-    if (raised.announcedHere && !this.#announced.has(escalation.id)) {
+    // An escalation first seen already settled is not announced: its resolution tells the story,
+    // and a late "disputed" memory would supersede the resolution that ended it.
+    if (
+      raised.announcedHere &&
+      escalation.resolution === undefined &&
+      !this.#announced.has(escalation.id)
+    ) {
       this.#announced.add(escalation.id);
       this.#track(this.#store.createEpisode(escalationEpisode(escalation, this.agentId)));
     }
