@@ -58,6 +58,8 @@ export { StatewaveTimeoutError } from "./context/errors/statewave-timeout-error.
 export { StoreClosedError } from "./context/errors/store-closed-error.js";
 export { StoreSchemaError } from "./context/errors/store-schema-error.js";
 export { StoreValidationError } from "./context/errors/store-validation-error.js";
+export { PostgresConnectionError } from "./context/postgres/errors/postgres-connection-error.js";
+export { PostgresStore, type PostgresStoreOptions } from "./context/postgres/postgres-store.js";
 // The two-call primitive and the merging shared state.
 export {
   type ContextRead,
@@ -101,6 +103,7 @@ export {
 } from "./integrations/ai-sdk-tools.js";
 export {
   createSharedContextMcpServer,
+  decisionsResourceUri,
   type OpenSharedContextMcpServerOptions,
   openSharedContextMcpServer,
   type SharedContextMcpServerOptions,
@@ -108,9 +111,11 @@ export {
 } from "./integrations/mcp-server.js";
 export type {
   CheckSharedDecisionsResult,
+  ContenderView,
   DecisionView,
   EpisodeView,
   EscalationView,
+  NoticeView,
   PublishDecisionResult,
   TimelineResult,
 } from "./integrations/tool-results.js";
