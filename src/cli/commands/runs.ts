@@ -1,11 +1,14 @@
 import { existsSync } from "node:fs";
+import { styleText } from "node:util";
 import { Command, InvalidArgumentError, Option } from "commander";
+import type { PaintCell } from "../../ui/format/runs-table.js";
 import type { CliDeps } from "../cli-deps.js";
 import { storeSelection } from "../command-helpers.js";
 
 interface RunsCommandOptions {
   limit: number;
   json?: boolean;
+  color: boolean;
   db?: string;
   url?: string;
   store?: "embedded" | "statewave";
@@ -21,9 +24,10 @@ function parseLimit(raw: string): number {
 /** `shared-ctx runs`: recent runs, newest first. */
 export function makeRunsCommand(deps: CliDeps): Command {
   return new Command("runs")
-    .description("list recent runs (id, mode, scenario, when, outcome), newest first")
+    .description("list recent runs (id, mode, scenario, when, outcome, task), newest first")
     .option("--limit <n>", "at most this many runs", parseLimit, 20)
     .option("--json", "print one JSON document")
+    .option("--no-color", "print without colour (NO_COLOR is honoured too)")
     .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
     .option("--url <url>", "Statewave server (default: $STATEWAVE_URL)")
     .addOption(
@@ -31,12 +35,17 @@ export function makeRunsCommand(deps: CliDeps): Command {
     )
     .action(async (options: RunsCommandOptions) => {
       // Loaded here, not at the top: the store's driver is this command's alone (start-up cost).
-      const [{ describeStoreLocation, openStore }, { listRuns }, { formatRunsTable, runOutcome }] =
-        await Promise.all([
-          import("../../ui/data/open-store.js"),
-          import("../../ui/data/read-run.js"),
-          import("../../ui/format/runs-table.js"),
-        ]);
+      const [
+        { describeStoreLocation, openStore },
+        { listRuns },
+        { formatRunsTable, runOutcome },
+        { createTheme, isColorDisabled },
+      ] = await Promise.all([
+        import("../../ui/data/open-store.js"),
+        import("../../ui/data/read-run.js"),
+        import("../../ui/format/runs-table.js"),
+        import("../../ui/theme/tokens.js"),
+      ]);
       const selection = storeSelection(options, deps);
       const { kind, location } = describeStoreLocation(selection);
       if (kind === "embedded" && location !== ":memory:" && !existsSync(location)) {
@@ -57,7 +66,21 @@ export function makeRunsCommand(deps: CliDeps): Command {
           return;
         }
         const width = deps.stdout.isTTY && deps.stdout.columns ? deps.stdout.columns : 120;
-        deps.stdout.write(`${formatRunsTable(runs, width).join("\n")}\n`);
+        // Colour only in a terminal, from the same theme tokens the Ink views use.
+        const colored = deps.stdout.isTTY === true && !isColorDisabled(deps.env, !options.color);
+        const theme = createTheme({ noColor: !colored });
+        const paint: PaintCell = (text, tone) => {
+          const color =
+            tone === "bad"
+              ? theme.status.error
+              : tone === "good"
+                ? theme.status.success
+                : tone === "warning"
+                  ? theme.status.warning
+                  : undefined;
+          return color ? styleText(color as Parameters<typeof styleText>[0], text) : text;
+        };
+        deps.stdout.write(`${formatRunsTable(runs, width, paint).join("\n")}\n`);
       } finally {
         await store.close();
       }

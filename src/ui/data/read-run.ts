@@ -57,6 +57,7 @@ async function readListing(
         ...listing,
         mode: event.mode,
         scenario: event.scenario,
+        task: event.task,
         startedAt: episode.createdAt,
       };
     } else if (event?.type === "run-end") {
