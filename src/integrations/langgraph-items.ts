@@ -104,13 +104,34 @@ export class ItemIndex {
       }
       for (const element of stored) {
         const operation = parseItemOperation(element);
-        if (!operation || this.#known.has(operation.id)) continue;
-        this.#known.add(operation.id);
-        this.#sequence += 1;
-        indexed.push({ operation, sequence: this.#sequence });
+        if (operation) this.#ingest(indexed, operation);
       }
     }
     return changed;
+  }
+
+  /**
+   * Appends an operation this replica writes: `write` stores it (applied locally before it
+   * returns), and the index takes it as is instead of re-reading the whole item.
+   */
+  append(name: string, operation: ItemOperation, write: () => Promise<void>): Promise<void> {
+    const changedBefore = this.#dirty.has(name);
+    const written = write();
+    if (!changedBefore) this.#dirty.delete(name);
+    let indexed = this.#items.get(name);
+    if (!indexed) {
+      indexed = [];
+      this.#items.set(name, indexed);
+    }
+    this.#ingest(indexed, operation);
+    return written;
+  }
+
+  #ingest(indexed: IndexedOperation[], operation: ItemOperation): void {
+    if (this.#known.has(operation.id)) return;
+    this.#known.add(operation.id);
+    this.#sequence += 1;
+    indexed.push({ operation, sequence: this.#sequence });
   }
 
   /** Every item namespace, sorted. */

@@ -264,9 +264,9 @@ export class SyncedStore extends BaseStore {
       ...(resolves === undefined ? {} : { resolves }),
     };
     viewpoint?.wrote(operation.id);
-    const written = this.state.actingAs(operation.agent).put(name, operationsField, [operation]);
-    this.#index.refresh();
-    return written;
+    return this.#index.append(name, operation, () =>
+      this.state.actingAs(operation.agent).put(name, operationsField, [operation]),
+    );
   }
 
   #viewpointOf(operation: Operation): Viewpoint | undefined {
