@@ -333,8 +333,11 @@ export class EmbeddedStoreCore {
           try {
             return { episode: this.#insertEpisode(item.tenantId, item.input, item.createdAt, "") };
           } catch (error) {
-            // One statement failed and SQLite undid only that statement: the others still commit.
-            return { error };
+            // A payload JSON cannot hold fails before its INSERT: only that create is refused.
+            if (error instanceof StoreValidationError) return { error };
+            // A database error may have rolled the transaction back already (SQLITE_BUSY,
+            // SQLITE_FULL): fail the whole group, so nothing is half-written or acknowledged.
+            throw error;
           }
         }),
       )();
