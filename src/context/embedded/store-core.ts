@@ -507,6 +507,9 @@ export class EmbeddedStoreCore {
         try {
           compiled = compileOne(row);
         } catch (error) {
+          // SQLite rolled the whole transaction back (SQLITE_BUSY, SQLITE_FULL): not this
+          // episode's fault, and nothing to go on with. The compile fails; nothing is skipped.
+          if (!this.#db.inTransaction) throw error;
           // The savepoint rolled this episode back. It is skipped for good (the compile mark
           // moves past it), so one episode can never poison its subject: the rest compile now,
           // and later episodes on every later compile.
