@@ -231,7 +231,7 @@ export async function readJsonBody(
   if (!isJsonContentType(contentType)) {
     throw new HttpError(415, {
       code: "unsupported_media_type",
-      message: `Send the body as JSON with Content-Type: application/json (got ${contentType ?? "no Content-Type"})`,
+      message: `Send the body as JSON with Content-Type: application/json (got ${contentType === null ? "no Content-Type" : contentType.slice(0, 200)})`,
     });
   }
   const bytes = await readBytes(request, maxBytes);
