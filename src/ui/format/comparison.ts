@@ -1,5 +1,6 @@
 import type { RunSummary } from "../../scenario/scenario-events.js";
 import { formatDuration, formatTokens } from "./duration.js";
+import { mechanismsOf } from "./mode-labels.js";
 import { fitWidth, textWidth } from "./text-width.js";
 
 /** One line of the naive-vs-shared-context comparison. */
@@ -22,6 +23,21 @@ function outcome(summary: RunSummary): string {
   return "no conflict";
 }
 
+/** The mechanism behind the outcome: what avoided the conflicts, or what the collision lacked. */
+function mechanismLine(summary: RunSummary): string {
+  const used = mechanismsOf(summary);
+  if (summary.collision && summary.collisionCause) {
+    return `lacked ${summary.collisionCause}${used.length > 0 ? `; used ${used.join(", ")}` : ""}`;
+  }
+  return used.length > 0 ? used.join(", ") : "-";
+}
+
+function readLine(summary: RunSummary): string {
+  const read = summary.read;
+  if (read === undefined) return "-";
+  return `${formatTokens(read.tokens)} (largest ${formatTokens(read.largest)})`;
+}
+
 /** The comparison rows: outcome, modules built in vain, tokens and time wasted, escalations, totals. */
 export function compareRuns(naive: RunSummary, statewave: RunSummary): ComparisonRow[] {
   const modules = (summary: RunSummary) =>
@@ -35,6 +51,12 @@ export function compareRuns(naive: RunSummary, statewave: RunSummary): Compariso
       statewave: outcome(statewave),
       better:
         naive.collision === statewave.collision ? "same" : naive.collision ? "statewave" : "naive",
+    },
+    {
+      label: "Mechanism",
+      naive: mechanismLine(naive),
+      statewave: mechanismLine(statewave),
+      better: "same",
     },
     {
       label: "Modules built in vain",
@@ -61,13 +83,20 @@ export function compareRuns(naive: RunSummary, statewave: RunSummary): Compariso
       better: "same",
     },
     {
+      label: "Context read",
+      naive: readLine(naive),
+      statewave: readLine(statewave),
+      better: betterOf(naive.read?.largest ?? 0, statewave.read?.largest ?? 0),
+    },
+    {
       label: "Total tokens",
       naive: formatTokens(naive.totals.tokens),
       statewave: formatTokens(statewave.totals.tokens),
       better: betterOf(naive.totals.tokens, statewave.totals.tokens),
     },
     {
-      label: "Wall time",
+      // Scenario time: the run's own clock, the same on every machine (never wall time).
+      label: "Scenario time",
       naive: formatDuration(naive.totals.ms),
       statewave: formatDuration(statewave.totals.ms),
       better: betterOf(naive.totals.ms, statewave.totals.ms),
@@ -75,12 +104,24 @@ export function compareRuns(naive: RunSummary, statewave: RunSummary): Compariso
   ];
 }
 
-/** The one-sentence takeaway under the comparison. */
+/**
+ * The one-sentence takeaway under the comparison, with the mechanism that made the difference. A
+ * tie is said to be one; a baseline that did better is said to have.
+ */
 export function comparisonHeadline(naive: RunSummary, statewave: RunSummary): string {
   const tokens = naive.wasted.tokens - statewave.wasted.tokens;
   const ms = naive.wasted.ms - statewave.wasted.ms;
-  if (tokens <= 0 && ms <= 0) return "Both pipelines wasted the same work.";
-  return `Shared context saved ${formatTokens(Math.max(0, tokens))} tokens and ${formatDuration(Math.max(0, ms))} of wasted work.`;
+  const used = mechanismsOf(statewave);
+  const by = used.length > 0 ? `, by ${used.join(" and ")}` : "";
+  if (tokens === 0 && ms === 0 && naive.collision === statewave.collision) {
+    return naive.wasted.tokens === 0
+      ? `A tie: neither side wasted work${by ? ` (shared context${by.slice(1)}; the baseline read the same decision)` : ""}.`
+      : "A tie: both sides wasted the same work.";
+  }
+  if (tokens < 0 || (tokens === 0 && ms < 0)) {
+    return `The baseline wasted less: ${formatTokens(-tokens)} tokens and ${formatDuration(Math.max(0, -ms))} fewer.`;
+  }
+  return `Shared context saved ${formatTokens(Math.max(0, tokens))} tokens and ${formatDuration(Math.max(0, ms))} of wasted work${by}.`;
 }
 
 /** Column headers of the comparison. */
@@ -93,14 +134,19 @@ export const comparisonColumns = {
 /**
  * The comparison as a plain text table that fits `width` columns (the values column is cut with
  * "…" when the terminal is narrow). Used by the non-TTY output; the Ink view lays out the same rows.
+ * @param titles the two columns' titles (@default "Naive", "Shared context")
  */
-export function formatComparisonTable(rows: readonly ComparisonRow[], width: number): string[] {
+export function formatComparisonTable(
+  rows: readonly ComparisonRow[],
+  width: number,
+  titles: readonly [string, string] = [comparisonColumns.naive, comparisonColumns.statewave],
+): string[] {
   const labelWidth = Math.max(...rows.map((row) => textWidth(row.label)));
   const valueWidth = Math.max(8, Math.floor((width - labelWidth - 4) / 2));
   const line = (label: string, naive: string, statewave: string) =>
     `${fitWidth(label, labelWidth)}  ${fitWidth(naive, valueWidth)}  ${fitWidth(statewave, valueWidth)}`.trimEnd();
   return [
-    line(comparisonColumns.label, comparisonColumns.naive, comparisonColumns.statewave),
+    line(comparisonColumns.label, titles[0], titles[1]),
     ...rows.map((row) => line(row.label, row.naive, row.statewave)),
   ];
 }

@@ -46,7 +46,10 @@ export function formatComparisonPlain(
 ): string[] {
   return [
     "== Comparison ==",
-    ...formatComparisonTable(compareRuns(naive, statewave), width),
+    ...formatComparisonTable(compareRuns(naive, statewave), width, [
+      paneTitles[naive.mode],
+      paneTitles[statewave.mode],
+    ]),
     comparisonHeadline(naive, statewave),
   ];
 }

@@ -117,16 +117,38 @@ describe("compareRuns", () => {
     );
     expect(rows.map((row) => [row.label, row.naive, row.statewave, row.better])).toEqual([
       ["Outcome", "collision", "1 avoided", "statewave"],
+      ["Mechanism", "-", "-", "same"],
       ["Modules built in vain", "1 (legacy-session-token)", "0", "statewave"],
       ["Tokens wasted", "2,400", "0", "statewave"],
       ["Time wasted", "12.0s", "0.0s", "statewave"],
       ["Escalations", "0", "0", "same"],
+      ["Context read", "0 (largest 0)", "0 (largest 0)", "same"],
       ["Total tokens", "6,900", "4,500", "statewave"],
-      ["Wall time", "30.2s", "15.1s", "statewave"],
+      ["Scenario time", "30.2s", "15.1s", "statewave"],
     ]);
     expect(
       comparisonHeadline(summaryOf(naiveCollisionEvents()), summaryOf(statewaveAvoidedEvents())),
     ).toBe("Shared context saved 2,400 tokens and 12.0s of wasted work.");
+  });
+
+  it("names the mechanism behind each side, and says a tie is a tie", () => {
+    const baseline = {
+      ...summaryOf(naiveCollisionEvents()),
+      mode: "broadcast" as const,
+      collisionCause: "mid-build invalidation" as const,
+    };
+    const shared = {
+      ...summaryOf(statewaveAvoidedEvents()),
+      avoidedBy: { "mid-build invalidation": 1 },
+    };
+    const mechanism = compareRuns(baseline, shared).find((row) => row.label === "Mechanism");
+    expect(mechanism).toMatchObject({
+      naive: "lacked mid-build invalidation",
+      statewave: "mid-build invalidation",
+    });
+    expect(comparisonHeadline(baseline, shared)).toMatch(/by mid-build invalidation\.$/);
+    const tie = { ...shared, mode: "broadcast" as const, avoidedBy: { "read-before-act": 1 } };
+    expect(comparisonHeadline(tie, { ...tie, mode: "statewave" })).toMatch(/^A tie: neither side/);
   });
 
   it.each([60, 80, 120])("prints a table no wider than %i columns", (width) => {
