@@ -1,3 +1,5 @@
+import cliTruncate from "cli-truncate";
+import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import {
   fitTail,
@@ -44,6 +46,20 @@ describe("wide and combining text", () => {
     ["👩‍💻", 2],
   ])("counts %s as %i columns", (text, width) => {
     expect(textWidth(text)).toBe(width);
+  });
+
+  it.each([
+    ["", 3],
+    ["a", 1],
+    ["abc", 3],
+    ["abcdef", 3],
+    ["run sw-1a2b3c4d: Add JWT authentication to the API.", 20],
+    ["~!@#$%^&*()_+{}|:<>?", 7],
+  ])("measures and cuts printable ASCII %j at %i exactly as the libraries do", (text, width) => {
+    expect(textWidth(text)).toBe(stringWidth(text));
+    expect(truncate(text, width)).toBe(
+      stringWidth(text) <= width ? text : cliTruncate(text, width, { position: "end" }),
+    );
   });
 
   it("pads and cuts by columns, not code points", () => {
