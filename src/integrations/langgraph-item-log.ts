@@ -116,8 +116,10 @@ export function materializeItem(
         cell = { path: change.p, value: undefined, heads: [], generation: 0, open: undefined };
         cells.set(key, cell);
       }
-      if (change.p.length === 0 && "set" in change) createdAt = operation.at;
+      const existed = cell.value !== undefined;
       applyChange(cell, { operation, change });
+      // The write that made the item exist (again) is its creation.
+      if (change.p.length === 0 && !existed && cell.value !== undefined) createdAt = operation.at;
     }
   }
 
@@ -218,7 +220,8 @@ export function materializeItem(
 /**
  * The cell changes that turn `base` (the item as its writer read it) into `next`. A field left as
  * it was read is no change, so a writer never becomes a contender for fields it did not touch; a
- * `Disputed` written back unchanged (the instance, or its JSON) is no change either.
+ * `Disputed` written back unchanged (the instance, or its JSON) is no change either. The root cell
+ * (the item exists) is always written by a put.
  * `next === undefined` deletes the item: every cell the writer saw is removed.
  * @throws InvalidStateValueError when `next` holds anything but JSON, before anything is written.
  */
@@ -229,7 +232,9 @@ export function diffItem(
 ): CellChange[] {
   const nextCells: NextCells = new Map();
   if (next !== undefined) flatten(next, [], nextCells, base, namespace);
-  return changesBetween(base, nextCells, undefined);
+  // A put always writes the item's root cell, even when it changed nothing else: so a put and a
+  // delete that did not see each other dispute the item instead of one silently undoing the other.
+  return changesBetween(base, nextCells, next === undefined ? undefined : cellKey([]));
 }
 
 /**

@@ -45,6 +45,12 @@ export interface SyncedStoreOptions {
   now?: () => number;
   /** Ids of the operations written. @default crypto.randomUUID */
   generateId?: () => string;
+  /**
+   * Called when an `onEscalation` listener throws (the other listeners still run, and the store
+   * operation that found the escalation still succeeds), or a background step of the replica fails.
+   * @default ignore
+   */
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -90,6 +96,7 @@ export class SyncedStore extends BaseStore {
   readonly #escalationListeners = new Set<(escalation: Escalation) => void>();
   readonly #announced: Set<string>;
   readonly #unsubscribe: () => void;
+  readonly #onError: (error: unknown) => void;
   #closed = false;
 
   private constructor(state: SharedState, options: SyncedStoreOptions) {
@@ -99,6 +106,7 @@ export class SyncedStore extends BaseStore {
     this.#agentId = options.agentId ?? "langgraph";
     this.#now = options.now ?? Date.now;
     this.#generateId = options.generateId ?? randomUUID;
+    this.#onError = options.onError ?? (() => {});
     // Items change on imports from other processes too: look for new disputes once they settle.
     let scheduled = false;
     this.#unsubscribe = state.onChange(() => {
@@ -120,6 +128,7 @@ export class SyncedStore extends BaseStore {
       subjectId: options.subjectId,
       agentId: options.agentId ?? "langgraph",
       ...(options.now ? { now: options.now } : {}),
+      ...(options.onError ? { onError: options.onError } : {}),
     });
     return new SyncedStore(state, options);
   }
@@ -288,8 +297,10 @@ export class SyncedStore extends BaseStore {
         : `${node}:${String(metadata.langgraph_step)}`;
     const existing = this.#tasks.get(task);
     if (existing) return existing.viewpoint;
-    const graph = parentOf(task);
-    const step = `${graph}\u0000${String(metadata.langgraph_step)}\u0000${checkpointOf(config, graph)}`;
+    // Runs on different threads are different graphs, even at the same step number.
+    const thread = config.configurable?.thread_id;
+    const graph = `${typeof thread === "string" ? thread : ""}\u0000${parentOf(task)}`;
+    const step = `${graph}\u0000${String(metadata.langgraph_step)}\u0000${checkpointOf(config, parentOf(task))}`;
     let snapshot = this.#steps.get(step);
     if (!snapshot) {
       this.#releaseFinishedSteps(graph);
@@ -327,7 +338,13 @@ export class SyncedStore extends BaseStore {
     for (const escalation of this.#itemEscalations()) {
       if (this.#announced.has(escalation.id)) continue;
       this.#announced.add(escalation.id);
-      for (const listener of [...this.#escalationListeners]) listener(escalation);
+      for (const listener of [...this.#escalationListeners]) {
+        try {
+          listener(escalation);
+        } catch (error) {
+          this.#onError(error);
+        }
+      }
     }
   }
 }

@@ -334,6 +334,30 @@ describe("SyncedStore", () => {
       expect(trip?.value).not.toHaveProperty("notes");
     });
 
+    it("escalates a delete concurrent with a put that only adds a field: the item is disputed", async () => {
+      const { synced } = await openSynced();
+      await synced.put(["plan"], "trip", { budget: 500 });
+      await parallelGraph(synced, {
+        cancel: async (store) => store.delete(["plan"], "trip"),
+        annotate: update((trip) => ({ ...trip, note: "window seat" })),
+      }).invoke({});
+
+      const escalations = await synced.escalations();
+      expect(escalations.map(({ key, reason }) => ({ key, reason }))).toEqual([
+        { key: "", reason: "kind-mismatch" },
+      ]);
+      expect(escalations[0]?.contenders).toHaveLength(2);
+      expect(escalations[0]?.contenders).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ agentId: "annotate", value: { note: "window seat" } }),
+          expect.objectContaining({ agentId: "cancel", removed: true }),
+        ]),
+      );
+      // Settled by choosing the item's value.
+      await synced.resolve(escalations[0]?.id ?? "", { budget: 500 }, { by: "lead" });
+      expect((await synced.get(["plan"], "trip"))?.value).toEqual({ budget: 500 });
+    });
+
     it("lets the next step write back a disputed item, joins a dispute, and resolves it from LangGraph", async () => {
       const { synced } = await openSynced();
       await parallelGraph(synced, {
@@ -419,6 +443,30 @@ describe("SyncedStore", () => {
       expect((await synced.get(["plan"], "trip"))?.value).toEqual({ hotel: { name: "Adlon" } });
       await synced.put(["plan"], "trip", { hotel: "Ritz" });
       expect((await synced.get(["plan"], "trip"))?.value).toEqual({ hotel: "Ritz" });
+    });
+
+    it("reports a throwing onEscalation listener to onError; the other listeners and the write go on", async () => {
+      const store = new EmbeddedStore({ path: ":memory:" });
+      toClose.push(store);
+      const errors: unknown[] = [];
+      const synced = await SyncedStore.open({
+        store,
+        subjectId: "trip",
+        onError: (error) => errors.push(error),
+      });
+      toClose.push(synced);
+      const failure = new Error("listener failed");
+      synced.onEscalation(() => {
+        throw failure;
+      });
+      const seen: string[] = [];
+      synced.onEscalation((escalation) => seen.push(escalation.key));
+      await parallelGraph(synced, {
+        flights: async (store) => store.put(["plan"], "trip", { budget: 900 }),
+        hotels: async (store) => store.put(["plan"], "trip", { budget: 1200 }),
+      }).invoke({});
+      expect(seen).toEqual(["budget"]);
+      expect(errors).toEqual([failure]);
     });
 
     it("calls onEscalation once for a new dispute", async () => {
