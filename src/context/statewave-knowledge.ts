@@ -52,8 +52,11 @@ export function typedMemory(
   memory: Memory,
   episodeOf: (id: string) => Episode | undefined,
 ): Memory {
-  const kind = memory.metadata[memoryKindMetadataKey];
-  if (typeof kind === "string" && kind) return kind === memory.kind ? memory : { ...memory, kind };
+  const { [memoryKindMetadataKey]: kind, ...metadata } = memory.metadata;
+  if (typeof kind === "string" && kind) {
+    // `serve` put our kind there for the wire; the memory itself never had that key.
+    return kind === memory.kind ? memory : { ...memory, kind, metadata };
+  }
   if (typeof memory.metadata.source === "string") return memory;
   // Only the summary stands for the whole episode; a profile_fact is one sentence of it.
   if (memory.kind !== "episode_summary") return memory;

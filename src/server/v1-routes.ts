@@ -24,6 +24,7 @@ import {
   episodeToWire,
   memoryToWire,
   subjectsToWire,
+  summaryStoreKinds,
   timelineToWire,
 } from "./wire-mapping.js";
 
@@ -134,12 +135,22 @@ export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions):
     const query = parse(searchQuery, c.req.query(), "query");
     // Statewave accepts an empty subject_id here and finds nothing; the store needs 1..256.
     if (query.subject_id === "") return c.json({ memories: [] });
-    const memories = await c.var.store.searchMemories(query.subject_id, {
-      ...(query.kind !== null ? { kind: query.kind } : {}),
-      ...(query.q !== null ? { q: query.q } : {}),
-      semantic: query.semantic,
-      limit: query.limit,
-    });
+    const search = (kind: string | null) =>
+      c.var.store.searchMemories(query.subject_id, {
+        ...(kind !== null ? { kind } : {}),
+        ...(query.q !== null ? { q: query.q } : {}),
+        semantic: query.semantic,
+        limit: query.limit,
+      });
+    // On the wire our richer kinds are `episode_summary`s (wire-mapping.ts): asking for that kind
+    // finds them too, newest first; any other kind (ours included) filters as stored.
+    const memories =
+      query.kind === "episode_summary"
+        ? (await Promise.all(summaryStoreKinds.map(search)))
+            .flat()
+            .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
+            .slice(0, query.limit)
+        : await search(query.kind);
     return c.json({ memories: memories.map(memoryToWire) });
   });
 

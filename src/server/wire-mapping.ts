@@ -30,19 +30,44 @@ export function episodeToWire(episode: Episode) {
   };
 }
 
-/** A `Memory` on the wire (contract §4). */
+/** Statewave's memory kinds (contract §4): the only ones a Statewave client expects on the wire. */
+export const statewaveKinds: ReadonlySet<string> = new Set([
+  "profile_fact",
+  "episode_summary",
+  "procedure",
+  "artifact_ref",
+]);
+
+/** The stored kinds the embedded compile makes that are `episode_summary` on the wire. */
+export const summaryStoreKinds: readonly string[] = [
+  "episode_summary",
+  "architectural_decision",
+  "implementation_note",
+  "review_finding",
+];
+
+/** The kind a memory has on the wire: its own when Statewave has it, else `episode_summary`. */
+export function wireKindOf(kind: string): string {
+  return statewaveKinds.has(kind) ? kind : "episode_summary";
+}
+
+/**
+ * A `Memory` on the wire (contract §4, §14): Statewave's kind; shared-ctx's richer kind
+ * (`architectural_decision`, …) travels in `metadata.kind`, where shared-ctx's client reads it.
+ */
 export function memoryToWire(memory: Memory) {
+  const kind = wireKindOf(memory.kind);
   return {
     id: memory.id,
     subject_id: memory.subjectId,
-    kind: memory.kind,
+    kind,
     content: memory.content,
     summary: memory.summary,
     confidence: memory.confidence,
     valid_from: memory.validFrom,
     valid_to: memory.validTo,
     source_episode_ids: memory.sourceEpisodeIds,
-    metadata: memory.metadata,
+    metadata: kind === memory.kind ? memory.metadata : { ...memory.metadata, kind: memory.kind },
     status: memory.status,
     created_at: memory.createdAt,
     updated_at: memory.updatedAt,

@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { SharedContext } from "../../src/context/shared-context.js";
+import { StatewaveClient } from "../../src/context/statewave-client.js";
+import { StatewaveStore } from "../../src/context/statewave-store.js";
+import { createApp } from "../../src/server/app.js";
+
+/** `shared-ctx serve` as a Statewave client sees it: Statewave's kinds on the wire (contract §14). */
+describe("serve on the wire", () => {
+  const stores: EmbeddedStore[] = [];
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+  });
+
+  function serve() {
+    const store = new EmbeddedStore({ path: ":memory:" });
+    stores.push(store);
+    const app = createApp({ store });
+    const fetch: typeof globalThis.fetch = async (input, init) =>
+      app.fetch(new Request(input, init));
+    return { fetch };
+  }
+
+  it("serves Statewave's kinds; ours travel in metadata.kind and come back through StatewaveStore", async () => {
+    const { fetch } = serve();
+    const shared = new SharedContext({ store: new StatewaveStore({ fetch }), subjectId: "run" });
+    await shared.decide("planner", "Deprecate legacy-session-token.", {
+      kind: "architectural_decision",
+      target: "legacy-session-token",
+    });
+    const client = new StatewaveClient({ fetch });
+    const { memories } = await client.searchMemories({ subjectId: "run" });
+    expect(memories.map((memory) => [memory.kind, memory.metadata.kind])).toEqual([
+      ["episode_summary", "architectural_decision"],
+    ]);
+    // A Statewave client asking for summaries finds the decision, as on a real server.
+    const summaries = await client.searchMemories({ subjectId: "run", kind: "episode_summary" });
+    expect(summaries.memories).toHaveLength(1);
+    const timeline = await client.getTimeline("run");
+    expect(new Set(timeline.memories.map((memory) => memory.kind))).toEqual(
+      new Set(["episode_summary"]),
+    );
+    const bundle = await client.getContext({ subjectId: "run", task: "login" });
+    expect(bundle.facts.every((memory) => memory.kind === "episode_summary")).toBe(true);
+
+    const read = await shared.beforeActing("coder", "login");
+    expect(read.decisions).toHaveLength(1);
+    expect(read.decisions[0]?.kind).toBe("architectural_decision");
+    expect(read.decisions[0]?.metadata).toEqual({
+      source: "planner",
+      episodeType: "architectural_decision",
+      target: "legacy-session-token",
+    });
+    await shared.close();
+  });
+
+  it("round-trips a ~1 MiB string byte for byte (under the 1 MiB body limit)", async () => {
+    const { fetch } = serve();
+    const client = new StatewaveClient({ fetch });
+    // Every UTF-8 width, emoji with ZWJ, RTL, U+2028 (29 bytes), and one control character:
+    // as large as serve's 1 MiB body limit allows once wrapped in the episode's JSON.
+    const unit = "aé€😀‍👩‍💻\u2028\u05d0";
+    const text = `\u0001${unit.repeat(35_800)}`;
+    expect(Buffer.byteLength(text)).toBeGreaterThan(1_000_000);
+    const body = { text, nested: { "key with spaces": [text.slice(0, 10)] } };
+    const created = await client.createEpisode({
+      subjectId: "big",
+      source: "a",
+      type: "note",
+      payload: body,
+    });
+    expect(created.payload).toEqual(body);
+    const timeline = await client.getTimeline("big");
+    expect(timeline.episodes[0]?.payload.text === text).toBe(true);
+  });
+});
