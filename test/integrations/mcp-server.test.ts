@@ -169,12 +169,14 @@ describe("shared-ctx mcp: what a client can rely on", () => {
     const updated: string[] = [];
     const logged: unknown[] = [];
     const pushed = deferred();
+    const loggedOnce = deferred();
     alice.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       updated.push(notification.params.uri);
       pushed.resolve();
     });
     alice.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       logged.push(notification.params);
+      loggedOnce.resolve();
     });
     await alice.client.subscribeResource({ uri });
 
@@ -187,21 +189,14 @@ describe("shared-ctx mcp: what a client can rely on", () => {
     );
     await bob.call("publish_decision", { content: "Sessions in Postgres", target: "sessions" });
 
-    await pushed.promise;
+    await Promise.all([pushed.promise, loggedOnce.promise]);
     expect(updated).toEqual([uri]);
-    await eventually(
-      async () => logged,
-      (messages) =>
-        expect(messages).toEqual([
-          expect.objectContaining({
-            level: "warning",
-            data: expect.objectContaining({
-              message: "superseded by bob: Sessions in Postgres",
-              uri,
-            }),
-          }),
-        ]),
-    );
+    expect(logged).toEqual([
+      expect.objectContaining({
+        level: "warning",
+        data: expect.objectContaining({ message: "superseded by bob: Sessions in Postgres", uri }),
+      }),
+    ]);
     const resource = await alice.client.readResource({ uri });
     expect(JSON.stringify(resource.contents)).toContain("Sessions in Postgres");
 
