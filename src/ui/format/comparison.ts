@@ -38,7 +38,10 @@ function readLine(summary: RunSummary): string {
   return `${formatTokens(read.tokens)} (largest ${formatTokens(read.largest)})`;
 }
 
-/** The comparison rows: outcome, modules built in vain, tokens and time wasted, escalations, totals. */
+/**
+ * The comparison rows: outcome and the mechanism behind it, modules built in vain, what was
+ * wasted, escalations, what agents had to read, and the totals (scenario time, never wall time).
+ */
 export function compareRuns(naive: RunSummary, statewave: RunSummary): ComparisonRow[] {
   const modules = (summary: RunSummary) =>
     summary.wastedModules.length > 0
@@ -65,16 +68,10 @@ export function compareRuns(naive: RunSummary, statewave: RunSummary): Compariso
       better: betterOf(naive.wasted.modules, statewave.wasted.modules),
     },
     {
-      label: "Tokens wasted",
-      naive: formatTokens(naive.wasted.tokens),
-      statewave: formatTokens(statewave.wasted.tokens),
+      label: "Wasted",
+      naive: `${formatTokens(naive.wasted.tokens)} tokens, ${formatDuration(naive.wasted.ms)}`,
+      statewave: `${formatTokens(statewave.wasted.tokens)} tokens, ${formatDuration(statewave.wasted.ms)}`,
       better: betterOf(naive.wasted.tokens, statewave.wasted.tokens),
-    },
-    {
-      label: "Time wasted",
-      naive: formatDuration(naive.wasted.ms),
-      statewave: formatDuration(statewave.wasted.ms),
-      better: betterOf(naive.wasted.ms, statewave.wasted.ms),
     },
     {
       label: "Escalations",
@@ -89,20 +86,17 @@ export function compareRuns(naive: RunSummary, statewave: RunSummary): Compariso
       better: betterOf(naive.read?.largest ?? 0, statewave.read?.largest ?? 0),
     },
     {
-      label: "Total tokens",
-      naive: formatTokens(naive.totals.tokens),
-      statewave: formatTokens(statewave.totals.tokens),
-      better: betterOf(naive.totals.tokens, statewave.totals.tokens),
-    },
-    {
       // Scenario time: the run's own clock, the same on every machine (never wall time).
-      label: "Scenario time",
-      naive: formatDuration(naive.totals.ms),
-      statewave: formatDuration(statewave.totals.ms),
-      better: betterOf(naive.totals.ms, statewave.totals.ms),
+      label: "Totals",
+      naive: `${formatTokens(naive.totals.tokens)} tokens, ${formatDuration(naive.totals.ms)}`,
+      statewave: `${formatTokens(statewave.totals.tokens)} tokens, ${formatDuration(statewave.totals.ms)}`,
+      better: betterOf(naive.totals.tokens, statewave.totals.tokens),
     },
   ];
 }
+
+/** How many rows {@link compareRuns} returns (the layout reserves room for them). */
+export const comparisonRowCount = 7;
 
 /**
  * The one-sentence takeaway under the comparison, with the mechanism that made the difference. A

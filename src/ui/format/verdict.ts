@@ -2,6 +2,7 @@ import type { RunSummary, ScenarioEvent } from "../../scenario/scenario-events.j
 import { type AgentDirectory, agentDirectoryOf } from "./agent-directory.js";
 import { formatDuration, formatTokens, plural } from "./duration.js";
 import { humanizeText, shortReason } from "./event-line.js";
+import { describeCollisionCause, formatAvoidedBy } from "./mode-labels.js";
 
 /** What a finished run amounts to. */
 export type VerdictKind = "collision" | "avoided" | "escalated" | "clean";
@@ -95,11 +96,14 @@ export function verdictFor(summary: RunSummary, events: readonly ScenarioEvent[]
         ? [`${event.module}: ${humanizeText(event.description, agents)}`]
         : [],
     );
+    const cause = summary.collisionCause
+      ? [`Why: ${describeCollisionCause(summary.collisionCause)}`]
+      : [];
     return {
       kind: "collision",
       title:
         "COLLISION DETECTED — both agents already finished; the wasted compute cannot be recovered",
-      details: [...collisions, wasted],
+      details: [...collisions, ...cause, wasted],
       escalations,
     };
   }
@@ -113,10 +117,11 @@ export function verdictFor(summary: RunSummary, events: readonly ScenarioEvent[]
             ]
           : [],
     );
+    const by = formatAvoidedBy(summary.avoidedBy ?? {});
     return {
       kind: "avoided",
       title: avoidedHeadline(events, agents),
-      details: [...prevented, wasted],
+      details: [...prevented, ...(by ? [`Mechanism: ${by}`] : []), wasted],
       escalations,
     };
   }

@@ -1,3 +1,4 @@
+import { comparisonRowCount } from "../format/comparison.js";
 import { wrappedRows } from "../format/text-width.js";
 import { type Verdict, verdictFor } from "../format/verdict.js";
 import type { RunPaneState } from "../state/run-pane-reducer.js";
@@ -11,8 +12,8 @@ export const sideBySideMinColumns = 100;
  */
 export const compactBelowRows = 35;
 
-/** Rows the full comparison table takes: title, header, seven rows, headline. */
-export const comparisonTableRows = 10;
+/** Rows the full comparison table takes: title, header, one per comparison row, headline. */
+export const comparisonTableRows = 3 + comparisonRowCount;
 
 /** Sizes of the demo's parts for one terminal size and one state. */
 export interface DemoLayout {

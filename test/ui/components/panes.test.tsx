@@ -125,10 +125,10 @@ describe("ComparisonView", () => {
     );
     const lines = frame.split("\n");
     const header = lines.find((line) => line.includes("Messages only")) ?? "";
-    const tokens = lines.find((line) => line.startsWith("Tokens wasted")) ?? "";
+    const wasted = lines.find((line) => line.startsWith("Wasted")) ?? "";
     // Values sit under their column headers.
-    expect(tokens.indexOf("2,400")).toBe(header.indexOf("Messages only"));
-    expect(tokens.lastIndexOf("0")).toBe(header.indexOf("Shared context"));
+    expect(wasted.indexOf("2,400")).toBe(header.indexOf("Messages only"));
+    expect(wasted.lastIndexOf("0 tokens")).toBe(header.indexOf("Shared context"));
     expect(frame).toContain("Shared context saved 2,400 tokens and 12.0s of wasted work.");
     expectFits(frame, columns);
   });

@@ -3,6 +3,7 @@ import type { ScenarioEvent } from "../../../src/scenario/scenario-events.js";
 import {
   compareRuns,
   comparisonHeadline,
+  comparisonRowCount,
   formatComparisonTable,
 } from "../../../src/ui/format/comparison.js";
 import { verdictFor } from "../../../src/ui/format/verdict.js";
@@ -119,16 +120,22 @@ describe("compareRuns", () => {
       ["Outcome", "collision", "1 avoided", "statewave"],
       ["Mechanism", "-", "-", "same"],
       ["Modules built in vain", "1 (legacy-session-token)", "0", "statewave"],
-      ["Tokens wasted", "2,400", "0", "statewave"],
-      ["Time wasted", "12.0s", "0.0s", "statewave"],
+      ["Wasted", "2,400 tokens, 12.0s", "0 tokens, 0.0s", "statewave"],
       ["Escalations", "0", "0", "same"],
       ["Context read", "0 (largest 0)", "0 (largest 0)", "same"],
-      ["Total tokens", "6,900", "4,500", "statewave"],
-      ["Scenario time", "30.2s", "15.1s", "statewave"],
+      ["Totals", "6,900 tokens, 30.2s", "4,500 tokens, 15.1s", "statewave"],
     ]);
     expect(
       comparisonHeadline(summaryOf(naiveCollisionEvents()), summaryOf(statewaveAvoidedEvents())),
     ).toBe("Shared context saved 2,400 tokens and 12.0s of wasted work.");
+  });
+
+  it("returns as many rows as the layout reserves", () => {
+    const rows = compareRuns(
+      summaryOf(naiveCollisionEvents()),
+      summaryOf(statewaveAvoidedEvents()),
+    );
+    expect(rows).toHaveLength(comparisonRowCount);
   });
 
   it("names the mechanism behind each side, and says a tie is a tie", () => {
