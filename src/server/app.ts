@@ -51,15 +51,20 @@ const defaultRequestId = () => {
   return randomPool.toString("hex", randomPoolOffset - 8, randomPoolOffset);
 };
 
-/** Store errors that mean "bad input" or "not there", mapped to 4xx; anything else is a 500. */
-function toHttpError(error: unknown): HttpError | undefined {
+/**
+ * Store errors that mean "bad input" or "not there", mapped to 4xx; anything else is a 500.
+ * `where` is where the request carried its input: the routes validate first, so a store's own
+ * refusal is a fallback, but it still names the right place (`query` for a GET, `path` for a
+ * DELETE) with the wire's snake_case name.
+ */
+function toHttpError(error: unknown, where: "body" | "query" | "path"): HttpError | undefined {
   if (error instanceof HttpError) return error;
   if (error instanceof CompileJobNotFoundError) {
     return new HttpError(404, { code: "not_found", message: "Job not found or expired" });
   }
   if (error instanceof StoreValidationError) {
     const loc = [
-      "body",
+      where,
       ...error.field
         .split(/[.[\]]+/)
         .filter(Boolean)
@@ -165,7 +170,11 @@ export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
   );
 
   app.onError((error, c) => {
-    let httpError = toHttpError(error);
+    const method = c.req.method;
+    let httpError = toHttpError(
+      error,
+      method === "GET" ? "query" : method === "DELETE" ? "path" : "body",
+    );
     if (!httpError) {
       options.onUnexpectedError?.(error);
       httpError = new HttpError(500, {
