@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { Socket } from "node:net";
 import type { Client, Pool, PoolClient, QueryConfig, QueryResultRow } from "pg";
 import { nonMemoryEpisodeTypes } from "../compile-memories.js";
 import type {
@@ -896,6 +897,9 @@ export class PostgresStoreCore {
           return;
         }
         await next.query(`LISTEN ${notifyChannel}`);
+        // Watching must never keep a finished process alive (the embedded store's promise too).
+        const socket = next.connection.stream;
+        if (socket instanceof Socket) socket.unref();
         client = next;
         // Anything committed before LISTEN took effect (or while the connection was down) is
         // found by catching up now.

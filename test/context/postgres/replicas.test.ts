@@ -4,6 +4,7 @@ import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { type InvalidationNotice, SharedContext } from "../../../src/context/shared-context.js";
 import { StatewaveStore } from "../../../src/context/statewave-store.js";
 import { SharedState } from "../../../src/crdt/shared-state.js";
+import { spawnTsChild, waitForExit } from "../../support/run-child.js";
 import { uniqueSubject } from "../store-contract.js";
 import { type ServeReplica, startServeReplica, stopReplicas } from "./serve-replicas.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
@@ -190,6 +191,13 @@ describe.skipIf(skip)("several replicas on one Postgres", () => {
     } finally {
       subscription.close();
     }
+  }, 30_000);
+
+  it("never keeps a process alive just because it watches", async () => {
+    const result = await waitForExit(
+      spawnTsChild("test/context/postgres/fixtures/idle-watcher.ts", [databaseUrl]),
+    );
+    expect(result, result.stderr).toMatchObject({ code: 0, stdout: "watching\n" });
   }, 30_000);
 
   it.each([
