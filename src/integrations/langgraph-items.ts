@@ -1,10 +1,13 @@
 import type { Item, ListNamespacesOperation, MatchCondition } from "@langchain/langgraph";
+import type { Escalation } from "../crdt/escalation.js";
 import type { SharedState } from "../crdt/shared-state.js";
 import {
+  type CellChange,
   type ItemOperation,
   type ItemView,
   materializeItem,
   parseItemOperation,
+  resolutionChanges,
 } from "./langgraph-item-log.js";
 
 /**
@@ -111,10 +114,71 @@ export class ItemIndex {
   }
 
   /**
+   * Writes one operation to an item as `viewpoint` sees it (its parents are the item's heads in
+   * that view), attributed to `viewpoint.agentId`. Applied locally before it returns; resolves
+   * once stored.
+   */
+  write(
+    name: string,
+    viewpoint: Viewpoint,
+    write: { id: string; at: number; changes: CellChange[]; resolves?: string },
+  ): Promise<void> {
+    const heads = this.view(name, viewpoint).heads;
+    const all = this.#items.get(name) ?? [];
+    const depthOf = (id: string) =>
+      all.find((entry) => entry.operation.id === id)?.operation.depth ?? 0;
+    const operation: ItemOperation = {
+      id: write.id,
+      agent: viewpoint.agentId,
+      at: write.at,
+      parents: heads,
+      depth: 1 + Math.max(0, ...heads.map(depthOf)),
+      changes: write.changes,
+      ...(write.resolves === undefined ? {} : { resolves: write.resolves }),
+    };
+    viewpoint.wrote(operation.id);
+    const state = this.#state;
+    return this.#append(name, operation, () =>
+      state.actingAs(operation.agent).put(name, operationsField, [operation]),
+    );
+  }
+
+  /** Every escalation of every item, open or resolved. */
+  escalations(): Escalation[] {
+    return this.names().flatMap((name) => this.view(name, undefined).escalations);
+  }
+
+  /**
+   * Settles an item's escalation with `value`, attributed to `by`. Returns false (and writes
+   * nothing) when no item has this escalation.
+   * @throws InvalidStateValueError when `value` is not JSON.
+   */
+  async resolve(
+    escalationId: string,
+    value: unknown,
+    options: { by: string; at: number; id: string },
+  ): Promise<boolean> {
+    for (const name of this.names()) {
+      const view = this.view(name, undefined);
+      const path = view.escalationPaths.get(escalationId);
+      if (path === undefined) continue;
+      const changes = resolutionChanges(name, view.cells, path, value);
+      await this.write(name, liveViewpoint(options.by), {
+        id: options.id,
+        at: options.at,
+        changes,
+        resolves: escalationId,
+      });
+      return true;
+    }
+    return false;
+  }
+
+  /**
    * Appends an operation this replica writes: `write` stores it (applied locally before it
    * returns), and the index takes it as is instead of re-reading the whole item.
    */
-  append(name: string, operation: ItemOperation, write: () => Promise<void>): Promise<void> {
+  #append(name: string, operation: ItemOperation, write: () => Promise<void>): Promise<void> {
     const changedBefore = this.#dirty.has(name);
     const written = write();
     if (!changedBefore) this.#dirty.delete(name);
@@ -159,14 +223,14 @@ export class ItemIndex {
     return materializeItem(this.#state.subjectId, name, visible);
   }
 
-  /** The depth of a known operation of an item (0 when unknown). */
-  depthOf(name: string, id: string): number {
-    return this.#items.get(name)?.find((entry) => entry.operation.id === id)?.operation.depth ?? 0;
-  }
-
   close(): void {
     this.#unsubscribe();
   }
+}
+
+/** A reader that sees every write as soon as it is read, writing as `agentId`. */
+export function liveViewpoint(agentId: string): Viewpoint {
+  return { agentId, sees: () => true, wrote: () => {} };
 }
 
 /** An item view as LangGraph's `Item`, or null when the item does not exist. */

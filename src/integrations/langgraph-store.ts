@@ -11,18 +11,12 @@ import type { ContextStore } from "../context/context-store.js";
 import { UnknownEscalationError } from "../crdt/errors/unknown-escalation-error.js";
 import type { Escalation } from "../crdt/escalation.js";
 import { SharedState } from "../crdt/shared-state.js";
-import {
-  type CellChange,
-  diffItem,
-  type ItemOperation,
-  resolutionChanges,
-  validateItemValue,
-} from "./langgraph-item-log.js";
+import { type CellChange, diffItem, validateItemValue } from "./langgraph-item-log.js";
 import {
   ItemIndex,
   itemNamespace,
   listItemNamespaces,
-  operationsField,
+  liveViewpoint,
   searchItems,
   toItem,
   type Viewpoint,
@@ -182,15 +176,12 @@ export class SyncedStore extends BaseStore {
    */
   async resolve(escalationId: string, value: unknown, options: { by: string }): Promise<void> {
     await this.state.sync();
-    for (const name of this.#index.names()) {
-      const view = this.#index.view(name, undefined);
-      const escalation = view.escalations.find((candidate) => candidate.id === escalationId);
-      const path = view.escalationPaths.get(escalationId);
-      if (!escalation || path === undefined) continue;
-      const changes = resolutionChanges(name, view.cells, path, value);
-      await this.#write(name, liveViewpoint(options.by), changes, escalationId);
-      return;
-    }
+    const resolved = await this.#index.resolve(escalationId, value, {
+      by: options.by,
+      at: this.#now(),
+      id: this.#generateId(),
+    });
+    if (resolved) return;
     if (this.state.escalations().some((escalation) => escalation.id === escalationId)) {
       await this.state.resolve(escalationId, value, options);
       return;
@@ -236,7 +227,7 @@ export class SyncedStore extends BaseStore {
           continue;
         }
         const changes = diffItem(name, base.cells, operation.value ?? undefined);
-        writes.push(this.#write(name, reader, changes, undefined));
+        writes.push(this.#write(name, reader, changes));
         results.push(undefined);
       } else if ("namespacePrefix" in operation) {
         results.push(searchItems(this.#index, operation, reader));
@@ -256,26 +247,12 @@ export class SyncedStore extends BaseStore {
   }
 
   /** Appends one operation to an item's log, applied locally before any await. */
-  #write(
-    name: string,
-    viewpoint: Viewpoint | undefined,
-    changes: CellChange[],
-    resolves: string | undefined,
-  ): Promise<void> {
-    const heads = this.#index.view(name, viewpoint).heads;
-    const operation: ItemOperation = {
+  #write(name: string, viewpoint: Viewpoint | undefined, changes: CellChange[]): Promise<void> {
+    return this.#index.write(name, viewpoint ?? liveViewpoint(this.#agentId), {
       id: this.#generateId(),
-      agent: viewpoint?.agentId ?? this.#agentId,
       at: this.#now(),
-      parents: heads,
-      depth: 1 + Math.max(0, ...heads.map((id) => this.#index.depthOf(name, id))),
       changes,
-      ...(resolves === undefined ? {} : { resolves }),
-    };
-    viewpoint?.wrote(operation.id);
-    return this.#index.append(name, operation, () =>
-      this.state.actingAs(operation.agent).put(name, operationsField, [operation]),
-    );
+    });
   }
 
   #viewpointOf(operation: Operation): Viewpoint | undefined {
@@ -330,7 +307,7 @@ export class SyncedStore extends BaseStore {
   }
 
   #itemEscalations(): Escalation[] {
-    return this.#index.names().flatMap((name) => this.#index.view(name, undefined).escalations);
+    return this.#index.escalations();
   }
 
   #announceNewEscalations(): void {
@@ -379,10 +356,6 @@ class ViewpointStore extends BaseStore {
   override batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     return this.synced.runBatch(operations, this.viewpoint);
   }
-}
-
-function liveViewpoint(agentId: string): Viewpoint {
-  return { agentId, sees: () => true, wrote: () => {} };
 }
 
 /**
