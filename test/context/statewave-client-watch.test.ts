@@ -74,3 +74,28 @@ describe("StatewaveClient.watch", () => {
     expect(errors).toHaveLength(2);
   });
 });
+
+describe("StatewaveClient.watch: one poller per subject", () => {
+  it("serves every watch of a subject from one poller, replaying history to a late one", async () => {
+    const { createStatewaveEmulator } = await import("../../src/server/compat/statewave-v0-7-1.js");
+    const emulator = createStatewaveEmulator();
+    const client = new StatewaveClient({ fetch: emulator.clientFetch, pollIntervalMs: 5 });
+    const first: StoreChange[] = [];
+    const second: StoreChange[] = [];
+    const a = client.watch("s", (change) => first.push(change));
+    const b = client.watch("s", (change) => second.push(change));
+    await client.createEpisode({ subjectId: "s", source: "a", type: "t", payload: {} });
+    expect(first).toHaveLength(1);
+    expect(second).toHaveLength(1);
+    const late: StoreChange[] = [];
+    const c = client.watch("s", (change) => late.push(change), { replay: true });
+    await waitFor(() => expect(late).toHaveLength(1));
+    const before = emulator.requests.get("GET /v1/timeline") ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const polls = (emulator.requests.get("GET /v1/timeline") ?? 0) - before;
+    // Three watches, one poller: ~2 timeline reads (episodes, memories) per 5 ms round, not 6.
+    expect(polls).toBeLessThanOrEqual(2 * Math.ceil(60 / 5) + 4);
+    for (const subscription of [a, b, c]) subscription.close();
+    await client.close();
+  });
+});
