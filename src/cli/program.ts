@@ -7,6 +7,7 @@ import { makeRunCommand } from "./commands/run.js";
 import { makeRunsCommand } from "./commands/runs.js";
 import { makeServeCommand } from "./commands/serve.js";
 import { makeTimelineCommand } from "./commands/timeline.js";
+import { makeWatchCommand } from "./commands/watch.js";
 import { packageVersion } from "./version.js";
 
 /**
@@ -40,6 +41,7 @@ export function createProgram(deps: CliDeps): Command {
     makeRunCommand,
     makeRunsCommand,
     makeTimelineCommand,
+    makeWatchCommand,
     makeServeCommand,
     makeMcpCommand,
     makeBenchCommand,

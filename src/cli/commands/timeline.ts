@@ -13,6 +13,7 @@ interface TimelineCommandOptions {
   follow?: boolean;
   raw?: boolean;
   utc?: boolean;
+  subject?: string;
   plain?: boolean;
   color: boolean;
   db?: string;
@@ -115,6 +116,44 @@ async function follow(
   deps.stdout.write(`${formatTimelineSections(full, width).join("\n")}\n`);
 }
 
+/** `timeline --subject`: any subject's history, then what `watch` would show of it now. */
+async function printSubject(
+  deps: CliDeps,
+  store: ContextStore,
+  subjectId: string,
+  filter: TimelineFilter,
+  width: number,
+  clock: TimelineClock,
+  json: boolean | undefined,
+): Promise<void> {
+  const [{ readFullTimeline }, { buildRunTimeline }, { formatTimelineTable }, subjectView] =
+    await Promise.all([
+      import("../../ui/data/read-run.js"),
+      import("../../ui/format/run-timeline.js"),
+      import("../../ui/format/timeline-table.js"),
+      import("../../ui/format/subject-view.js"),
+    ]);
+  const timeline = await readFullTimeline(store, subjectId, { signal: deps.signal });
+  if (timeline.episodes.length === 0) {
+    throw new UsageError(`no subject "${subjectId}" in this store (nothing was written to it)`);
+  }
+  const built = buildRunTimeline(subjectId, timeline, filter);
+  const view = subjectView.buildSubjectView(timeline);
+  // A subject that is not a run has no run clock: its rows are on the wall clock.
+  const hasRunClock = built.events.some((event) => event.type === "run-start");
+  if (json) {
+    deps.stdout.write(`${JSON.stringify({ ...timelineDocument(built), view }, null, 2)}\n`);
+    return;
+  }
+  deps.stdout.write(
+    `${[
+      ...formatTimelineTable(built.rows, width, hasRunClock ? clock : "utc"),
+      "",
+      ...subjectView.formatSubjectView(view),
+    ].join("\n")}\n`,
+  );
+}
+
 /**
  * Refuses an `--agent` or `--type` the run does not have, listing what it has (exit 2): a typo
  * must not look like a run in which nothing happened.
@@ -142,7 +181,7 @@ export function makeTimelineCommand(deps: CliDeps): Command {
   return new Command("timeline")
     .description("the audit trail of a run: every event, the final memory state, who read what")
     .argument(
-      "<run-id>",
+      "[run-id]",
       "a run id (sw-1a2b3c4d), a unique prefix of one (sw-1a, 1a2b), or `last`; `shared-ctx runs` lists them",
     )
     .option("--json", "print one JSON document instead of the table")
@@ -152,6 +191,10 @@ export function makeTimelineCommand(deps: CliDeps): Command {
       "only rows of this event or episode type (e.g. module-skip, state_update)",
     )
     .option("--follow", "keep printing new rows of a run in progress (until it ends or Ctrl-C)")
+    .option(
+      "--subject <id>",
+      "any subject's history instead of a run's (what `shared-ctx watch` shows live)",
+    )
     .option("--raw", "show the machinery too: CRDT updates, claim encodings as stored")
     .option("--utc", "times as wall-clock UTC instead of the run's own clock since its start")
     .option("--plain", "print the table even in a terminal (no interactive view)")
@@ -176,7 +219,10 @@ export function makeTimelineCommand(deps: CliDeps): Command {
         "  $ shared-ctx timeline sw-1a2b3c4d --follow      (while `shared-ctx run` runs elsewhere)",
       ].join("\n"),
     )
-    .action(async (runIdInput: string, options: TimelineCommandOptions) => {
+    .action(async (runIdInput: string | undefined, options: TimelineCommandOptions) => {
+      if ((runIdInput === undefined) === (options.subject === undefined)) {
+        throw new UsageError("give a run id (or `last`), or --subject <id>, but not both");
+      }
       // Loaded here, not at the top: the store's driver and the Unicode width tables (string-width)
       // are for this command's action, not for `--help` or the other commands.
       const [
@@ -202,7 +248,11 @@ export function makeTimelineCommand(deps: CliDeps): Command {
       const width = deps.stdout.isTTY && deps.stdout.columns ? deps.stdout.columns : pipeWidth;
       try {
         const found = { signal: deps.signal, storeName };
-        const runId = await resolveRunId(store, runIdInput, found);
+        if (options.subject !== undefined) {
+          await printSubject(deps, store, options.subject, filter, width, clock, options.json);
+          return;
+        }
+        const runId = await resolveRunId(store, runIdInput ?? "", found);
         const timeline = await readRunTimeline(store, runId, found);
         validateFilter(runId, filter, timelineChoices(timeline));
         const interactive =

@@ -1,0 +1,89 @@
+import { Command, Option } from "commander";
+import type { CliDeps } from "../cli-deps.js";
+import { isTerminal, storeSelection } from "../command-helpers.js";
+
+interface WatchCommandOptions {
+  once?: boolean;
+  json?: boolean;
+  color: boolean;
+  db?: string;
+  url?: string;
+  store?: "embedded" | "statewave";
+}
+
+/**
+ * `shared-ctx watch <subject>`: the live view of any subject, whoever writes it (MCP agents in one
+ * repository, library users, LangGraph nodes, a demo run).
+ */
+export function makeWatchCommand(deps: CliDeps): Command {
+  return new Command("watch")
+    .description(
+      "live view of a subject: who works on what, decisions and what superseded them, open disputes, stale reads",
+    )
+    .argument("<subject>", "the subject id the agents share (a run id works too)")
+    .option("--once", "print the view once and exit (the default without a terminal)")
+    .option("--json", "print the view once as one JSON document")
+    .option("--no-color", "draw without colour (NO_COLOR is honoured too)")
+    .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
+    .option("--url <url>", "Statewave server (default: $STATEWAVE_URL)")
+    .addOption(
+      new Option("--store <kind>", "where the subject is kept").choices(["embedded", "statewave"]),
+    )
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Examples:",
+        "  $ shared-ctx watch my-repo                  (while two `shared-ctx mcp` agents work on it)",
+        "  $ shared-ctx watch my-repo --once --json | jq .disputes",
+        "  $ shared-ctx timeline --subject my-repo     (the same subject's history, for scripts)",
+      ].join("\n"),
+    )
+    .action(async (subjectId: string, options: WatchCommandOptions) => {
+      // Loaded here, not at the top: the store's driver and the UI are this command's alone.
+      const [{ openStore }, { readFullTimeline }, { buildSubjectView, formatSubjectView }] =
+        await Promise.all([
+          import("../../ui/data/open-store.js"),
+          import("../../ui/data/read-run.js"),
+          import("../../ui/format/subject-view.js"),
+        ]);
+      const store = openStore(storeSelection(options, deps), { mustExist: true });
+      try {
+        const read = async () =>
+          buildSubjectView(await readFullTimeline(store, subjectId, { signal: deps.signal }));
+        const initial = await read();
+        if (options.json) {
+          deps.stdout.write(`${JSON.stringify(initial, null, 2)}\n`);
+          return;
+        }
+        if (options.once || !isTerminal(deps.stdout) || deps.stdin?.isTTY !== true) {
+          deps.stdout.write(`${formatSubjectView(initial).join("\n")}\n`);
+          return;
+        }
+        const [{ renderWatch }, { isColorDisabled }] = await Promise.all([
+          import("../../ui/render-watch.js"),
+          import("../../ui/theme/tokens.js"),
+        ]);
+        await renderWatch({
+          stdout: deps.stdout,
+          ...(deps.stdin ? { stdin: deps.stdin } : {}),
+          initial,
+          noColor: isColorDisabled(deps.env, !options.color),
+          signal: deps.signal,
+          watch: (onView, onError) => {
+            // Any change re-reads the subject: the view is small next to a person reading it.
+            const subscription = store.watch(
+              subjectId,
+              () => {
+                read().then(onView, onError);
+              },
+              { onError },
+            );
+            return () => subscription.close();
+          },
+        });
+      } finally {
+        await store.close();
+      }
+    });
+}

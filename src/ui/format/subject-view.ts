@@ -1,0 +1,254 @@
+import type { Memory, Timeline } from "../../context/context-store.js";
+import { fromRunEventEpisode } from "../../scenario/run-record.js";
+import type { ScenarioEvent } from "../../scenario/scenario-events.js";
+import { agentDirectoryOf } from "./agent-directory.js";
+
+/** A decision as the watch view shows it, with what replaced it when it was superseded. */
+export interface DecisionEntry {
+  readonly id: string;
+  readonly target?: string;
+  readonly author: string;
+  readonly content: string;
+  readonly at: string;
+  /** For a superseded decision: the active one on the same target (or by the same author). */
+  readonly supersededBy?: {
+    readonly author: string;
+    readonly content: string;
+    readonly at: string;
+  };
+}
+
+/** Work someone has claimed and not finished (from a run's claims and builds). */
+export interface ClaimEntry {
+  readonly module: string;
+  readonly agent: string;
+  /** "claimed", "building". */
+  readonly state: string;
+}
+
+/** An open disagreement, with every side and its author. */
+export interface DisputeEntry {
+  readonly about: string;
+  readonly sides: ReadonlyArray<{ readonly agent: string; readonly value: string }>;
+}
+
+/** Someone acted on a fact that has changed since they read it. */
+export interface StaleReadEntry {
+  readonly agent: string;
+  /** What they read, as it was. */
+  readonly read: string;
+  /** When they read it (ISO). */
+  readonly at: string;
+  /** What replaced it. */
+  readonly nowSays?: string;
+}
+
+/** Everything `shared-ctx watch` shows about one subject, from its timeline alone. */
+export interface SubjectView {
+  readonly subjectId: string;
+  readonly episodes: number;
+  readonly lastActivity?: string;
+  readonly claims: readonly ClaimEntry[];
+  readonly decisions: readonly DecisionEntry[];
+  readonly superseded: readonly DecisionEntry[];
+  readonly disputes: readonly DisputeEntry[];
+  readonly staleReads: readonly StaleReadEntry[];
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value ? value : undefined;
+}
+
+/** Kinds that are decisions or findings (what agents act on), not summaries of machinery. */
+const decisionKinds = new Set(["architectural_decision", "review_finding", "procedure"]);
+
+function isDecision(memory: Memory): boolean {
+  return decisionKinds.has(memory.kind);
+}
+
+/** Claims still open: claimed or building, and not yet built, skipped or cancelled. */
+function openClaims(events: readonly ScenarioEvent[]): ClaimEntry[] {
+  const agents = agentDirectoryOf(events);
+  const open = new Map<string, ClaimEntry>();
+  for (const event of events) {
+    if (event.type === "module-claim") {
+      open.set(event.module, {
+        module: event.module,
+        agent: agents.name(event.agentId),
+        state: "claimed",
+      });
+    } else if (event.type === "module-start") {
+      open.set(event.module, {
+        module: event.module,
+        agent: agents.name(event.agentId),
+        state: "building",
+      });
+    } else if (
+      event.type === "module-end" ||
+      event.type === "module-skip" ||
+      event.type === "module-cancel"
+    ) {
+      open.delete(event.module);
+    }
+  }
+  return [...open.values()];
+}
+
+/** Escalations without a resolution, from a run's events. */
+function openEscalations(events: readonly ScenarioEvent[]): DisputeEntry[] {
+  const agents = agentDirectoryOf(events);
+  const resolved = new Set(
+    events.flatMap((event) => (event.type === "escalation-resolve" ? [event.escalationId] : [])),
+  );
+  return events.flatMap((event) =>
+    event.type === "escalation" && !resolved.has(event.escalationId)
+      ? [
+          {
+            about: `${event.namespace}/${event.key}`,
+            sides: event.contenders.map((side) => ({
+              agent: agents.name(side.agentId),
+              value: side.value,
+            })),
+          },
+        ]
+      : [],
+  );
+}
+
+/**
+ * The watch view of a subject, whoever writes it (MCP agents, the library, LangGraph nodes, a
+ * demo run): open claims, active decisions and the ones superseded (with what replaced them), open
+ * disputes with both sides (active decisions that contradict each other, unresolved escalations),
+ * and reads of facts that have changed since.
+ */
+export function buildSubjectView(timeline: Timeline): SubjectView {
+  const events = timeline.episodes.flatMap((episode) => fromRunEventEpisode(episode) ?? []);
+  const agents = agentDirectoryOf(events);
+  const author = (memory: Memory) => agents.name(text(memory.metadata.source) ?? "unknown");
+  const decisions = timeline.memories.filter(isDecision);
+  const active = decisions.filter((memory) => memory.status === "active");
+  const entry = (memory: Memory): DecisionEntry => {
+    const target = text(memory.metadata.target);
+    return {
+      id: memory.id,
+      ...(target ? { target } : {}),
+      author: author(memory),
+      content: memory.content,
+      at: memory.createdAt,
+    };
+  };
+  const replacementOf = (memory: Memory) => {
+    const target = text(memory.metadata.target);
+    return [...active]
+      .reverse()
+      .find((candidate) =>
+        target !== undefined
+          ? text(candidate.metadata.target) === target
+          : text(candidate.metadata.source) === text(memory.metadata.source),
+      );
+  };
+  const superseded = decisions
+    .filter((memory) => memory.status === "superseded")
+    .map((memory) => {
+      const by = replacementOf(memory);
+      return by
+        ? {
+            ...entry(memory),
+            supersededBy: { author: author(by), content: by.content, at: by.createdAt },
+          }
+        : entry(memory);
+    });
+  // Two active decisions on one target by different authors who had not read each other's.
+  const byTarget = new Map<string, Memory[]>();
+  for (const memory of active) {
+    const target = text(memory.metadata.target);
+    if (target) byTarget.set(target, [...(byTarget.get(target) ?? []), memory]);
+  }
+  const contradictions: DisputeEntry[] = [...byTarget].flatMap(([target, memories]) =>
+    new Set(memories.map((memory) => text(memory.metadata.source))).size > 1
+      ? [
+          {
+            about: target,
+            sides: memories.map((memory) => ({ agent: author(memory), value: memory.content })),
+          },
+        ]
+      : [],
+  );
+  const supersededById = new Map(superseded.map((decision) => [decision.id, decision]));
+  // One line per reader and fact: reading the same stale fact again adds nothing.
+  const reported = new Set<string>();
+  const staleReads: StaleReadEntry[] = timeline.episodes.flatMap((episode) => {
+    const event = fromRunEventEpisode(episode);
+    if (event?.type !== "context-read") return [];
+    return event.memoryIds.flatMap((id) => {
+      const changed = supersededById.get(id);
+      const key = `${event.agentId}\u0000${id}`;
+      if (!changed || reported.has(key)) return [];
+      reported.add(key);
+      return changed
+        ? [
+            {
+              agent: agents.name(event.agentId),
+              read: changed.content,
+              at: episode.createdAt,
+              ...(changed.supersededBy ? { nowSays: changed.supersededBy.content } : {}),
+            },
+          ]
+        : [];
+    });
+  });
+  return {
+    subjectId: timeline.subjectId,
+    episodes: timeline.episodes.length,
+    ...(timeline.episodes.at(-1) ? { lastActivity: timeline.episodes.at(-1)?.createdAt } : {}),
+    claims: openClaims(events),
+    decisions: active.map(entry),
+    superseded,
+    disputes: [...contradictions, ...openEscalations(events)],
+    staleReads,
+  };
+}
+
+/** The view as plain lines (pipes, `timeline --subject`'s summary, tests). */
+export function formatSubjectView(view: SubjectView): string[] {
+  const section = (title: string, lines: readonly string[]) => [
+    "",
+    `${title} (${lines.length})`,
+    ...(lines.length > 0 ? lines.map((line) => `  ${line}`) : ["  (none)"]),
+  ];
+  return [
+    `Subject ${view.subjectId} · ${view.episodes} episodes${view.lastActivity ? ` · last write ${view.lastActivity}` : ""}`,
+    ...section(
+      "Working on",
+      view.claims.map((claim) => `${claim.agent} ${claim.state} ${claim.module}`),
+    ),
+    ...section(
+      "Decisions",
+      view.decisions.map(
+        (decision) =>
+          `${decision.author}${decision.target ? ` on ${decision.target}` : ""}: ${decision.content}`,
+      ),
+    ),
+    ...section(
+      "Superseded",
+      view.superseded.map(
+        (decision) =>
+          `${decision.author}: ${decision.content}${decision.supersededBy ? ` → now ${decision.supersededBy.author}: ${decision.supersededBy.content}` : ""}`,
+      ),
+    ),
+    ...section(
+      "Open disputes",
+      view.disputes.map(
+        (dispute) =>
+          `${dispute.about}: ${dispute.sides.map((side) => `${side.agent} says ${side.value}`).join(" vs ")}`,
+      ),
+    ),
+    ...section(
+      "Read before it changed",
+      view.staleReads.map(
+        (read) =>
+          `${read.agent} read "${read.read}"${read.nowSays ? `; now: "${read.nowSays}"` : ""}`,
+      ),
+    ),
+  ];
+}

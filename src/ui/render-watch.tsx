@@ -1,0 +1,79 @@
+import { render, useApp, useInput } from "ink";
+import { useEffect, useState } from "react";
+import { SubjectWatchView } from "./components/subject-watch-view.js";
+import { ThemeProvider } from "./contexts/theme-context.js";
+import type { SubjectView } from "./format/subject-view.js";
+import { useTerminalSize } from "./hooks/use-terminal-size.js";
+import { scrollbackSafe } from "./scrollback-safe-stdout.js";
+import { createTheme } from "./theme/tokens.js";
+
+/** Delivers the subject's view again whenever the store changes; returns the unsubscribe function. */
+export type WatchSubject = (
+  onView: (view: SubjectView) => void,
+  onError: (error: unknown) => void,
+) => () => void;
+
+/** Props of {@link WatchApp}. */
+export type WatchAppProps = {
+  readonly initial: SubjectView;
+  readonly watch: WatchSubject;
+};
+
+/** The live subject view: the store's changes in, the view out; `q`, Esc or Ctrl-C quit. */
+export function WatchApp({ initial, watch }: WatchAppProps) {
+  const { exit } = useApp();
+  const { rows } = useTerminalSize();
+  const [view, setView] = useState(initial);
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    let cancelled = false;
+    const unsubscribe = watch(
+      (next) => {
+        if (cancelled) return;
+        setView(next);
+        setError(undefined);
+      },
+      (failure) => {
+        if (!cancelled) setError(failure instanceof Error ? failure.message : String(failure));
+      },
+    );
+    return () => {
+      cancelled = true;
+      unsubscribe();
+    };
+  }, [watch]);
+  useInput((input, key) => {
+    if (input === "q" || key.escape || (key.ctrl && input === "c")) exit();
+  });
+  return <SubjectWatchView view={view} rows={rows} error={error} />;
+}
+
+/** Runs the live subject view until the user quits or `signal` aborts. */
+export async function renderWatch(options: {
+  readonly stdout: NodeJS.WriteStream;
+  readonly stdin?: NodeJS.ReadStream;
+  readonly initial: SubjectView;
+  readonly watch: WatchSubject;
+  readonly noColor?: boolean;
+  readonly signal?: AbortSignal;
+}): Promise<void> {
+  const instance = render(
+    <ThemeProvider theme={createTheme({ noColor: options.noColor })}>
+      <WatchApp initial={options.initial} watch={options.watch} />
+    </ThemeProvider>,
+    {
+      stdout: scrollbackSafe(options.stdout),
+      stdin: options.stdin,
+      patchConsole: false,
+      exitOnCtrlC: false,
+    },
+  );
+  const onAbort = () => instance.unmount();
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}

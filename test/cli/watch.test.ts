@@ -1,0 +1,88 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeTimelineCommand } from "../../src/cli/commands/timeline.js";
+import { makeWatchCommand } from "../../src/cli/commands/watch.js";
+import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { useTempDir } from "../support/temp-dir.js";
+import { runCommand } from "./cli-harness.js";
+
+/** Two coding agents sharing one subject, as two `shared-ctx mcp` processes would write it. */
+async function twoAgents(path: string): Promise<void> {
+  const store = new EmbeddedStore({ path });
+  try {
+    const decide = async (source: string, target: string, content: string) => {
+      await store.createEpisode({
+        subjectId: "my-repo",
+        source,
+        type: "architectural_decision",
+        payload: { content, target },
+      });
+      await store.compileMemories("my-repo");
+    };
+    await decide("claude-code", "auth", "Use JWT for the API auth");
+    await decide("codex", "auth", "Use opaque session tokens for the API auth");
+    await decide("claude-code", "cache", "Keep the cache at 60s");
+    await decide("claude-code", "cache", "Cache for 5 minutes");
+  } finally {
+    await store.close();
+  }
+}
+
+describe("shared-ctx watch", () => {
+  const tempDir = useTempDir("shared-ctx-watch-");
+
+  it("shows decisions, what superseded what, and an open dispute with both sides", async () => {
+    const db = join(tempDir(), "store.db");
+    await twoAgents(db);
+    const result = await runCommand(makeWatchCommand, ["watch", "my-repo", "--db", db]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("Subject my-repo · 4 episodes");
+    expect(result.stdout).toMatch(/Decisions \(3\)/);
+    expect(result.stdout).toContain(
+      "Claude-code: Keep the cache at 60s → now Claude-code: Cache for 5 minutes",
+    );
+    expect(result.stdout).toContain(
+      "auth: Claude-code says Use JWT for the API auth vs Codex says Use opaque session tokens for the API auth",
+    );
+  });
+
+  it("prints one JSON document with --json", async () => {
+    const db = join(tempDir(), "store.db");
+    await twoAgents(db);
+    const result = await runCommand(makeWatchCommand, ["watch", "my-repo", "--db", db, "--json"]);
+    const view = JSON.parse(result.stdout);
+    expect(view.disputes).toHaveLength(1);
+    expect(view.superseded[0].supersededBy.content).toBe("Cache for 5 minutes");
+  });
+
+  it("timeline --subject prints the same subject's history for scripts", async () => {
+    const db = join(tempDir(), "store.db");
+    await twoAgents(db);
+    const result = await runCommand(makeTimelineCommand, [
+      "timeline",
+      "--subject",
+      "my-repo",
+      "--db",
+      db,
+    ]);
+    expect(result.exitCode).toBe(0);
+    // Not a run: no run clock, so wall-clock UTC.
+    expect(result.stdout).toMatch(/^Time \(UTC\)\s+Agent\s+Event type\s+Content$/m);
+    expect(result.stdout).toMatch(/Codex\s+architectural_decision\s+Use opaque session tokens/);
+    expect(result.stdout).toContain("Open disputes (1)");
+  });
+
+  it("refuses a run id together with --subject (exit 2)", async () => {
+    const db = join(tempDir(), "store.db");
+    await twoAgents(db);
+    const result = await runCommand(makeTimelineCommand, [
+      "timeline",
+      "last",
+      "--subject",
+      "my-repo",
+      "--db",
+      db,
+    ]);
+    expect(result.exitCode).toBe(2);
+  });
+});
