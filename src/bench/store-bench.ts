@@ -470,7 +470,7 @@ export function formatStoreBenchTable(result: StoreBenchResult): string {
     ]);
     rows.push([
       `serve: POST /v1/context, ${number(client.contextMemories)} memories`,
-      `p50 ${client.contextP50Ms.toFixed(2)} ms  p95 ${client.contextP95Ms.toFixed(2)} ms`,
+      `p50 ${client.contextP50Ms.toFixed(2)} ms  p95 ${client.contextP95Ms.toFixed(2)} ms  (p10 ${client.contextP10Ms.toFixed(2)} ms)`,
       verdict(
         `p50 <= ${serveTargets.contextP50Ms} ms`,
         client.contextP50Ms <= serveTargets.contextP50Ms,
@@ -478,7 +478,7 @@ export function formatStoreBenchTable(result: StoreBenchResult): string {
     ]);
     rows.push([
       "serve: GET /v1/timeline, same subject, first 100",
-      `p50 ${client.timelineP50Ms.toFixed(2)} ms  p95 ${client.timelineP95Ms.toFixed(2)} ms`,
+      `p50 ${client.timelineP50Ms.toFixed(2)} ms  p95 ${client.timelineP95Ms.toFixed(2)} ms  (p10 ${client.timelineP10Ms.toFixed(2)} ms)`,
       verdict(
         `p50 <= ${serveTargets.timelineP50Ms} ms`,
         client.timelineP50Ms <= serveTargets.timelineP50Ms,
