@@ -150,6 +150,8 @@ export type ScenarioEvent =
       readonly disputes: readonly string[];
       /** How much it had to read, in tokens (about 4 characters each). */
       readonly tokens?: number;
+      /** Where it read: the shared context, or its inbox (message modes). @default "shared context" */
+      readonly source?: "shared context" | "inbox";
     })
   /** Message modes: a message on the bus. */
   | (EventBase & {

@@ -39,7 +39,17 @@ describe("the built bin without a TTY", () => {
   it("demo, runs, timeline and run print plain output and exit 0; a bad run id exits 2", async () => {
     const env = { SHARED_CTX_DB: join(tempDir(), "store.db") };
 
-    const demo = await shared(["demo", "--speed", "50", "--seed", "7"], env);
+    // By default the left pane is broadcast (the strongest message passing), on late-decision,
+    // where shared context wins for a reason messages cannot match; the verdicts name it.
+    const fair = await shared(["demo", "--speed", "50", "--seed", "7"], env);
+    expect(fair.code).toBe(0);
+    expect(fair.stdout).toContain("· bc-");
+    expect(fair.stdout).toContain("late-decision");
+    expect(fair.stdout).toContain("lacked mid-build invalidation");
+    expect(fair.stdout).toContain("Mechanism: mid-build invalidation 1");
+
+    // --baseline naive: the classic comparison.
+    const demo = await shared(["demo", "--baseline", "naive", "--speed", "50", "--seed", "7"], env);
     expect(demo.stderr).toBe("");
     expect(demo.code).toBe(0);
     expect(demo.stdout).not.toContain("\u001B[");

@@ -153,6 +153,7 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
         decisions: decisions.map((decision) => `${decision.by}: ${decision.content}`),
         disputes: [],
         tokens,
+        source: "inbox",
       });
       return { decisions, disputes: [], claims, tokens };
     },

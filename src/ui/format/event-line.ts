@@ -152,10 +152,11 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
     case "context-read": {
       const known = event.decisions.length;
       const first = event.decisions[0];
+      const where = event.source === "inbox" ? "Read inbox" : "Read shared context";
       const text =
         known === 0
-          ? "Read shared context: no decisions yet"
-          : `Read shared context → ${plural(known, "decision")}${first ? `: ${first}` : ""}${known > 1 ? " …" : ""}`;
+          ? `${where}: no decisions yet`
+          : `${where} → ${plural(known, "decision")}${first ? `: ${first}` : ""}${known > 1 ? " …" : ""}`;
       if (event.disputes.length === 0) return byAgent(event, event.agentId, agents, text, "muted");
       // "…replaces it).; 1 dispute open" reads as a typo: the clause after it ends the sentence.
       const disputes = `; ${plural(event.disputes.length, "dispute")} open`;
@@ -195,7 +196,7 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         event,
         event.agentId,
         agents,
-        `Skipping → ${event.module} (${shortReason(event.reason, event.module, agents)})`,
+        `Skipping → ${event.module} (${shortReason(event.reason, event.module, agents)})${event.mechanism ? ` · ${event.mechanism}` : ""}`,
         "skip",
       );
     case "module-cancel":
@@ -203,7 +204,7 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         event,
         event.agentId,
         agents,
-        `CANCELLED → ${event.module} (${shortReason(event.reason, event.module, agents)}; ${formatTokens(event.tokensSpent)} tokens spent)`,
+        `CANCELLED → ${event.module} (${shortReason(event.reason, event.module, agents)}; ${formatTokens(event.tokensSpent)} tokens spent)${event.mechanism ? ` · ${event.mechanism}` : ""}`,
         "warning",
       );
     case "escalation":
@@ -229,7 +230,7 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         event,
         event.detectedBy,
         agents,
-        `COLLISION → ${event.module}: ${humanizeText(event.description, agents)}`,
+        `COLLISION → ${event.module}: ${humanizeText(event.description, agents)}${event.cause ? ` · lacked ${event.cause}` : ""}`,
         "error",
       );
     case "agent-end":
