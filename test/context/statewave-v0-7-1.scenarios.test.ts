@@ -6,6 +6,7 @@ import { createVirtualClock } from "../../src/scenario/clock.js";
 import { listScenarios, loadScenario } from "../../src/scenario/load-scenario.js";
 import type { ScenarioEvent } from "../../src/scenario/scenario-events.js";
 import { startRun } from "../../src/scenario/scenario-runner.js";
+import { createApp } from "../../src/server/app.js";
 import { createStatewaveEmulator } from "../../src/server/compat/statewave-v0-7-1.js";
 
 /** Counter ids, so both runs name everything alike. */
@@ -48,8 +49,23 @@ function comparable(value: unknown): unknown {
   );
 }
 
-describe("every shipped scenario on a Statewave v0.7.1 server (emulated)", async () => {
+describe("every shipped scenario over HTTP: on serve, and on a Statewave v0.7.1 server (emulated)", async () => {
   const names = (await listScenarios()).map((scenario) => scenario.name);
+
+  it.each(names)(
+    "%s on shared-ctx serve: the same outcome, events and scenario times",
+    async (name) => {
+      const embedded = await run(name, new EmbeddedStore({ path: ":memory:" }));
+      const served = new EmbeddedStore({ path: ":memory:" });
+      const app = createApp({ store: served });
+      const fetch: typeof globalThis.fetch = async (input, init) =>
+        app.fetch(new Request(input, init));
+      const remote = await run(name, new StatewaveStore({ fetch, pollIntervalMs: 5 }));
+      await served.close();
+      expect(comparable(remote.events)).toEqual(comparable(embedded.events));
+      expect(comparable(remote.summary)).toEqual(comparable(embedded.summary));
+    },
+  );
 
   it.each(names)(
     "%s: the same outcome, events and scenario times as on the embedded store",
