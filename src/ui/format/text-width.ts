@@ -3,10 +3,49 @@
  * `wrap-ansi`, `cli-truncate`), so a CJK character or an emoji counts two columns, a combining mark
  * none, and a table lines up exactly where Ink puts the text. ANSI escapes are never counted.
  */
+import { createRequire } from "node:module";
 import { stripVTControlCharacters } from "node:util";
-import cliTruncate from "cli-truncate";
-import stringWidth from "string-width";
-import wrapAnsi from "wrap-ansi";
+
+/** The three width libraries, loaded together on first need. */
+interface WidthLibraries {
+  readonly cliTruncate: typeof import("cli-truncate").default;
+  readonly stringWidth: typeof import("string-width").default;
+  readonly wrapAnsi: typeof import("wrap-ansi").default;
+}
+
+function loadWithRequire(): WidthLibraries {
+  const require = createRequire(import.meta.url);
+  return {
+    cliTruncate: require("cli-truncate").default,
+    stringWidth: require("string-width").default,
+    wrapAnsi: require("wrap-ansi").default,
+  };
+}
+
+/**
+ * Start-up: evaluating these libraries (Unicode tables, emoji patterns) costs ~100 ms of CPU, more
+ * than the rest of `shared-ctx runs`, whose table is printable ASCII. So they load on first need,
+ * synchronously through `require()` of their ES modules (Node ≥ 20.19); an older Node 20 cannot,
+ * and loads them up front as before.
+ */
+let libraries: WidthLibraries | undefined = process.features.require_module
+  ? undefined
+  : await Promise.all([import("cli-truncate"), import("string-width"), import("wrap-ansi")]).then(
+      ([truncateModule, widthModule, wrapModule]) => ({
+        cliTruncate: truncateModule.default,
+        stringWidth: widthModule.default,
+        wrapAnsi: wrapModule.default,
+      }),
+    );
+
+function widthLibraries(): WidthLibraries {
+  libraries ??= loadWithRequire();
+  return libraries;
+}
+
+function stringWidth(text: string): number {
+  return widthLibraries().stringWidth(text);
+}
 
 /** The text without ANSI escape sequences. */
 export function stripAnsi(text: string): string {
@@ -31,7 +70,7 @@ export function truncate(text: string, width: number): string {
   if (textWidth(text) <= width) return text;
   // What cli-truncate returns for printable ASCII, without its width calls.
   if (printableAscii.test(text)) return `${text.slice(0, width - 1)}…`;
-  return cliTruncate(text, width, { position: "end" });
+  return widthLibraries().cliTruncate(text, width, { position: "end" });
 }
 
 /** The text padded with spaces (or cut) to exactly `width` columns. */
@@ -50,7 +89,10 @@ export function wrapText(text: string, width: number): string[] {
   if (width <= 0) return [words.join(" ")];
   if (words.length === 0) return [""];
   // A wide character cannot be split: at width 1 it would still take two columns.
-  const wrapped = wrapAnsi(words.join(" "), Math.max(2, width), { hard: true, trim: true });
+  const wrapped = widthLibraries().wrapAnsi(words.join(" "), Math.max(2, width), {
+    hard: true,
+    trim: true,
+  });
   return wrapped.split("\n");
 }
 
@@ -61,7 +103,7 @@ export function wrapText(text: string, width: number): string[] {
  */
 export function wrappedRows(text: string, width: number): number {
   if (width <= 0) return 1;
-  return wrapAnsi(text, width, { hard: true, trim: false }).split("\n").length;
+  return widthLibraries().wrapAnsi(text, width, { hard: true, trim: false }).split("\n").length;
 }
 
 /**

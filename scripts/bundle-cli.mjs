@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// Start-up (issue 12): run after `tsc` by `npm run build`.
+//
+// Loading ~1,000 small ES modules is most of the CLI's start-up: Ink 6 alone loads about 600 (its
+// `import { throttle } from "es-toolkit/compat"` loads 415), the MCP SDK with zod another ~170,
+// ~450 ms and ~150 ms of CPU on the 2-core machine this is developed on. Node 20 has no compile
+// cache, so the CLI is bundled: dist/cli/main.js (what bin/shared-ctx.js loads) becomes an esbuild
+// bundle of the CLI, the code it uses and its packages, and each `await import()` a command makes
+// becomes a chunk loaded when that command runs — `--help` still loads no command's code.
+//
+// Left out, loaded from node_modules or dist/ as usual: native or WebAssembly packages that find
+// their files beside themselves (better-sqlite3, loro-crdt, pg), React (one copy for Ink and our
+// components), and dist/bench (it starts its own processes from its own files). The library
+// (dist/index.js) is tsc's output, untouched. Without esbuild (an install without dev
+// dependencies) dist/ is left as tsc wrote it: slower to start, the same code.
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const distDirectory = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist");
+const cliDirectory = resolve(distDirectory, "cli");
+const benchDirectory = resolve(distDirectory, "bench");
+const entryPoint = resolve(cliDirectory, "main.js");
+const chunkPrefix = "bundle-";
+
+let esbuild;
+try {
+  esbuild = await import("esbuild");
+} catch {
+  process.stderr.write(
+    "bundle-cli: esbuild is not installed; dist/cli is left unbundled (slower start-up)\n",
+  );
+  process.exit(0);
+}
+
+// Run twice without tsc in between: main.js is a bundle already, nothing to do.
+if (readFileSync(entryPoint, "utf8").includes("__bundleRequire")) {
+  process.stdout.write("bundle-cli: dist/cli is bundled already\n");
+  process.exit(0);
+}
+// Chunks of an earlier build: their names carry a content hash, so they would pile up.
+for (const name of readdirSync(cliDirectory)) {
+  if (name.startsWith(chunkPrefix)) rmSync(resolve(cliDirectory, name));
+}
+
+const plugin = {
+  name: "shared-ctx-cli",
+  setup(build) {
+    // dist/bench stays tsc's output, imported relative to the bundle (which lives in dist/cli).
+    build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const target = resolve(args.resolveDir, args.path);
+      if (!target.startsWith(`${benchDirectory}${sep}`)) return undefined;
+      return { path: relative(cliDirectory, target).split(sep).join("/"), external: true };
+    });
+    // Ink imports it only for React DevTools (DEV=true), an optional peer that is not installed.
+    build.onResolve({ filter: /^react-devtools-core$/ }, () => ({
+      path: "react-devtools-core",
+      namespace: "absent",
+    }));
+    build.onLoad({ filter: /.*/, namespace: "absent" }, () => ({
+      contents: "export default {};",
+      loader: "js",
+    }));
+  },
+};
+
+const started = performance.now();
+await esbuild.build({
+  entryPoints: [entryPoint],
+  outdir: cliDirectory,
+  allowOverwrite: true,
+  bundle: true,
+  splitting: true,
+  chunkNames: `${chunkPrefix}[name]-[hash]`,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external: ["better-sqlite3", "loro-crdt", "pg", "pg-native", "react", "react/*"],
+  plugins: [plugin],
+  // Bundled CommonJS (react-reconciler, ajv, dotenv, …) calls require(): give it Node's.
+  banner: {
+    js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+  },
+  logLevel: "warning",
+});
+process.stdout.write(
+  `bundle-cli: dist/cli/main.js bundled in ${Math.round(performance.now() - started)} ms\n`,
+);
