@@ -99,14 +99,29 @@ describe("judgeTargets", () => {
     {
       workload: "many_agents(64x100)",
       writeCosts: [
-        { strategy: "lww" as const, microsecondsPerWrite: 40 },
-        { strategy: "transactional" as const, microsecondsPerWrite: 90 },
-        { strategy: "crdt" as const, microsecondsPerWrite: crdt },
+        { strategy: "lww" as const, microsecondsPerWrite: 40, cpuMicrosecondsPerWrite: 20 },
+        {
+          strategy: "transactional" as const,
+          microsecondsPerWrite: 90,
+          cpuMicrosecondsPerWrite: 45,
+        },
+        {
+          strategy: "crdt" as const,
+          microsecondsPerWrite: crdt,
+          cpuMicrosecondsPerWrite: crdt / 4,
+        },
       ],
     },
   ];
   const merges = (slowestMs: number) => [
-    { workload: "many_agents(64x100)", replicas: 64, medianMs: slowestMs / 2, slowestMs },
+    {
+      workload: "many_agents(64x100)",
+      replicas: 64,
+      medianMs: slowestMs / 2,
+      slowestMs,
+      medianCpuMs: slowestMs / 4,
+      slowestCpuMs: slowestMs / 2,
+    },
   ];
 
   it("judges the 64x100 targets when that workload ran", () => {
@@ -116,12 +131,12 @@ describe("judgeTargets", () => {
       {
         name: "many_agents(64x100) crdt converges in <= 250 ms (slowest replica)",
         status: "MET",
-        measured: "180.0 ms",
+        measured: "180.0 ms; CPU 90.0 ms",
       },
       {
         name: "many_agents(64x100) crdt cost per write <= 10x lww",
         status: "MET",
-        measured: "8.0x",
+        measured: "8.0x; CPU 4.0x",
       },
     ]);
   });
@@ -135,8 +150,8 @@ describe("judgeTargets", () => {
     expect(missed.map((target) => `${target.status} ${target.measured ?? ""}`)).toEqual([
       "MISSED 2 lost",
       "MISSED ",
-      "MISSED 300.0 ms",
-      "MISSED 15.0x",
+      "MISSED 300.0 ms; CPU 150.0 ms",
+      "MISSED 15.0x; CPU 7.5x",
     ]);
     expect(judgeTargets([row({})], [], []).map((target) => target.status)).toEqual([
       "MET",
