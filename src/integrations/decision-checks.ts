@@ -1,5 +1,6 @@
 import type { Memory } from "../context/context-store.js";
 import type { InvalidationNotice, SharedContext } from "../context/shared-context.js";
+import type { Escalation } from "../crdt/escalation.js";
 import { type CheckSharedDecisionsResult, checkSharedDecisionsResult } from "./tool-results.js";
 
 /**
@@ -18,7 +19,12 @@ export async function checkSharedDecisions(
   shared: SharedContext,
   callerId: string,
   task: string,
-  options: { maxTokens?: number; notices?: readonly InvalidationNotice[] } = {},
+  options: {
+    maxTokens?: number;
+    notices?: readonly InvalidationNotice[];
+    /** Open disputes to list beside the shared state's (e.g. LangGraph store items'). */
+    disputes?: readonly Escalation[];
+  } = {},
 ): Promise<CheckSharedDecisionsResult> {
   const read = await shared.beforeActing(
     callerId,
@@ -32,7 +38,11 @@ export async function checkSharedDecisions(
   }
   const previous = byCaller.get(callerId) ?? [];
   byCaller.set(callerId, read.decisions);
-  return checkSharedDecisionsResult(read, previous, options.notices ?? []);
+  const withDisputes =
+    options.disputes && options.disputes.length > 0
+      ? { ...read, disputes: [...read.disputes, ...options.disputes] }
+      : read;
+  return checkSharedDecisionsResult(withDisputes, previous, options.notices ?? []);
 }
 
 /** A check result as the text a model reads: the summary first, then the details as JSON. */

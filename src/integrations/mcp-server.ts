@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   type CallToolResult,
@@ -8,6 +9,7 @@ import type { ContextStore, Episode, Memory } from "../context/context-store.js"
 import { type InvalidationNotice, SharedContext } from "../context/shared-context.js";
 import { type Escalation, SharedState } from "../crdt/shared-state.js";
 import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
+import { ItemIndex, parseItemNamespace } from "./langgraph-items.js";
 import {
   decisionView,
   escalationView,
@@ -51,6 +53,8 @@ export interface SharedContextMcpServerOptions {
   agentId: string;
   /** Reported to the client in the MCP handshake. @default "0.0.0" */
   version?: string;
+  /** Clock of resolutions written to LangGraph store items, ms since the epoch. @default Date.now */
+  now?: () => number;
 }
 
 /**
@@ -76,6 +80,7 @@ const timelineMaxPages = 50;
  */
 export function createSharedContextMcpServer(options: SharedContextMcpServerOptions): McpServer {
   const { shared, state, store, subjectId, agentId } = options;
+  const now = options.now ?? Date.now;
   const decisionsUri = decisionsResourceUri(subjectId);
   const server = new McpServer(
     { name: "shared-ctx", version: options.version ?? "0.0.0" },
@@ -84,6 +89,16 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       instructions: `Shared context for subject "${subjectId}", speaking as agent "${agentId}". Call ${toolNames.checkSharedDecisions} before each unit of work and ${toolNames.publishDecision} after each decision; use ${toolNames.putState}/${toolNames.getState} for fields several agents write. Subscribe to ${decisionsUri} to hear when a decision you read is superseded or disputed.`,
     },
   );
+
+  // LangGraph store items on this subject (written by a SyncedStore): their disputes are shown and
+  // resolved here too, in the same shape. No LangGraph needed: the items are shared state.
+  const items = new ItemIndex(state);
+  const allEscalations = (): Escalation[] => [...state.escalations(), ...items.escalations()];
+  /** A namespace's fields; a LangGraph item shows as its value. */
+  const fieldsOf = (name: string): Record<string, unknown> =>
+    parseItemNamespace(name)
+      ? viewFields(items.view(name, undefined).value ?? {})
+      : viewFields(state.list(name));
 
   // What was pushed to this agent since its last check: the next check leads with it.
   const pending: InvalidationNotice[] = [];
@@ -157,7 +172,11 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     },
     async ({ task }) => {
       const notices = pending.splice(0);
-      const result = await checkSharedDecisions(shared, agentId, task, { notices });
+      const result = await checkSharedDecisions(shared, agentId, task, {
+        notices,
+        // beforeActing caught the replica up; LangGraph items' disputes are listed beside its own.
+        disputes: items.escalations().filter((escalation) => escalation.resolution === undefined),
+      });
       return {
         // The summary first: it is what a model reads before anything else.
         content: [{ type: "text", text: checkResultText(result) }],
@@ -210,7 +229,7 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
         namespace,
         key,
         value: stateValueView(state.get(namespace, key)),
-        escalations: openEscalations(state, namespace, key).map(escalationView),
+        escalations: openEscalations(allEscalations(), namespace, key).map(escalationView),
       });
     },
   );
@@ -226,22 +245,18 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     async ({ namespace, key }) => {
       // Pull in what the other agents already stored, so a read never lags a finished write.
       await state.sync();
-      const escalations = openEscalations(state, namespace, key).map(escalationView);
+      const escalations = openEscalations(allEscalations(), namespace, key).map(escalationView);
       if (namespace !== undefined && key !== undefined) {
-        return jsonResult({
-          namespace,
-          key,
-          value: stateValueView(state.get(namespace, key)),
-          escalations,
-        });
+        const value = parseItemNamespace(namespace)
+          ? fieldsOf(namespace)[key]
+          : stateValueView(state.get(namespace, key));
+        return jsonResult({ namespace, key, value, escalations });
       }
       if (namespace !== undefined) {
-        return jsonResult({ namespace, fields: viewFields(state.list(namespace)), escalations });
+        return jsonResult({ namespace, fields: fieldsOf(namespace), escalations });
       }
       const everything: Record<string, Record<string, unknown>> = {};
-      for (const name of Object.keys(state.toJSON())) {
-        everything[name] = viewFields(state.list(name));
-      }
+      for (const name of Object.keys(state.toJSON())) everything[name] = fieldsOf(name);
       return jsonResult({ state: everything, escalations });
     },
   );
@@ -255,8 +270,13 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     },
     async ({ escalationId, value }) => {
       await state.sync();
-      await state.resolve(escalationId, value, { by: agentId });
-      const resolved = state.escalations().find((escalation) => escalation.id === escalationId);
+      const item = await items.resolve(escalationId, value, {
+        by: agentId,
+        at: now(),
+        id: randomUUID(),
+      });
+      if (!item) await state.resolve(escalationId, value, { by: agentId });
+      const resolved = allEscalations().find((escalation) => escalation.id === escalationId);
       // resolve throws for an escalation this replica has not seen, so it is found.
       if (!resolved) throw new Error(`escalation ${escalationId} vanished after its resolution`);
       return jsonResult(escalationView(resolved));
@@ -317,6 +337,7 @@ export async function openSharedContextMcpServer(
     subjectId,
     agentId,
     ...(options.version ? { version: options.version } : {}),
+    ...(options.now ? { now: options.now } : {}),
   });
   let closing: Promise<void> | undefined;
   return {
@@ -347,15 +368,17 @@ function viewFields(fields: Record<string, unknown>): Record<string, unknown> {
   );
 }
 
-function openEscalations(state: SharedState, namespace?: string, key?: string): Escalation[] {
-  return state
-    .escalations()
-    .filter(
-      (escalation) =>
-        escalation.resolution === undefined &&
-        (namespace === undefined || escalation.namespace === namespace) &&
-        (key === undefined || escalation.key === key),
-    );
+function openEscalations(
+  escalations: readonly Escalation[],
+  namespace?: string,
+  key?: string,
+): Escalation[] {
+  return escalations.filter(
+    (escalation) =>
+      escalation.resolution === undefined &&
+      (namespace === undefined || escalation.namespace === namespace) &&
+      (key === undefined || escalation.key === key),
+  );
 }
 
 /**

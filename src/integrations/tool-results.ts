@@ -47,6 +47,7 @@ export interface ContenderView {
 export interface EscalationView {
   /** Resolve a state dispute with `resolve_escalation`/`resolve(id, ...)`; a decision dispute by publishing a decision on `key`. */
   id: string;
+  subjectId: string;
   namespace: string;
   key: string;
   reason: string;
@@ -140,6 +141,7 @@ function authorOf(memory: Memory): string {
 export function escalationView(escalation: Escalation): EscalationView {
   return {
     id: escalation.id,
+    subjectId: escalation.subjectId,
     namespace: escalation.namespace,
     key: escalation.key,
     reason: escalation.reason,
@@ -164,6 +166,7 @@ export function decisionDisputeView(dispute: MemoryDispute): EscalationView {
   }));
   return {
     id: decisionDisputeId(dispute.kind, dispute.target),
+    subjectId: dispute.memories[0]?.subjectId ?? "",
     namespace: "decisions",
     key: dispute.target,
     reason: "contradicting-decisions",

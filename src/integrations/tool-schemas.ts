@@ -119,6 +119,7 @@ const contenderOutput = z.object({
 /** A dispute: the one shape of `EscalationView`, the library's `Escalation` as JSON. */
 export const escalationOutput = z.object({
   id: z.string(),
+  subjectId: z.string(),
   namespace: z.string(),
   key: z.string(),
   reason: z.string(),

@@ -1,9 +1,14 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import {
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { SyncedStore } from "../../src/langgraph.js";
 import { deferred } from "../support/deferred.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { connectMcpAgent, type McpAgent } from "./mcp-client.js";
@@ -135,12 +140,15 @@ describe("shared-ctx mcp: two agents in two processes on one database", () => {
 });
 
 describe("shared-ctx mcp: what a client can rely on", () => {
-  const tempDir = useTempDir("shared-ctx-mcp-push-");
+  // One folder for the whole describe: the last test opens the database the servers use.
+  let folder: string;
   let alice: McpAgent;
   let bob: McpAgent;
+  let dbPath: string;
 
   beforeAll(async () => {
-    const dbPath = join(tempDir(), "store.db");
+    folder = mkdtempSync(join(tmpdir(), "shared-ctx-mcp-push-"));
+    dbPath = join(folder, "store.db");
     [alice, bob] = await Promise.all([
       connectMcpAgent({ subjectId: "repo", agentId: "alice", dbPath }),
       connectMcpAgent({ subjectId: "repo", agentId: "bob", dbPath }),
@@ -149,6 +157,7 @@ describe("shared-ctx mcp: what a client can rely on", () => {
 
   afterAll(async () => {
     await Promise.all([alice?.close(), bob?.close()]);
+    rmSync(folder, { recursive: true, force: true });
   });
 
   it("declares an outputSchema for every tool, and its results conform", async () => {
@@ -233,5 +242,56 @@ describe("shared-ctx mcp: what a client can rely on", () => {
     const read = await alice.call("check_shared_decisions", { task: "database" });
     expect(read.disputes).toEqual(expect.arrayContaining([escalation]));
     expect(String(read.summary)).toContain("plan/database: ");
+  });
+
+  it("shows a LangGraph store item's dispute in the same shape, and resolves it", async () => {
+    // A graph in this process writes the subject the MCP agents share: two parallel nodes disagree.
+    const store = new EmbeddedStore({ path: dbPath });
+    const synced = await SyncedStore.open({ store, subjectId: "repo" });
+    try {
+      const graph = new StateGraph(Annotation.Root({}))
+        .addNode("flights", async (_state, config) => {
+          await config.store?.put(["plan"], "trip", { budget: 900 });
+          return {};
+        })
+        .addNode("hotels", async (_state, config) => {
+          await config.store?.put(["plan"], "trip", { budget: 1200 });
+          return {};
+        })
+        .addEdge(START, "flights")
+        .addEdge(START, "hotels")
+        .addEdge("flights", END)
+        .addEdge("hotels", END)
+        .compile({ store: synced });
+      await graph.invoke({});
+      const [escalation] = await synced.escalations();
+
+      const namespace = 'langgraph:["plan","trip"]';
+      const item = await eventually(
+        () => alice.call("get_state", { namespace }),
+        (read) => expect(read.escalations).toHaveLength(1),
+      );
+      expect(item.escalations).toEqual([JSON.parse(JSON.stringify(escalation))]);
+      expect((item.fields as { budget: unknown }).budget).toEqual({
+        disputed: escalation?.id,
+        contenders: escalation?.contenders,
+      });
+      const read = await alice.call("check_shared_decisions", { task: "the trip budget" });
+      expect(read.disputes).toEqual(
+        expect.arrayContaining([expect.objectContaining({ id: escalation?.id })]),
+      );
+
+      await alice.call("resolve_escalation", { escalationId: escalation?.id, value: 1000 });
+      await eventually(
+        async () => {
+          await synced.escalations();
+          return synced.get(["plan"], "trip");
+        },
+        (trip) => expect(trip?.value).toEqual({ budget: 1000 }),
+      );
+    } finally {
+      await synced.close();
+      await store.close();
+    }
   });
 });
