@@ -223,6 +223,7 @@ export class ItemIndex {
     return materializeItem(this.#state.subjectId, name, visible);
   }
 
+  /** Stops following the shared state's changes. */
   close(): void {
     this.#unsubscribe();
   }
