@@ -7,6 +7,7 @@
  */
 
 import type { Clock } from "../coordination/clock.js";
+import type { PlaybackMember } from "./playback-group.js";
 
 export type { Clock } from "../coordination/clock.js";
 
@@ -37,6 +38,8 @@ export interface ClockPacing {
   now?: () => number;
   /** @default setTimeout */
   wait?: (ms: number) => Promise<void>;
+  /** Plays in step with the other runs of a group (the demo's two panes). @default alone */
+  member?: PlaybackMember;
 }
 
 /** Options of {@link createVirtualClock}. */
@@ -72,6 +75,7 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
   const realWait =
     pacing?.wait ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const realOrigin = realNow();
+  const member = pacing?.member;
   let sequence = 0;
   let timers: VirtualTimer[] = [];
   const tracked = new Set<Promise<unknown>>();
@@ -86,11 +90,18 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
       for (;;) {
         for (let index = 0; index < idleTurns; index += 1) await turn();
         if (tracked.size > 0) {
+          member?.busy(time);
           await Promise.race([...tracked]).catch(() => undefined);
           continue;
         }
         const first = timers[0];
+        member?.idle(time, first?.due ?? Number.POSITIVE_INFINITY);
         if (first === undefined) return;
+        if (member !== undefined && !member.mayJumpTo(first.due)) {
+          // Another run shown beside this one has not reached that moment yet: wait for it.
+          await member.changed();
+          continue;
+        }
         if (pacing !== undefined) {
           // Hold the jump until real time catches up; then look again (a timer may be gone).
           const realDue = realOrigin + (first.due - startTime) / pacing.speed;

@@ -13,6 +13,7 @@ import type { Coordination } from "../coordination/coordination.js";
 import { collisionCauseOf } from "./attribute-collision.js";
 import { type Clock, createSeededRandom, createVirtualClock } from "./clock.js";
 import { createMessageCoordination } from "./pipelines/message-pipeline.js";
+import type { PlaybackGroup } from "./playback-group.js";
 import { runIdPrefix, toRunEventEpisode, toRunStopEpisode } from "./run-record.js";
 import type { AgentInfo, RunMode, RunSummary, ScenarioEvent } from "./scenario-events.js";
 import type { AgentSpec, Scenario } from "./scenario-schema.js";
@@ -38,6 +39,11 @@ export interface StartRunOptions {
   seed?: number;
   /** @default a virtual scenario clock, paced at `speed` */
   clock?: Clock;
+  /**
+   * Plays in step with the group's other runs (with `speed`): the demo's two panes show the same
+   * scenario moment, however differently their stores answer. @default alone
+   */
+  playback?: PlaybackGroup;
   /** Real time, for the summary's real-time figures only. @default performance.now */
   realNow?: () => number;
   /** Source of the run id's 8 characters. @default random */
@@ -98,9 +104,14 @@ export function startRun(options: StartRunOptions): RunHandle {
   }
   const runId = `${runIdPrefix[mode]}${suffix}`;
   const brain = options.brain ?? createOfflineBrain();
+  const member = options.clock === undefined ? options.playback?.join() : undefined;
   const clock =
     options.clock ??
-    createVirtualClock(options.speed !== undefined ? { pacing: { speed: options.speed } } : {});
+    createVirtualClock(
+      options.speed !== undefined
+        ? { pacing: { speed: options.speed, ...(member ? { member } : {}) } }
+        : {},
+    );
   const realNow = options.realNow ?? (() => performance.now());
   const realStart = realNow();
   // Real time spent waiting on the store: reported beside the outcome, never part of it.
@@ -301,7 +312,10 @@ export function startRun(options: StartRunOptions): RunHandle {
     } finally {
       await coordination.close();
     }
-  })().catch(recordStop);
+  })()
+    .catch(recordStop)
+    // Over, whichever way: it no longer holds the other runs of its playback group back.
+    .finally(() => member?.leave());
 
   return {
     runId,

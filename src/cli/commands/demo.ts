@@ -49,7 +49,10 @@ function createRoundStarter(
     const signal = AbortSignal.any([deps.signal, controller.signal]);
     // The same seed on both sides: only the coordination differs.
     const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
-    const common = { scenario, store, brain, speed: options.speed, seed, signal };
+    const { createPlaybackGroup } = await import("../../scenario/playback-group.js");
+    // Both panes play in step: the same scenario moment on both sides, whatever the store's speed.
+    const playback = createPlaybackGroup();
+    const common = { scenario, store, brain, speed: options.speed, seed, signal, playback };
     // The left pane: the message-passing baseline the user chose (`naive` field: the baseline run).
     const naive = startRun({ ...common, mode: options.baseline });
     const statewave = startRun({ ...common, mode: "statewave" });
