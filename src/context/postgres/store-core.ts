@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Socket } from "node:net";
-import type { Client, Pool, PoolClient, QueryConfig, QueryResultRow } from "pg";
-import { nonMemoryEpisodeTypes } from "../compile-memories.js";
+import type { Pool, PoolClient, QueryConfig, QueryResultRow } from "pg";
 import type {
   CompileJob,
   CompileResult,
@@ -26,7 +24,7 @@ import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.j
 import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
 import { StoreValidationError } from "../errors/store-validation-error.js";
-import { type MemoryCandidate, rankContext, searchTerms } from "../rank-context.js";
+import { rankContext } from "../rank-context.js";
 import {
   inputLimits,
   requireInteger,
@@ -36,9 +34,10 @@ import {
   validateEpisodeBatch,
   validateEpisodeInput,
 } from "../validate-input.js";
-import { type Bm25Statistics, bm25 } from "./bm25.js";
 import { compileLocked, memoriesByIds } from "./compile.js";
+import { readContextCandidates } from "./context-candidates.js";
 import { redactDatabaseUrl } from "./database-url.js";
+import { listenForChanges } from "./listen-connection.js";
 import { toStoreError } from "./postgres-errors.js";
 import {
   changeKey,
@@ -48,8 +47,6 @@ import {
   type MemoryRow,
   memoryColumns,
   memoryFromRow,
-  scopedQuery,
-  scopePrefix,
   tenantKey,
 } from "./rows.js";
 import { migrate } from "./schema.js";
@@ -67,18 +64,6 @@ export interface PostgresCoreOptions {
 
 /** The NOTIFY channel every replica writes to and listens on. */
 const notifyChannel = "shared_ctx_changes";
-
-/** How many candidates of each kind `getContext` considers: the embedded store's numbers. */
-const contextCandidates = {
-  ftsWindow: 250,
-  relevant: 40,
-  newest: 40,
-  decisions: 30,
-  episodes: 10,
-} as const;
-
-/** Machinery episode types never shown as "Recent activity" (fixed identifiers, never user input). */
-const hiddenEpisodeTypes = [...nonMemoryEpisodeTypes];
 
 function toJsonText(field: string, value: JsonObject): string {
   try {
@@ -597,94 +582,9 @@ export class PostgresStoreCore {
     const tenant = tenantKey(tenantId);
     const read = await this.#run(options.signal, (pool) =>
       // One snapshot for every candidate query, as the embedded store reads in one transaction.
-      this.#transaction(pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", async (client) => {
-        const memories: MemoryCandidate[] = [];
-        const seen = new Set<string>();
-        const terms = searchTerms(task);
-        // Every memory candidate in one statement (round trips are what a loaded machine makes
-        // slow): the newest `ftsWindow` full-text matches (GIN) with bm25's statistics, the
-        // newest active memories, the newest active decisions.
-        const rows = await PostgresStoreCore.#query<
-          MemoryRow & {
-            part: "fts" | "newest" | "decision";
-            active_count: string | null;
-            active_tokens: string | null;
-            doc_counts: Record<string, number> | null;
-          }
-        >(client, {
-          name: "shared-ctx-context-candidates",
-          text: `WITH stats AS (
-                   SELECT c.active_count, c.active_tokens,
-                     (SELECT json_object_agg(t.term, t.doc_count) FROM term_stats t
-                      WHERE t.tenant_key = $1 AND t.subject_id = $2 AND t.term = ANY($4::text[])) AS doc_counts
-                   FROM compile_state c WHERE c.tenant_key = $1 AND c.subject_id = $2)
-                 SELECT 'fts' AS part, w.*, s.active_count, s.active_tokens, s.doc_counts FROM (
-                   SELECT ${memoryColumns} FROM memories m
-                   WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active' AND m.terms @@ $3::tsquery
-                   ORDER BY m.mseq DESC LIMIT ${contextCandidates.ftsWindow}) w LEFT JOIN stats s ON true
-                 UNION ALL
-                 SELECT 'newest', n.*, NULL, NULL, NULL FROM (
-                   SELECT ${memoryColumns} FROM memories m
-                   WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active'
-                   ORDER BY m.mseq DESC LIMIT ${contextCandidates.newest}) n
-                 UNION ALL
-                 SELECT 'decision', d.*, NULL, NULL, NULL FROM (
-                   SELECT ${memoryColumns} FROM memories m
-                   WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active' AND m.kind = 'architectural_decision'
-                   ORDER BY m.mseq DESC LIMIT ${contextCandidates.decisions}) d`,
-          values: [
-            tenant,
-            subjectId,
-            // No search words: a lexeme no memory has (every stored one starts with 's').
-            terms.length > 0 ? scopedQuery(scopePrefix(tenant, subjectId), terms) : "'0'",
-            terms,
-          ],
-        });
-        const window = rows.filter((row) => row.part === "fts");
-        const [first] = window;
-        if (first) {
-          // The same window, bm25 and cut as the embedded store: its candidates, row for row.
-          const statistics: Bm25Statistics = {
-            rows: Number(first.active_count ?? 0),
-            tokens: Number(first.active_tokens ?? 0),
-            documentCounts: new Map(
-              Object.entries(first.doc_counts ?? {}).map(([term, count]) => [term, Number(count)]),
-            ),
-          };
-          const best = window
-            .map((row) => ({
-              row,
-              rank: bm25(terms, row.content, statistics),
-              seq: Number(row.mseq),
-            }))
-            .sort((left, right) => left.rank - right.rank || right.seq - left.seq)
-            .slice(0, contextCandidates.relevant)
-            .sort((left, right) => right.seq - left.seq);
-          for (const { row, rank, seq } of best) {
-            seen.add(row.id);
-            memories.push({ memory: memoryFromRow(row), sequence: seq, bm25: rank });
-          }
-        }
-        for (const row of rows) {
-          if (row.part === "fts" || seen.has(row.id)) continue;
-          seen.add(row.id);
-          memories.push({ memory: memoryFromRow(row), sequence: Number(row.mseq), bm25: null });
-        }
-        const episodes = await PostgresStoreCore.#query<EpisodeRow>(client, {
-          name: "shared-ctx-context-episodes",
-          text: `SELECT ${episodeColumns} FROM episodes WHERE tenant_key = $1 AND subject_id = $2
-                   AND seq > COALESCE((SELECT compiled_seq FROM compile_state WHERE tenant_key = $1 AND subject_id = $2), 0)
-                   AND type <> ALL($3::text[]) ORDER BY seq DESC LIMIT ${contextCandidates.episodes}`,
-          values: [tenant, subjectId, hiddenEpisodeTypes],
-        });
-        return {
-          memories,
-          episodes: episodes.map((row) => ({
-            episode: episodeFromRow(row),
-            sequence: Number(row.seq),
-          })),
-        };
-      }),
+      this.#transaction(pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", (client) =>
+        readContextCandidates(client, tenant, subjectId, task),
+      ),
     );
     return rankContext({ subjectId, task, maxTokens, ...read });
   }
@@ -868,63 +768,22 @@ export class PostgresStoreCore {
     });
   }
 
-  /** One dedicated LISTEN connection while anyone watches; reconnects after a drop. */
+  /** One dedicated LISTEN connection while anyone watches (see `listen-connection.ts`). */
   #listen(
     onChange: (key: string) => void,
     onReconnect: () => void,
     onError: (error: unknown) => void,
   ): () => void {
-    let stopped = false;
-    let client: Client | undefined;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    const connect = async () => {
-      if (stopped || this.#closed) return;
-      try {
-        await this.#connect();
-        const { default: pg } = await import("pg");
-        const next = new pg.Client({ connectionString: this.#url });
-        next.on("notification", (message) => {
-          if (message.channel === notifyChannel && message.payload) onChange(message.payload);
-        });
-        next.on("error", () => undefined);
-        next.on("end", () => {
-          if (client === next) client = undefined;
-          if (!stopped && !this.#closed) schedule();
-        });
-        await next.connect();
-        if (stopped || this.#closed) {
-          await next.end().catch(() => undefined);
-          return;
-        }
-        await next.query(`LISTEN ${notifyChannel}`);
-        // Watching must never keep a finished process alive (the embedded store's promise too).
-        const socket = next.connection.stream;
-        if (socket instanceof Socket) socket.unref();
-        client = next;
-        // Anything committed before LISTEN took effect (or while the connection was down) is
-        // found by catching up now.
-        onReconnect();
-      } catch (error) {
-        onError(toStoreError(error, this.location));
-        schedule();
-      }
-    };
-    const schedule = () => {
-      if (stopped || this.#closed || retry !== undefined) return;
-      retry = setTimeout(() => {
-        retry = undefined;
-        void connect();
-      }, this.#reconnectDelayMs);
-      retry.unref();
-    };
-    void connect();
-    return () => {
-      stopped = true;
-      if (retry !== undefined) clearTimeout(retry);
-      const current = client;
-      client = undefined;
-      void current?.end().catch(() => undefined);
-    };
+    return listenForChanges({
+      url: this.#url,
+      channel: notifyChannel,
+      reconnectDelayMs: this.#reconnectDelayMs,
+      closed: () => this.#closed,
+      ready: () => this.#connect(),
+      onChange,
+      onListening: onReconnect,
+      onError: (error) => onError(toStoreError(error, this.location)),
+    });
   }
 
   /** Stops watchers, the LISTEN connection and the pool; pending compile jobs are dropped. Idempotent. */

@@ -1,0 +1,132 @@
+import type { PoolClient, QueryConfig, QueryResultRow } from "pg";
+import { nonMemoryEpisodeTypes } from "../compile-memories.js";
+import { type EpisodeCandidate, type MemoryCandidate, searchTerms } from "../rank-context.js";
+import { type Bm25Statistics, bm25 } from "./bm25.js";
+import {
+  type EpisodeRow,
+  episodeColumns,
+  episodeFromRow,
+  type MemoryRow,
+  memoryColumns,
+  memoryFromRow,
+  scopedQuery,
+  scopePrefix,
+} from "./rows.js";
+
+/** How many candidates of each kind `getContext` considers: the embedded store's numbers. */
+const contextCandidates = {
+  ftsWindow: 250,
+  relevant: 40,
+  newest: 40,
+  decisions: 30,
+  episodes: 10,
+} as const;
+
+/** Machinery episode types never shown as "Recent activity" (fixed identifiers, never user input). */
+const hiddenEpisodeTypes = [...nonMemoryEpisodeTypes];
+
+function query<Row extends QueryResultRow>(
+  client: PoolClient,
+  config: QueryConfig,
+): Promise<Row[]> {
+  return client.query<Row>(config).then((result) => result.rows);
+}
+
+/**
+ * The candidates `rankContext` ranks for `task`, read in the caller's (read-only, repeatable
+ * read) transaction: the same window, bm25 and cuts as the embedded store, so both give the same
+ * bundle on the same episodes.
+ */
+export async function readContextCandidates(
+  client: PoolClient,
+  tenant: string,
+  subjectId: string,
+  task: string,
+): Promise<{ memories: MemoryCandidate[]; episodes: EpisodeCandidate[] }> {
+  const memories: MemoryCandidate[] = [];
+  const seen = new Set<string>();
+  const terms = searchTerms(task);
+  // Every memory candidate in one statement (round trips are what a loaded machine makes
+  // slow): the newest `ftsWindow` full-text matches (GIN) with bm25's statistics, the
+  // newest active memories, the newest active decisions.
+  const rows = await query<
+    MemoryRow & {
+      part: "fts" | "newest" | "decision";
+      active_count: string | null;
+      active_tokens: string | null;
+      doc_counts: Record<string, number> | null;
+    }
+  >(client, {
+    name: "shared-ctx-context-candidates",
+    text: `WITH stats AS (
+               SELECT c.active_count, c.active_tokens,
+                 (SELECT json_object_agg(t.term, t.doc_count) FROM term_stats t
+                  WHERE t.tenant_key = $1 AND t.subject_id = $2 AND t.term = ANY($4::text[])) AS doc_counts
+               FROM compile_state c WHERE c.tenant_key = $1 AND c.subject_id = $2)
+             SELECT 'fts' AS part, w.*, s.active_count, s.active_tokens, s.doc_counts FROM (
+               SELECT ${memoryColumns} FROM memories m
+               WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active' AND m.terms @@ $3::tsquery
+               ORDER BY m.mseq DESC LIMIT ${contextCandidates.ftsWindow}) w LEFT JOIN stats s ON true
+             UNION ALL
+             SELECT 'newest', n.*, NULL, NULL, NULL FROM (
+               SELECT ${memoryColumns} FROM memories m
+               WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active'
+               ORDER BY m.mseq DESC LIMIT ${contextCandidates.newest}) n
+             UNION ALL
+             SELECT 'decision', d.*, NULL, NULL, NULL FROM (
+               SELECT ${memoryColumns} FROM memories m
+               WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active' AND m.kind = 'architectural_decision'
+               ORDER BY m.mseq DESC LIMIT ${contextCandidates.decisions}) d`,
+    values: [
+      tenant,
+      subjectId,
+      // No search words: a lexeme no memory has (every stored one starts with 's').
+      terms.length > 0 ? scopedQuery(scopePrefix(tenant, subjectId), terms) : "'0'",
+      terms,
+    ],
+  });
+  const window = rows.filter((row) => row.part === "fts");
+  const [first] = window;
+  if (first) {
+    // The same window, bm25 and cut as the embedded store: its candidates, row for row.
+    const statistics: Bm25Statistics = {
+      rows: Number(first.active_count ?? 0),
+      tokens: Number(first.active_tokens ?? 0),
+      documentCounts: new Map(
+        Object.entries(first.doc_counts ?? {}).map(([term, count]) => [term, Number(count)]),
+      ),
+    };
+    const best = window
+      .map((row) => ({
+        row,
+        rank: bm25(terms, row.content, statistics),
+        seq: Number(row.mseq),
+      }))
+      .sort((left, right) => left.rank - right.rank || right.seq - left.seq)
+      .slice(0, contextCandidates.relevant)
+      .sort((left, right) => right.seq - left.seq);
+    for (const { row, rank, seq } of best) {
+      seen.add(row.id);
+      memories.push({ memory: memoryFromRow(row), sequence: seq, bm25: rank });
+    }
+  }
+  for (const row of rows) {
+    if (row.part === "fts" || seen.has(row.id)) continue;
+    seen.add(row.id);
+    memories.push({ memory: memoryFromRow(row), sequence: Number(row.mseq), bm25: null });
+  }
+  const episodes = await query<EpisodeRow>(client, {
+    name: "shared-ctx-context-episodes",
+    text: `SELECT ${episodeColumns} FROM episodes WHERE tenant_key = $1 AND subject_id = $2
+               AND seq > COALESCE((SELECT compiled_seq FROM compile_state WHERE tenant_key = $1 AND subject_id = $2), 0)
+               AND type <> ALL($3::text[]) ORDER BY seq DESC LIMIT ${contextCandidates.episodes}`,
+    values: [tenant, subjectId, hiddenEpisodeTypes],
+  });
+  return {
+    memories,
+    episodes: episodes.map((row) => ({
+      episode: episodeFromRow(row),
+      sequence: Number(row.seq),
+    })),
+  };
+}
