@@ -128,7 +128,8 @@ export function materializeItem(
     const concurrentHeads = cell.heads.filter((head) => !isAncestor(head.operation, operation));
     const written = writtenValue(event.change);
     const open = cell.open;
-    if (open && operation.resolves === open.id && concurrentHeads.length === 0) {
+    // A resolution settles its dispute and, as it replaces everything below it, any dispute there.
+    if (open && operation.resolves !== undefined && concurrentHeads.length === 0) {
       open.resolution = { value: written ?? null, by: operation.agent, at: operation.at };
       cell.open = undefined;
       cell.generation += 1;

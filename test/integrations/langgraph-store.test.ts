@@ -332,6 +332,16 @@ describe("SyncedStore", () => {
       );
       // The field nobody updated is deleted as asked.
       expect(trip?.value).not.toHaveProperty("notes");
+
+      // Settling the item's dispute settles the field's below it too.
+      const item = (await synced.escalations()).find((escalation) => escalation.key === "");
+      await synced.resolve(item?.id ?? "", { budget: 600 }, { by: "lead" });
+      expect((await synced.get(["plan"], "trip"))?.value).toEqual({ budget: 600 });
+      const escalations = await synced.escalations();
+      expect(escalations.map(({ key, resolution }) => ({ key, by: resolution?.by }))).toEqual([
+        { key: "", by: "lead" },
+        { key: "budget", by: "lead" },
+      ]);
     });
 
     it("escalates a delete concurrent with a put that only adds a field: the item is disputed", async () => {
