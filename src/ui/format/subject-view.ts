@@ -149,14 +149,17 @@ export function buildSubjectView(timeline: Timeline): SubjectView {
   };
   const superseded = decisions
     .filter((memory) => memory.status === "superseded")
-    .map((memory) => {
+    .flatMap((memory): DecisionEntry[] => {
       const by = replacementOf(memory);
-      return by
-        ? {
-            ...entry(memory),
-            supersededBy: { author: author(by), content: by.content, at: by.createdAt },
-          }
-        : entry(memory);
+      if (!by) return [entry(memory)];
+      // An agent restating what stands changed nothing: not worth a line.
+      if (by.content === memory.content && author(by) === author(memory)) return [];
+      return [
+        {
+          ...entry(memory),
+          supersededBy: { author: author(by), content: by.content, at: by.createdAt },
+        },
+      ];
     });
   // Two active decisions on one target by different authors who had not read each other's.
   const byTarget = new Map<string, Memory[]>();
