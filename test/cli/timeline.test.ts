@@ -100,6 +100,24 @@ describe("shared-ctx timeline", () => {
     expect(result.stderr).toContain("Recent runs: sw-4e5f6a7b, nv-0a1b2c3d");
   });
 
+  it("refuses an ambiguous prefix, listing what it matches (exit 2)", async () => {
+    const env = await seeded(tempDir);
+    const store = new EmbeddedStore({ path: env.SHARED_CTX_DB });
+    try {
+      for (const event of statewaveAvoidedEvents("sw-4e5f0000"))
+        await store.createEpisode(toRunEventEpisode(event));
+    } finally {
+      await store.close();
+    }
+    const result = await runCommand(makeTimelineCommand, ["timeline", "sw-4e5f"], { env });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(
+      'run id "sw-4e5f" is ambiguous in ' +
+        env.SHARED_CTX_DB +
+        ": it starts sw-4e5f0000, sw-4e5f6a7b",
+    );
+  });
+
   it("explains what a run id looks like when it is mistyped", async () => {
     const result = await runCommand(makeTimelineCommand, ["timeline", "zz-nothing"], {
       env: await seeded(tempDir),
