@@ -210,6 +210,17 @@ export class EpisodeLog {
     });
   }
 
+  /** Reconciles every subject with episodes not yet seen in their segment (before closing). */
+  async flush(): Promise<void> {
+    await Promise.all(
+      [...this.#subjects.entries()]
+        // A subject far from its first 100 cannot have overflowed: no read needed.
+        .filter(([, log]) => log.pending.length > 0 && this.#paged !== true)
+        .filter(([, log]) => log.full.length > 0 || log.open.length + log.pending.length >= 50)
+        .map(([subjectId, log]) => this.#serial(log, () => this.#reconcile(subjectId, log))),
+    );
+  }
+
   /** Forgets the subject (it was deleted), returning the segment subjects to delete too. */
   forget(subjectId: string): string[] {
     const log = this.#subjects.get(subjectId);

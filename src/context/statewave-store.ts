@@ -351,7 +351,9 @@ export class StatewaveStore implements ContextStore {
     };
   }
 
+  /** Stops the watches; first makes sure every episode written here is kept in its log. */
   async close(): Promise<void> {
+    await this.#log.flush().catch(() => undefined);
     for (const poller of this.#pollers.values()) poller.close();
     this.#pollers.clear();
     if (this.#ownsClient) await this.client.close();
