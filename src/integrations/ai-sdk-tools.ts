@@ -1,6 +1,8 @@
 import { type Tool, tool } from "ai";
 import type { SharedContext } from "../context/shared-context.js";
+import type { SharedState } from "../crdt/shared-state.js";
 import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
+import { openItemEscalations } from "./langgraph-items.js";
 import {
   type CheckSharedDecisionsResult,
   type PublishDecisionResult,
@@ -22,6 +24,12 @@ export interface SharedContextToolsOptions {
   maxTokens?: number;
   /** Kind of a published decision when the model names none. @default "architectural_decision" */
   defaultKind?: string;
+  /**
+   * A shared-state replica of the subject (e.g. the one `shared` was made with): the open disputes
+   * of LangGraph store items on it (`SyncedStore`) are listed too.
+   * @default none: only the shared context's own disputes
+   */
+  state?: SharedState;
 }
 
 /**
@@ -51,13 +59,16 @@ export function sharedContextTools(
   shared: SharedContext,
   options: SharedContextToolsOptions,
 ): SharedContextTools {
-  const { callerId, maxTokens, defaultKind = "architectural_decision" } = options;
+  const { callerId, maxTokens, defaultKind = "architectural_decision", state } = options;
   return {
     check_shared_decisions: tool({
       description: toolDescriptions.checkSharedDecisions,
       inputSchema: checkSharedDecisionsInput,
       execute: ({ task }) =>
-        checkSharedDecisions(shared, callerId, task, maxTokens === undefined ? {} : { maxTokens }),
+        checkSharedDecisions(shared, callerId, task, {
+          ...(maxTokens === undefined ? {} : { maxTokens }),
+          ...(state === undefined ? {} : { disputes: () => openItemEscalations(state) }),
+        }),
       // The summary (disputes with both sides, superseded decisions) is the first thing the model reads.
       toModelOutput: ({ output }) => ({ type: "text", value: checkResultText(output) }),
     }),

@@ -22,8 +22,11 @@ export async function checkSharedDecisions(
   options: {
     maxTokens?: number;
     notices?: readonly InvalidationNotice[];
-    /** Open disputes to list beside the shared state's (e.g. LangGraph store items'). */
-    disputes?: readonly Escalation[];
+    /**
+     * Open disputes to list beside the shared state's (e.g. LangGraph store items'), read once
+     * `beforeActing` caught the replica up.
+     */
+    disputes?: () => readonly Escalation[];
   } = {},
 ): Promise<CheckSharedDecisionsResult> {
   const read = await shared.beforeActing(
@@ -38,10 +41,9 @@ export async function checkSharedDecisions(
   }
   const previous = byCaller.get(callerId) ?? [];
   byCaller.set(callerId, read.decisions);
+  const extra = options.disputes?.() ?? [];
   const withDisputes =
-    options.disputes && options.disputes.length > 0
-      ? { ...read, disputes: [...read.disputes, ...options.disputes] }
-      : read;
+    extra.length > 0 ? { ...read, disputes: [...read.disputes, ...extra] } : read;
   return checkSharedDecisionsResult(withDisputes, previous, options.notices ?? []);
 }
 

@@ -229,6 +229,16 @@ export class ItemIndex {
   }
 }
 
+/** The open disputes of the LangGraph store items on `state`, read once (no subscription kept). */
+export function openItemEscalations(state: SharedState): Escalation[] {
+  const index = new ItemIndex(state);
+  try {
+    return index.escalations().filter((escalation) => escalation.resolution === undefined);
+  } finally {
+    index.close();
+  }
+}
+
 /** A reader that sees every write as soon as it is read, writing as `agentId`. */
 export function liveViewpoint(agentId: string): Viewpoint {
   return { agentId, sees: () => true, wrote: () => {} };

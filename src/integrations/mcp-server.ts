@@ -175,7 +175,8 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       const result = await checkSharedDecisions(shared, agentId, task, {
         notices,
         // beforeActing caught the replica up; LangGraph items' disputes are listed beside its own.
-        disputes: items.escalations().filter((escalation) => escalation.resolution === undefined),
+        disputes: () =>
+          items.escalations().filter((escalation) => escalation.resolution === undefined),
       });
       return {
         // The summary first: it is what a model reads before anything else.

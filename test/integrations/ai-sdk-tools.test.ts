@@ -1,5 +1,6 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
+import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,6 +9,7 @@ import { SharedContext } from "../../src/context/shared-context.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
 import { sharedContextTools } from "../../src/integrations/ai-sdk-tools.js";
 import type { CheckSharedDecisionsResult } from "../../src/integrations/tool-results.js";
+import { SyncedStore } from "../../src/langgraph.js";
 import { startToolCallingModelServer } from "./support/tool-calling-model-server.js";
 
 const subjectId = "repo-auth";
@@ -204,7 +206,7 @@ describe("sharedContextTools with a model that makes real tool calls (loopback O
   });
 
   /** Runs one agent turn: the model checks the shared decisions, then answers. */
-  async function checkAsModel(callerId: string) {
+  async function checkAsModel(callerId: string, options: { withState?: boolean } = {}) {
     server = await startToolCallingModelServer([
       { toolCalls: [{ name: "check_shared_decisions", arguments: { task: "build the cache" } }] },
       { text: "done" },
@@ -212,7 +214,7 @@ describe("sharedContextTools with a model that makes real tool calls (loopback O
     const model = createOpenAI({ baseURL: server.baseURL, apiKey: "test" }).chat("loopback");
     const result = await generateText({
       model,
-      tools: sharedContextTools(shared, { callerId }),
+      tools: sharedContextTools(shared, { callerId, ...(options.withState ? { state } : {}) }),
       stopWhen: stepCountIs(3),
       prompt: "Build the cache",
     });
@@ -294,5 +296,35 @@ describe("sharedContextTools with a model that makes real tool calls (loopback O
     expect(seenByModel.split("\n").slice(0, 2).join("\n")).toContain(
       '"Cache in Redis" (cache) superseded by planner: "Cache in memory, no Redis"',
     );
+  });
+
+  it("lists a LangGraph store item's dispute too, given the state replica", async () => {
+    const synced = await SyncedStore.open({ store, subjectId });
+    try {
+      await new StateGraph(Annotation.Root({}))
+        .addNode("flights", async (_state, config) => {
+          await config.store?.put(["plan"], "trip", { budget: 900 });
+          return {};
+        })
+        .addNode("hotels", async (_state, config) => {
+          await config.store?.put(["plan"], "trip", { budget: 1200 });
+          return {};
+        })
+        .addEdge(START, "flights")
+        .addEdge(START, "hotels")
+        .addEdge("flights", END)
+        .addEdge("hotels", END)
+        .compile({ store: synced })
+        .invoke({});
+      const [escalation] = await synced.escalations();
+
+      const { output, seenByModel } = await checkAsModel("coder", { withState: true });
+      expect(output.disputes).toEqual([JSON.parse(JSON.stringify(escalation))]);
+      const disputeLine = seenByModel.split("\n")[1];
+      expect(disputeLine).toContain("flights: 900");
+      expect(disputeLine).toContain("hotels: 1200");
+    } finally {
+      await synced.close();
+    }
   });
 });
