@@ -209,14 +209,14 @@ export async function compileLocked(
     const chunkTerms = indexed.slice(start, start + 1000);
     await client.query(
       `INSERT INTO memories (id, tenant_key, subject_id, kind, target, content, summary, confidence,
-         valid_from, valid_to, source_episode_ids, metadata, status, created_at, updated_at, change_seq, token_count, terms)
+         valid_from, valid_to, source_episode_ids, metadata, status, created_at, updated_at, change_seq, token_count, term_freqs, terms)
        SELECT v.id, $1, $2, v.kind, v.target, v.content, v.summary, v.confidence, v.valid_from, v.valid_to,
-         v.source_episode_ids, v.metadata, v.status, $3, $3, v.change_seq, v.token_count,
+         v.source_episode_ids, v.metadata, v.status, $3, $3, v.change_seq, v.token_count, v.term_freqs,
          array_to_tsvector(string_to_array(v.terms, ' '))
        FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::float8[], $10::text[],
-         $11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::integer[])
+         $11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::integer[], $18::text[])
          WITH ORDINALITY AS v (id, kind, target, content, summary, confidence, valid_from, valid_to,
-           source_episode_ids, metadata, status, change_seq, terms, token_count, position)
+           source_episode_ids, metadata, status, change_seq, terms, token_count, term_freqs, position)
        ORDER BY v.position`,
       [
         tenant,
@@ -236,6 +236,7 @@ export async function compileLocked(
         chunk.map((item) => item.changeSeq),
         chunkTerms.map((item) => item.terms.map((term) => prefix + term).join(" ")),
         chunkTerms.map((item) => item.tokens),
+        chunkTerms.map((item) => JSON.stringify(item.frequencies)),
       ],
     );
   }

@@ -44,71 +44,86 @@ export async function readContextCandidates(
   task: string,
 ): Promise<{ memories: MemoryCandidate[]; episodes: EpisodeCandidate[] }> {
   const memories: MemoryCandidate[] = [];
-  const seen = new Set<string>();
   const terms = searchTerms(task);
-  // Every memory candidate in one statement (round trips are what a loaded machine makes
-  // slow): the newest `ftsWindow` full-text matches (GIN) with bm25's statistics, the
-  // newest active memories, the newest active decisions.
-  const rows = await query<
-    MemoryRow & {
-      part: "fts" | "newest" | "decision";
+  // The newest `ftsWindow` full-text matches (GIN), as small rows (word counts, no content),
+  // with bm25's statistics: ranked here exactly as FTS5 does, then the `relevant` best are read
+  // whole below. Reading every match whole is what made this slow.
+  const best = new Map<string, number>();
+  if (terms.length > 0) {
+    const window = await query<{
+      mseq: string;
+      token_count: number;
+      term_freqs: string;
       active_count: string | null;
       active_tokens: string | null;
       doc_counts: Record<string, number> | null;
-    }
-  >(client, {
-    name: "shared-ctx-context-candidates",
-    text: `WITH stats AS (
+    }>(client, {
+      name: "shared-ctx-context-window",
+      text: `WITH stats AS (
                SELECT c.active_count, c.active_tokens,
                  (SELECT json_object_agg(t.term, t.doc_count) FROM term_stats t
                   WHERE t.tenant_key = $1 AND t.subject_id = $2 AND t.term = ANY($4::text[])) AS doc_counts
                FROM compile_state c WHERE c.tenant_key = $1 AND c.subject_id = $2)
-             SELECT 'fts' AS part, w.*, s.active_count, s.active_tokens, s.doc_counts FROM (
-               SELECT ${memoryColumns} FROM memories m
+             SELECT w.mseq, w.token_count, w.term_freqs, s.active_count, s.active_tokens, s.doc_counts FROM (
+               SELECT m.mseq, m.token_count, m.term_freqs FROM memories m
                WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active' AND m.terms @@ $3::tsquery
-               ORDER BY m.mseq DESC LIMIT ${contextCandidates.ftsWindow}) w LEFT JOIN stats s ON true
-             UNION ALL
-             SELECT 'newest', n.*, NULL, NULL, NULL FROM (
-               SELECT ${memoryColumns} FROM memories m
-               WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active'
-               ORDER BY m.mseq DESC LIMIT ${contextCandidates.newest}) n
-             UNION ALL
-             SELECT 'decision', d.*, NULL, NULL, NULL FROM (
-               SELECT ${memoryColumns} FROM memories m
-               WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active' AND m.kind = 'architectural_decision'
-               ORDER BY m.mseq DESC LIMIT ${contextCandidates.decisions}) d`,
-    values: [
-      tenant,
-      subjectId,
-      // No search words: a lexeme no memory has (every stored one starts with 's').
-      terms.length > 0 ? scopedQuery(scopePrefix(tenant, subjectId), terms) : "'0'",
-      terms,
-    ],
-  });
-  const window = rows.filter((row) => row.part === "fts");
-  const [first] = window;
-  if (first) {
-    // The same window, bm25 and cut as the embedded store: its candidates, row for row.
-    const statistics: Bm25Statistics = {
-      rows: Number(first.active_count ?? 0),
-      tokens: Number(first.active_tokens ?? 0),
-      documentCounts: new Map(
-        Object.entries(first.doc_counts ?? {}).map(([term, count]) => [term, Number(count)]),
-      ),
-    };
-    const best = window
-      .map((row) => ({
-        row,
-        rank: bm25(terms, row.content, statistics),
-        seq: Number(row.mseq),
-      }))
-      .sort((left, right) => left.rank - right.rank || right.seq - left.seq)
-      .slice(0, contextCandidates.relevant)
-      .sort((left, right) => right.seq - left.seq);
-    for (const { row, rank, seq } of best) {
-      seen.add(row.id);
-      memories.push({ memory: memoryFromRow(row), sequence: seq, bm25: rank });
+               ORDER BY m.mseq DESC LIMIT ${contextCandidates.ftsWindow}) w LEFT JOIN stats s ON true`,
+      values: [tenant, subjectId, scopedQuery(scopePrefix(tenant, subjectId), terms), terms],
+    });
+    const [first] = window;
+    if (first) {
+      const statistics: Bm25Statistics = {
+        rows: Number(first.active_count ?? 0),
+        tokens: Number(first.active_tokens ?? 0),
+        documentCounts: new Map(
+          Object.entries(first.doc_counts ?? {}).map(([term, count]) => [term, Number(count)]),
+        ),
+      };
+      const ranked = window
+        .map((row) => ({
+          mseq: row.mseq,
+          rank: bm25(
+            terms,
+            JSON.parse(row.term_freqs) as Record<string, number>,
+            row.token_count,
+            statistics,
+          ),
+          seq: Number(row.mseq),
+        }))
+        .sort((left, right) => left.rank - right.rank || right.seq - left.seq)
+        .slice(0, contextCandidates.relevant);
+      for (const row of ranked) best.set(row.mseq, row.rank);
     }
+  }
+  // The best matches whole, the newest active memories, the newest active decisions: one statement.
+  const rows = await query<MemoryRow & { part: "fts" | "newest" | "decision" }>(client, {
+    name: "shared-ctx-context-candidates",
+    text: `SELECT 'fts' AS part, ${memoryColumns} FROM memories m WHERE m.mseq = ANY($3::bigint[])
+             AND m.tenant_key = $1 AND m.subject_id = $2
+           UNION ALL
+           SELECT 'newest', n.* FROM (
+             SELECT ${memoryColumns} FROM memories m
+             WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active'
+             ORDER BY m.mseq DESC LIMIT ${contextCandidates.newest}) n
+           UNION ALL
+           SELECT 'decision', d.* FROM (
+             SELECT ${memoryColumns} FROM memories m
+             WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active' AND m.kind = 'architectural_decision'
+             ORDER BY m.mseq DESC LIMIT ${contextCandidates.decisions}) d`,
+    values: [tenant, subjectId, [...best.keys()]],
+  });
+  const seen = new Set<string>();
+  // The full-text candidates first, newest first (the embedded store's order), then the others.
+  const matched = rows
+    .filter((row) => row.part === "fts")
+    .sort((left, right) => Number(right.mseq) - Number(left.mseq));
+  for (const row of matched) {
+    seen.add(row.id);
+    memories.push({
+      memory: memoryFromRow(row),
+      sequence: Number(row.mseq),
+      bm25: best.get(row.mseq) ?? null,
+    });
   }
   for (const row of rows) {
     if (row.part === "fts" || seen.has(row.id)) continue;

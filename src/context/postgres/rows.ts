@@ -74,11 +74,16 @@ export interface IndexedTerms {
   terms: string[];
   /** Its search words counted with repeats: bm25's document length. */
   tokens: number;
+  /** How often each of its search words occurs (every word, indexed or not): bm25's term frequencies. */
+  frequencies: Record<string, number>;
 }
 
 /** The search words of one memory's content, as the index and bm25's statistics count them. */
 export function indexedTerms(prefix: string, content: string): IndexedTerms {
   const all = textTerms(content);
+  // No prototype: a word like "constructor" is a key like any other.
+  const frequencies = Object.create(null) as Record<string, number>;
+  for (const term of all) frequencies[term] = (frequencies[term] ?? 0) + 1;
   const terms = new Set<string>();
   let bytes = 0;
   for (const term of all) {
@@ -89,7 +94,7 @@ export function indexedTerms(prefix: string, content: string): IndexedTerms {
     bytes += size + 1;
     terms.add(term);
   }
-  return { terms: [...terms], tokens: all.length };
+  return { terms: [...terms], tokens: all.length, frequencies };
 }
 
 /** A tsquery matching any of `terms` in the subject: `'<prefix>a' | '<prefix>b'`. */

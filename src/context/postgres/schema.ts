@@ -84,8 +84,11 @@ export const migrations: readonly string[] = [
     created_at text NOT NULL,
     updated_at text NOT NULL,
     change_seq bigint NOT NULL,
-    -- The content's search words counted with repeats (bm25's document length).
+    -- The content's search words counted with repeats (bm25's document length), and how often
+    -- each occurs (JSON {word: count}, bm25's term frequencies): getContext ranks the full-text
+    -- window from these two small columns instead of reading every matching memory whole.
     token_count integer NOT NULL,
+    term_freqs text NOT NULL,
     -- The content's search words, each prefixed with a token naming its (tenant, subject), so a
     -- GIN lookup only ever walks the rows of one subject.
     terms tsvector NOT NULL
