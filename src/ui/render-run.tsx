@@ -3,6 +3,7 @@ import type { RunMode } from "../scenario/scenario-events.js";
 import { ThemeProvider } from "./contexts/theme-context.js";
 import { RunLiveApp } from "./run-live-app.js";
 import type { RunEventSource } from "./run-source.js";
+import { scrollbackSafe } from "./scrollback-safe-stdout.js";
 import { createTheme } from "./theme/tokens.js";
 
 /** Options of {@link renderRunLive}. */
@@ -32,7 +33,8 @@ export async function renderRunLive(
     <ThemeProvider theme={createTheme({ noColor: options.noColor })}>
       <RunLiveApp source={handle} mode={mode} />
     </ThemeProvider>,
-    { stdout: options.stdout, stdin: options.stdin, patchConsole: false },
+    // Never erase the user's scrollback, whatever Ink decides to clear.
+    { stdout: scrollbackSafe(options.stdout), stdin: options.stdin, patchConsole: false },
   );
   const onAbort = () => instance.unmount();
   options.signal?.addEventListener("abort", onAbort, { once: true });

@@ -4,7 +4,7 @@ import type { RunMode } from "../scenario/scenario-events.js";
 import { RunPane } from "./components/run-pane.js";
 import { useSpinner } from "./hooks/use-spinner.js";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
-import { paneChromeRows } from "./layout/demo-layout.js";
+import { compactBelowRows, paneChromeRows } from "./layout/demo-layout.js";
 import type { RunEventSource } from "./run-source.js";
 import { initialRunPaneState, runPaneReducer } from "./state/run-pane-reducer.js";
 
@@ -46,10 +46,14 @@ export function RunLiveApp({ source, mode }: RunLiveAppProps) {
     if (ended) exit();
   }, [ended, exit]);
 
-  const logRows = Math.max(3, rows - 1 - paneChromeRows(pane, columns - 4));
+  // As the demo: never taller than the terminal (one row spare), compact verdict below 35 rows,
+  // and the log gives way first.
+  const compact = rows < compactBelowRows;
+  const chrome = paneChromeRows(pane, columns - 4, { compact, foldStatus: false });
+  const logRows = Math.max(0, rows - 1 - chrome);
   return (
     <Box flexDirection="column" width={columns}>
-      <RunPane pane={pane} width={columns} logRows={logRows} spinner={spinner} />
+      <RunPane pane={pane} width={columns} logRows={logRows} spinner={spinner} compact={compact} />
     </Box>
   );
 }
