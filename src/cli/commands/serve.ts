@@ -22,6 +22,8 @@ interface ServeOptions {
   databaseUrl?: string;
   /** `--allowed-host`, once per name. */
   allowedHost?: string[];
+  /** `--compat statewave-0.7.1`: an in-memory emulation of that server version, for tests. */
+  compat?: string;
 }
 
 const loopbackHosts = new Set(["127.0.0.1", "localhost", "::1"]);
@@ -44,6 +46,14 @@ export function makeServeCommand(deps: CliDeps): Command {
       "also answer requests whose Host is this name (name or name:port; repeatable; * = any). A loopback server refuses other Hosts, against DNS rebinding",
       (value: string, previous: string[] = []) => [...previous, value],
     )
+    .option(
+      "--compat <version>",
+      "instead of the store, serve an in-memory emulation of a real Statewave server version, quirks included (statewave-0.7.1), to try shared-ctx against it",
+      (value: string) => {
+        if (value !== "statewave-0.7.1") throw new InvalidArgumentError("expected statewave-0.7.1");
+        return value;
+      },
+    )
     .addHelpText(
       "after",
       [
@@ -63,6 +73,22 @@ export function makeServeCommand(deps: CliDeps): Command {
       ].join("\n"),
     )
     .action(async (options: ServeOptions) => {
+      if (options.compat !== undefined) {
+        const { startStatewaveEmulator } = await import(
+          "../../server/compat/listen-statewave-emulator.js"
+        );
+        const emulation = await startStatewaveEmulator({
+          port: options.port,
+          host: options.host,
+          ...(deps.signal ? { signal: deps.signal } : {}),
+        });
+        deps.stdout.write(
+          `shared-ctx serve: emulating ${options.compat} (in memory) on ${emulation.url}\n  clients:  STATEWAVE_URL=${emulation.url}\n`,
+        );
+        await emulation.closed;
+        deps.stdout.write("shared-ctx serve: stopped\n");
+        return;
+      }
       // Loaded here, not at the top: hono and the store's driver are this command's alone.
       const [{ resolveDbPath }, { EmbeddedStore }, { startServer }, { PortInUseError }] =
         await Promise.all([

@@ -15,6 +15,8 @@ export interface RunningStatewaveEmulator {
   readonly emulator: StatewaveEmulator;
   /** Stops listening; in-flight requests finish. Idempotent. */
   close(): Promise<void>;
+  /** Settles once closed, however that was triggered. */
+  readonly closed: Promise<void>;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface RunningStatewaveEmulator {
  * @param options.port `0` picks a free one. @default 0
  */
 export async function startStatewaveEmulator(
-  options: StatewaveEmulatorOptions & { port?: number; host?: string } = {},
+  options: StatewaveEmulatorOptions & { port?: number; host?: string; signal?: AbortSignal } = {},
 ): Promise<RunningStatewaveEmulator> {
   const host = options.host ?? "127.0.0.1";
   const emulator = createStatewaveEmulator(options);
@@ -33,16 +35,24 @@ export async function startStatewaveEmulator(
     server.listen(options.port ?? 0, host, () => resolve((server.address() as AddressInfo).port));
   });
   let closing: Promise<void> | undefined;
+  let settle: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  const close = () => {
+    closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    }).then(settle);
+    return closing;
+  };
+  if (options.signal?.aborted) void close();
+  options.signal?.addEventListener("abort", () => void close(), { once: true });
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     port,
     emulator,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      return closing;
-    },
+    close,
+    closed,
   };
 }
