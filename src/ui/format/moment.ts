@@ -69,6 +69,7 @@ export function preventedMoment(
     kind: "prevented",
     module: event.module,
     at: event.at,
-    text: `✔ ${agents.name(event.agentId)} ${verb} ${event.module} at ${formatRelative(event.at - startAt)}: ${shortReason(event.reason, event.module, agents)}`,
+    // The mechanism that made the difference, once the pipeline names it.
+    text: `✔ ${agents.name(event.agentId)} ${verb} ${event.module} at ${formatRelative(event.at - startAt)}: ${shortReason(event.reason, event.module, agents)}${event.mechanism ? ` (${event.mechanism})` : ""}`,
   };
 }
