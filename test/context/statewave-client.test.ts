@@ -359,3 +359,90 @@ describe("StatewaveClient", () => {
     });
   });
 });
+
+describe("StatewaveClient: the official SDK's call shapes on the wire", () => {
+  it("takes a bare URL, sends getContext's set fields only, and query as q", async () => {
+    const { url, seen } = await scriptedServer([
+      {
+        status: 200,
+        body: {
+          subject_id: "s",
+          task: "t",
+          facts: [],
+          episodes: [],
+          procedures: [],
+          provenance: { fact_ids: [] },
+          assembled_context: "## Task\nt\n",
+          token_estimate: 3,
+          sessions: [],
+        },
+      },
+      { status: 200, body: { memories: [] } },
+      { status: 200, body: { subject_id: "s", episodes: [], memories: [] } },
+    ]);
+    const client = new StatewaveClient(`${url}//`);
+    expect(client.baseUrl).toBe(url);
+    expect(
+      await client.getContextString({ subjectId: "s", task: "t", maxTokens: 50, callerId: "me" }),
+    ).toBe("## Task\nt\n");
+    expect(JSON.parse(seen[0]?.body ?? "")).toEqual({
+      subject_id: "s",
+      task: "t",
+      max_tokens: 50,
+      caller_id: "me",
+    });
+    expect(
+      await client.searchMemories({ subjectId: "s", query: "jwt", semantic: true, limit: 3 }),
+    ).toEqual({
+      memories: [],
+    });
+    expect(seen[1]?.url).toBe("/v1/memories/search?subject_id=s&q=jwt&semantic=true&limit=3");
+    const controller = new AbortController();
+    // The SDK's older shape: options as the second argument.
+    await client.getTimeline("s", { signal: controller.signal });
+    await client.getTimeline("s", { limit: 20, newestFirst: true });
+    expect(seen.slice(2).map((request) => request.url)).toEqual([
+      "/v1/timeline?subject_id=s",
+      "/v1/timeline?subject_id=s&limit=20&newest_first=true",
+    ]);
+  });
+
+  it("honours retry: false and retry.retryOnStatus", async () => {
+    const failing = await scriptedServer([
+      { status: 503, body: { error: { code: "busy", message: "busy" } } },
+    ]);
+    const noRetry = new StatewaveClient({ baseUrl: failing.url, retry: false });
+    const error = await noRetry.listSubjects().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StatewaveAPIError);
+    expect((error as StatewaveAPIError).message).toBe("[503] busy: busy");
+    expect(failing.seen).toHaveLength(1);
+
+    const teapot = await scriptedServer([
+      { status: 418 },
+      { status: 200, body: { subjects: [], total: 0 } },
+    ]);
+    const { client, delays } = clientFor(teapot.url, {
+      retry: { retryOnStatus: [418], backoffBase: 100, jitter: false },
+    });
+    expect(await client.listSubjects()).toEqual({ subjects: [], total: 0 });
+    expect(delays).toEqual([100]);
+  });
+
+  it("constructs StatewaveAPIError as the SDK does", () => {
+    const error = new StatewaveAPIError(
+      404,
+      "unknown",
+      "Job not found or expired",
+      undefined,
+      "req-1",
+    );
+    expect(error).toMatchObject({
+      statusCode: 404,
+      code: "unknown",
+      requestId: "req-1",
+      name: "StatewaveAPIError",
+    });
+    expect(error.message).toBe("[404] unknown: Job not found or expired");
+    expect(error).toBeInstanceOf(Error);
+  });
+});
