@@ -2,10 +2,10 @@
  * The store every agent reads before it acts and publishes to after it decides.
  *
  * The surface and the camelCase shapes are those of the official Statewave TypeScript SDK
- * (`@statewavedev/sdk`, see `../shared/statewave-contract.md` §4, §5, §10), so that code written
- * against a `ContextStore` can swap to the SDK with one import. Two implementations:
- * `EmbeddedStore` (better-sqlite3, no set-up) and `StatewaveClient` (HTTP, a real Statewave server
- * or `shared-ctx serve`).
+ * (`@statewavedev/sdk`, see `../shared/statewave-contract.md` §4, §5, §10); the SDK's own call
+ * shapes (object parameters, `{ memories }`) are `StatewaveClient`'s. Implementations:
+ * `EmbeddedStore` (better-sqlite3, no set-up) and `StatewaveStore` (HTTP through a
+ * `StatewaveClient`: a real Statewave server or `shared-ctx serve`).
  */
 
 /** Any JSON value. `payload`, `metadata` and `provenance` are opaque JSON objects. */
@@ -202,7 +202,7 @@ export interface Subscription {
   close(): void;
 }
 
-/** The shared store's contract, implemented by `EmbeddedStore` and `StatewaveClient`. */
+/** The shared store's contract, implemented by `EmbeddedStore` and `StatewaveStore`. */
 export interface ContextStore {
   /** Appends one episode. Once this resolves, the episode is durable. */
   createEpisode(input: CreateEpisodeInput, options?: { signal?: AbortSignal }): Promise<Episode>;
