@@ -10,6 +10,8 @@ export const ExitCode = {
   interrupted: 130,
   /** Stopped by SIGTERM: 128 + 15. */
   terminated: 143,
+  /** Stopped because its terminal went away (SIGHUP): 128 + 1. */
+  hangup: 129,
 } as const;
 
 /** One of the {@link ExitCode} values: what `runCli` resolves to and the process exits with. */

@@ -5,7 +5,7 @@ import type { CliDeps } from "./cli-deps.js";
 import { reportError } from "./error-report.js";
 import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
 import { FatalError } from "./fatal-error.js";
-import { InterruptedError } from "./interrupted-error.js";
+import { InterruptedError, type StopSignal, stopSignals } from "./interrupted-error.js";
 import { OutputClosedError } from "./output-closed-error.js";
 import { createProgram } from "./program.js";
 
@@ -22,12 +22,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 
   const controller = new AbortController();
-  // The first Ctrl-C stops the command cleanly (agents stopped, run recorded `interrupted`); `once`
-  // leaves a second one to Node's default, which ends the process at once.
-  const onSigint = () => controller.abort(new InterruptedError("SIGINT"));
-  const onSigterm = () => controller.abort(new InterruptedError("SIGTERM"));
-  process.once("SIGINT", onSigint);
-  process.once("SIGTERM", onSigterm);
+  // The first signal stops the command cleanly (agents stopped, run recorded `interrupted`); a
+  // second one ends the process at once. `on`, not `once`: Ink's signal-exit re-raises a signal
+  // that no other listener handles, which would kill the process before the run is recorded.
+  const onSignal = (signal: StopSignal) => {
+    if (controller.signal.aborted) process.exit(new InterruptedError(signal).exitCode);
+    controller.abort(new InterruptedError(signal));
+  };
+  for (const signal of stopSignals) process.on(signal, onSignal);
   // Without a listener, a reader that goes away (`run | head -2`) crashes the process with an
   // EPIPE stack. Never removed: writes still queued when `main` returns fail the same way.
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
@@ -51,8 +53,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     return await runCli(argv, deps);
   } finally {
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigterm);
+    for (const signal of stopSignals) process.off(signal, onSignal);
   }
 }
 

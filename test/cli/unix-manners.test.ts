@@ -159,10 +159,11 @@ describe("the built bin under pipes and signals", () => {
     expect(runs.map((run) => run.stop?.state).sort()).toEqual(["interrupted", "interrupted"]);
   }, 20_000);
 
-  it("SIGINT exits 130 and records the run `interrupted`; SIGTERM exits 143", async () => {
+  it("SIGINT exits 130 and records the run `interrupted`; SIGTERM 143; SIGHUP 129", async () => {
     for (const [signal, exitCode] of [
       ["SIGINT", 130],
       ["SIGTERM", 143],
+      ["SIGHUP", 129],
     ] as const) {
       const db = join(tempDir(), "store.db");
       const child = spawn(process.execPath, [bin, "run", "--mode", "naive", "--speed", "2"], {
@@ -179,5 +180,5 @@ describe("the built bin under pipes and signals", () => {
       const [run] = await runsIn(db);
       expect(run?.stop).toEqual({ state: "interrupted", reason: `interrupted by ${signal}` });
     }
-  }, 30_000);
+  }, 40_000);
 });
