@@ -224,10 +224,30 @@ export class StatewaveStore implements ContextStore {
         memories: await this.#typed(subjectId, timeline.memories, { keepStatus: true }),
       };
     }
+    const whole = await this.#readCapped(subjectId, options.signal, log);
+    return {
+      subjectId,
+      episodes: whole?.episodes.slice(offset, offset + limit) ?? [],
+      memories: whole?.memories.slice(offset, offset + limit) ?? [],
+    };
+  }
+
+  /**
+   * On a capped server, the subject's whole log and its memories (the subject's timeline, the
+   * oldest 100, and search, the newest 100 active), oldest first; `undefined` on a server that pages.
+   */
+  async #readCapped(
+    subjectId: string,
+    signal?: AbortSignal,
+    alreadyRead?: Episode[],
+  ): Promise<{ episodes: Episode[]; memories: Memory[] } | undefined> {
+    const log = alreadyRead ?? (await this.#log.read(subjectId, signal));
+    if (log === undefined) return undefined;
     this.#remember(log);
+    const options = signal ? { signal } : {};
     const [own, newest] = await Promise.all([
-      this.client.getTimeline(subjectId, signalOf(options)),
-      this.client.searchMemories({ subjectId, limit: maxSearchLimit }, signalOf(options)),
+      this.client.getTimeline(subjectId, options),
+      this.client.searchMemories({ subjectId, limit: maxSearchLimit }, options),
     ]);
     const memories = new Map<string, Memory>();
     for (const memory of [...own.memories, ...newest.memories]) {
@@ -237,11 +257,8 @@ export class StatewaveStore implements ContextStore {
       (a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt),
     );
     return {
-      subjectId,
-      episodes: log.slice(offset, offset + limit),
-      memories: await this.#typed(subjectId, ordered.slice(offset, offset + limit), {
-        keepStatus: true,
-      }),
+      episodes: log,
+      memories: await this.#typed(subjectId, ordered, { keepStatus: true }),
     };
   }
 
@@ -331,6 +348,8 @@ export class StatewaveStore implements ContextStore {
         pollIntervalMs: this.#pollIntervalMs,
         fetchPage: (offset, limit, signal) =>
           this.getTimeline(subjectId, { offset, limit, signal }),
+        // On a capped server the log is read whole anyway: once per round, not once per page.
+        readAll: (signal) => this.#readCapped(subjectId, signal),
       });
       this.#pollers.set(subjectId, poller);
     }

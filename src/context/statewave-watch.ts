@@ -7,6 +7,11 @@ export type FetchTimelinePage = (
   signal: AbortSignal,
 ) => Promise<Timeline>;
 
+/** The whole timeline in one read, or `undefined` when it must be paged with {@link FetchTimelinePage}. */
+export type ReadWholeTimeline = (
+  signal: AbortSignal,
+) => Promise<{ episodes: readonly Episode[]; memories: readonly Memory[] } | undefined>;
+
 /** Page size of the watch's timeline reads. */
 const pageSize = 1000;
 
@@ -42,6 +47,7 @@ interface Subscriber {
 export class TimelineWatch {
   readonly subjectId: string;
   readonly #fetchPage: FetchTimelinePage;
+  readonly #readAll: ReadWholeTimeline | undefined;
   readonly #subscribers = new Set<Subscriber>();
   /** Every change seen since the poller started, baseline included, for `replay` subscribers. */
   readonly #history: StoreChange[] = [];
@@ -58,10 +64,13 @@ export class TimelineWatch {
   constructor(options: {
     subjectId: string;
     fetchPage: FetchTimelinePage;
+    /** Reads everything in one call when it can (answers `undefined` otherwise): one read per round. */
+    readAll?: ReadWholeTimeline;
     pollIntervalMs: number;
   }) {
     this.subjectId = options.subjectId;
     this.#fetchPage = options.fetchPage;
+    this.#readAll = options.readAll;
     this.#pollIntervalMs = options.pollIntervalMs;
     // The first round records what exists; subscribers asking for a replay get it from history.
     this.#baseline = this.#round().finally(() => this.#schedule());
@@ -148,8 +157,11 @@ export class TimelineWatch {
     if (this.#closed) return;
     try {
       const changes: StoreChange[] = [];
-      for (const episode of await this.#newEpisodes()) changes.push({ type: "episode", episode });
-      for (const memory of await this.#changedMemories()) changes.push({ type: "memory", memory });
+      const whole = await this.#readAll?.(this.#abort.signal);
+      const episodes = whole ? this.#unseen(whole.episodes) : await this.#newEpisodes();
+      for (const episode of episodes) changes.push({ type: "episode", episode });
+      const memories = whole ? this.#changed(whole.memories) : await this.#changedMemories();
+      for (const memory of memories) changes.push({ type: "memory", memory });
       for (const change of changes) {
         this.#history.push(change);
         for (const subscriber of [...this.#subscribers]) {
@@ -161,6 +173,21 @@ export class TimelineWatch {
       if (this.#closed) return;
       for (const subscriber of [...this.#subscribers]) subscriber.onError?.(error);
     }
+  }
+
+  #unseen(episodes: readonly Episode[]): Episode[] {
+    const fresh = episodes.filter((episode) => !this.#seenEpisodes.has(episode.id));
+    for (const episode of fresh) this.#seenEpisodes.add(episode.id);
+    return fresh;
+  }
+
+  #changed(memories: readonly Memory[]): Memory[] {
+    return memories.filter((memory) => {
+      const signature = memorySignature(memory);
+      if (this.#memories.get(memory.id) === signature) return false;
+      this.#memories.set(memory.id, signature);
+      return true;
+    });
   }
 
   async #newEpisodes(): Promise<Episode[]> {
