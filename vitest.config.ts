@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // fast-check properties run from FC_SEED (fixed in CI) or a random seed, named on failure.
+    setupFiles: ["test/support/fast-check.ts"],
     // CI reads the counts from a JSON report (vitest's own summary is not a line CI recognises).
     reporters: process.env.CI ? ["default", "json"] : ["default"],
     outputFile: { json: "test-results/vitest.json" },
