@@ -181,10 +181,12 @@ export class EpisodeLog {
         const copy = copies[index];
         if (copy) log.pending.push({ serverId: episode.id, id: copy.id, input: copy.input });
       });
-      return inputs.map((input, index) => {
+      // Knowledge as the subject holds it (memories name that id), the rest as its segment copy.
+      return inputs.flatMap((input, index) => {
         const mine = ids.get(input);
         const copy = written[index];
-        return mine ?? (copy ? presented(copy, subjectId) : (undefined as never));
+        if (mine) return [mine];
+        return copy ? [presented(copy, subjectId)] : [];
       });
     });
   }

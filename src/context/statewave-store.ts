@@ -108,7 +108,10 @@ export class StatewaveStore implements ContextStore {
       const own = inputs.filter((input) => input.subjectId === subjectId);
       bySubject.set(subjectId, await this.#log.write(subjectId, own, options?.signal));
     }
-    const episodes = inputs.map((input) => bySubject.get(input.subjectId)?.shift() as Episode);
+    const episodes = inputs.flatMap((input) => {
+      const episode = bySubject.get(input.subjectId)?.shift();
+      return episode ? [episode] : [];
+    });
     this.#remember(episodes);
     await Promise.all(subjects.map((subjectId) => this.#pollers.get(subjectId)?.pollNow()));
     return { episodesCreated: episodes.length, episodes };
