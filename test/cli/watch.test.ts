@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { makeTimelineCommand } from "../../src/cli/commands/timeline.js";
 import { makeWatchCommand } from "../../src/cli/commands/watch.js";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { SharedState } from "../../src/crdt/shared-state.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { runCommand } from "./cli-harness.js";
 
@@ -44,6 +45,42 @@ describe("shared-ctx watch", () => {
     expect(result.stdout).toContain(
       "auth: Claude-code says Use JWT for the API auth vs Codex says Use opaque session tokens for the API auth",
     );
+  });
+
+  it("shows claims and open escalations from the merging shared state, and writes nothing", async () => {
+    const db = join(tempDir(), "store.db");
+    const store = new EmbeddedStore({ path: db });
+    try {
+      const open = (agentId: string) =>
+        SharedState.open({ store, subjectId: "my-repo", agentId, live: false });
+      const [one, two] = [await open("coder-1"), await open("coder-2")];
+      // Both claim one module before either has seen the other's claim: escalated, not overwritten.
+      await one.put("modules", "search-index", "claimed-by:coder-1");
+      await two.put("modules", "search-index", "claimed-by:coder-2");
+      await two.put("modules", "query-api", "claimed-by:coder-2");
+      await one.sync();
+      await two.sync();
+      await one.close();
+      await two.close();
+    } finally {
+      await store.close();
+    }
+    const count = async () => {
+      const reader = new EmbeddedStore({ path: db });
+      try {
+        return (await reader.getTimeline("my-repo", { limit: 1000 })).episodes.length;
+      } finally {
+        await reader.close();
+      }
+    };
+    const before = await count();
+    const result = await runCommand(makeWatchCommand, ["watch", "my-repo", "--db", db]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("Coder-2 claimed query-api");
+    expect(result.stdout).toMatch(
+      /modules\/search-index: Coder-1 says claimed by Coder-1 vs Coder-2 says claimed by Coder-2/,
+    );
+    expect(await count()).toBe(before);
   });
 
   it("prints one JSON document with --json", async () => {

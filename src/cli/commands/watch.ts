@@ -41,16 +41,27 @@ export function makeWatchCommand(deps: CliDeps): Command {
     )
     .action(async (subjectId: string, options: WatchCommandOptions) => {
       // Loaded here, not at the top: the store's driver and the UI are this command's alone.
-      const [{ openStore }, { readFullTimeline }, { buildSubjectView, formatSubjectView }] =
-        await Promise.all([
-          import("../../ui/data/open-store.js"),
-          import("../../ui/data/read-run.js"),
-          import("../../ui/format/subject-view.js"),
-        ]);
+      const [
+        { openStore },
+        { readFullTimeline },
+        { readSharedState },
+        { buildSubjectView, formatSubjectView },
+      ] = await Promise.all([
+        import("../../ui/data/open-store.js"),
+        import("../../ui/data/read-run.js"),
+        import("../../ui/data/read-shared-state.js"),
+        import("../../ui/format/subject-view.js"),
+      ]);
       const store = openStore(storeSelection(options, deps), { mustExist: true });
       try {
-        const read = async () =>
-          buildSubjectView(await readFullTimeline(store, subjectId, { signal: deps.signal }));
+        // The timeline (decisions, runs) and the merging shared state (claims, escalations).
+        const read = async () => {
+          const [timeline, state] = await Promise.all([
+            readFullTimeline(store, subjectId, { signal: deps.signal }),
+            readSharedState(store, subjectId),
+          ]);
+          return buildSubjectView(timeline, state);
+        };
         const initial = await read();
         if (options.json) {
           deps.stdout.write(`${JSON.stringify(initial, null, 2)}\n`);

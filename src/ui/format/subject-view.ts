@@ -1,7 +1,9 @@
 import type { Memory, Timeline } from "../../context/context-store.js";
 import { fromRunEventEpisode } from "../../scenario/run-record.js";
 import type { ScenarioEvent } from "../../scenario/scenario-events.js";
-import { agentDirectoryOf } from "./agent-directory.js";
+import type { SharedStateSnapshot } from "../data/read-shared-state.js";
+import { type AgentDirectory, agentDirectoryOf } from "./agent-directory.js";
+import { humanizeEncodings } from "./humanize-encodings.js";
 
 /** A decision as the watch view shows it, with what replaced it when it was superseded. */
 export interface DecisionEntry {
@@ -115,13 +117,42 @@ function openEscalations(events: readonly ScenarioEvent[]): DisputeEntry[] {
   );
 }
 
+/** How a shared-state value reads in a dispute line. */
+function valueText(value: unknown, agents: AgentDirectory): string {
+  return humanizeEncodings(typeof value === "string" ? value : JSON.stringify(value), agents);
+}
+
+/** Claims in the shared state (`claimed-by:<agent>` fields), by the field's key. */
+function stateClaims(state: SharedStateSnapshot, agents: AgentDirectory): ClaimEntry[] {
+  return Object.values(state.values).flatMap((fields) =>
+    Object.entries(fields).flatMap(([key, value]) =>
+      typeof value === "string" && value.startsWith("claimed-by:")
+        ? [{ module: key, agent: agents.name(value.slice("claimed-by:".length)), state: "claimed" }]
+        : [],
+    ),
+  );
+}
+
+/** Escalations of the shared state nobody has settled yet. */
+function stateDisputes(state: SharedStateSnapshot, agents: AgentDirectory): DisputeEntry[] {
+  return state.escalations
+    .filter((escalation) => escalation.resolution === undefined)
+    .map((escalation) => ({
+      about: `${escalation.namespace}/${escalation.key}`,
+      sides: escalation.contenders.map((contender) => ({
+        agent: agents.name(contender.agentId),
+        value: valueText(contender.value, agents),
+      })),
+    }));
+}
+
 /**
  * The watch view of a subject, whoever writes it (MCP agents, the library, LangGraph nodes, a
  * demo run): open claims, active decisions and the ones superseded (with what replaced them), open
  * disputes with both sides (active decisions that contradict each other, unresolved escalations),
  * and reads of facts that have changed since.
  */
-export function buildSubjectView(timeline: Timeline): SubjectView {
+export function buildSubjectView(timeline: Timeline, state?: SharedStateSnapshot): SubjectView {
   const events = timeline.episodes.flatMap((episode) => fromRunEventEpisode(episode) ?? []);
   const agents = agentDirectoryOf(events);
   const author = (memory: Memory) => agents.name(text(memory.metadata.source) ?? "unknown");
@@ -204,12 +235,33 @@ export function buildSubjectView(timeline: Timeline): SubjectView {
     subjectId: timeline.subjectId,
     episodes: timeline.episodes.length,
     ...(timeline.episodes.at(-1) ? { lastActivity: timeline.episodes.at(-1)?.createdAt } : {}),
-    claims: openClaims(events),
+    claims: unique(
+      [...openClaims(events), ...(state ? stateClaims(state, agents) : [])],
+      (claim) => claim.module,
+    ),
     decisions: active.map(entry),
     superseded,
-    disputes: [...contradictions, ...openEscalations(events)],
+    disputes: unique(
+      [
+        ...contradictions,
+        ...openEscalations(events),
+        ...(state ? stateDisputes(state, agents) : []),
+      ],
+      (dispute) => dispute.about,
+    ),
     staleReads,
   };
+}
+
+/** The first of each key, in order. */
+function unique<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = keyOf(item);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** The view as plain lines (pipes, `timeline --subject`'s summary, tests). */
