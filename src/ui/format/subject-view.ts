@@ -154,6 +154,13 @@ function stateDisputes(state: SharedStateSnapshot, agents: AgentDirectory): Disp
  */
 export function buildSubjectView(timeline: Timeline, state?: SharedStateSnapshot): SubjectView {
   const events = timeline.episodes.flatMap((episode) => fromRunEventEpisode(episode) ?? []);
+  const finished = new Set(
+    events.flatMap((event) =>
+      event.type === "module-end" || event.type === "module-skip" || event.type === "module-cancel"
+        ? [event.module]
+        : [],
+    ),
+  );
   const agents = agentDirectoryOf(events);
   const author = (memory: Memory) => agents.name(text(memory.metadata.source) ?? "unknown");
   const decisions = timeline.memories.filter(isDecision);
@@ -236,7 +243,11 @@ export function buildSubjectView(timeline: Timeline, state?: SharedStateSnapshot
     episodes: timeline.episodes.length,
     ...(timeline.episodes.at(-1) ? { lastActivity: timeline.episodes.at(-1)?.createdAt } : {}),
     claims: unique(
-      [...openClaims(events), ...(state ? stateClaims(state, agents) : [])],
+      [
+        ...openClaims(events),
+        // A claim stays in the shared state after the work is done: a run says when it ended.
+        ...(state ? stateClaims(state, agents) : []).filter((claim) => !finished.has(claim.module)),
+      ],
       (claim) => claim.module,
     ),
     decisions: active.map(entry),
