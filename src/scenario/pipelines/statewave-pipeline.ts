@@ -96,9 +96,10 @@ export async function createStatewaveCoordination(
       store,
       subjectId,
       agentId,
-      // Fixed per run and replica, not random: which of two concurrent writes a register's merge
-      // lists first depends on peer ids, and the run must not depend on chance.
-      peerId: replicaPeerId(`${subjectId}/${agentId}/${duty}`),
+      // Fixed per agent and duty, not random and not per run id: which of two concurrent writes a
+      // register's merge lists first depends on peer ids, and a run must depend only on scenario,
+      // mode and seed (each run has its own subject, so ids need only differ within one run).
+      peerId: replicaPeerId(`${agentId}/${duty}`),
       schema: { [projectNamespace]: { notes: "text", tags: "set" } },
       live: false,
       // Contenders' times in scenario milliseconds: the arbiter compares them.
