@@ -203,10 +203,22 @@ describe("collisionCauseOf", () => {
 
     it("judges by the builder's join, not another agent's", () => {
       const events = [
-        joined("coder", 0),
+        joined("other", 0),
         decided("planner", 5),
-        joined("other", 10),
+        joined("coder", 10),
         read("coder", 12),
+        started("coder", 20),
+        built("coder", 50),
+      ];
+      expect(cause(events)).toBe("history for a late joiner");
+    });
+
+    it("counts a read made the moment the build starts", () => {
+      const events = [
+        joined("coder", 0),
+        read("coder", 10),
+        decided("planner", 15),
+        read("coder", 20),
         started("coder", 20),
         built("coder", 50),
       ];
