@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, Option } from "commander";
 import type { Brain } from "../agents/brain.js";
 import { LlmConfigError } from "../llm/errors/llm-config-error.js";
 import { readLlmSettings } from "../llm/llm-settings.js";
@@ -63,3 +63,25 @@ export function storeSelection(
     cwd: deps.cwd,
   };
 }
+
+/**
+ * The options every command that reads or writes the store takes, worded alike everywhere:
+ * `--store`, `--db`, `--url` and `--database-url` (each a fresh `Option`: commander owns what it adds).
+ */
+export const storeOptions = {
+  /** `--store`; `what` is what the store keeps ("the run", "the runs", "the subject"). */
+  kind: (what: string): Option =>
+    new Option("--store <kind>", `where ${what} is kept`).choices(["embedded", "statewave"]),
+  db: (): Option =>
+    new Option(
+      "--db <path>",
+      "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)",
+    ),
+  url: (): Option =>
+    new Option("--url <url>", "Statewave server, with --store statewave (default: $STATEWAVE_URL)"),
+  databaseUrl: (): Option =>
+    new Option(
+      "--database-url <url>",
+      "a Postgres database, postgres://… (default: $SHARED_CTX_DATABASE_URL)",
+    ),
+};

@@ -9,6 +9,7 @@ import {
   isTerminal,
   parsePositiveNumber,
   parseSeed,
+  storeOptions,
   storeSelection,
 } from "../command-helpers.js";
 import { FatalError } from "../fatal-error.js";
@@ -24,6 +25,7 @@ interface DemoCommandOptions {
   color: boolean;
   db?: string;
   url?: string;
+  databaseUrl?: string;
   store?: "embedded" | "statewave";
 }
 
@@ -106,11 +108,10 @@ export function makeDemoCommand(deps: CliDeps): Command {
     )
     .option("--seed <n>", "fix the timing jitter (both pipelines use the same seed)", parseSeed)
     .option("--no-color", "draw without colour (NO_COLOR is honoured too)")
-    .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
-    .option("--url <url>", "Statewave server, with --store statewave (default: $STATEWAVE_URL)")
-    .addOption(
-      new Option("--store <kind>", "where the runs are kept").choices(["embedded", "statewave"]),
-    )
+    .addOption(storeOptions.kind("the runs"))
+    .addOption(storeOptions.db())
+    .addOption(storeOptions.url())
+    .addOption(storeOptions.databaseUrl())
     .addHelpText(
       "after",
       [

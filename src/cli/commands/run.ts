@@ -7,6 +7,7 @@ import {
   isTerminal,
   parsePositiveNumber,
   parseSeed,
+  storeOptions,
   storeSelection,
 } from "../command-helpers.js";
 import { UsageError } from "../fatal-error.js";
@@ -25,6 +26,7 @@ interface RunCommandOptions {
   store?: "embedded" | "statewave";
   db?: string;
   url?: string;
+  databaseUrl?: string;
   color: boolean;
 }
 
@@ -55,12 +57,11 @@ export function makeRunCommand(deps: CliDeps): Command {
       defaultRunSpeed,
     )
     .option("--seed <n>", "fix the timing jitter", parseSeed)
-    .addOption(
-      new Option("--store <kind>", "where the run is kept").choices(["embedded", "statewave"]),
-    )
-    .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
-    .option("--url <url>", "Statewave server, with --store statewave (default: $STATEWAVE_URL)")
     .option("--no-color", "draw without colour")
+    .addOption(storeOptions.kind("the run"))
+    .addOption(storeOptions.db())
+    .addOption(storeOptions.url())
+    .addOption(storeOptions.databaseUrl())
     .addHelpText(
       "after",
       [

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { styleText } from "node:util";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, InvalidArgumentError } from "commander";
 import type { PaintCell } from "../../ui/format/runs-table.js";
 import type { CliDeps } from "../cli-deps.js";
-import { storeSelection } from "../command-helpers.js";
+import { storeOptions, storeSelection } from "../command-helpers.js";
 
 interface RunsCommandOptions {
   limit: number;
@@ -11,6 +11,7 @@ interface RunsCommandOptions {
   color: boolean;
   db?: string;
   url?: string;
+  databaseUrl?: string;
   store?: "embedded" | "statewave";
 }
 
@@ -28,11 +29,10 @@ export function makeRunsCommand(deps: CliDeps): Command {
     .option("--limit <n>", "at most this many runs", parseLimit, 20)
     .option("--json", "print one JSON document")
     .option("--no-color", "print without colour (NO_COLOR is honoured too)")
-    .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
-    .option("--url <url>", "Statewave server (default: $STATEWAVE_URL)")
-    .addOption(
-      new Option("--store <kind>", "where the runs are kept").choices(["embedded", "statewave"]),
-    )
+    .addOption(storeOptions.kind("the runs"))
+    .addOption(storeOptions.db())
+    .addOption(storeOptions.url())
+    .addOption(storeOptions.databaseUrl())
     .action(async (options: RunsCommandOptions) => {
       // Loaded here, not at the top: the store's driver is this command's alone (start-up cost).
       const [

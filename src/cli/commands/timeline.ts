@@ -1,9 +1,9 @@
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import type { ContextStore, Episode } from "../../context/context-store.js";
 import type { RunTimeline, TimelineFilter } from "../../ui/format/run-timeline.js";
 import type { TimelineClock } from "../../ui/format/timeline-table.js";
 import type { CliDeps } from "../cli-deps.js";
-import { isTerminal, storeSelection } from "../command-helpers.js";
+import { isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
 import { UsageError } from "../fatal-error.js";
 
 interface TimelineCommandOptions {
@@ -18,6 +18,7 @@ interface TimelineCommandOptions {
   color: boolean;
   db?: string;
   url?: string;
+  databaseUrl?: string;
   store?: "embedded" | "statewave";
 }
 
@@ -199,11 +200,10 @@ export function makeTimelineCommand(deps: CliDeps): Command {
     .option("--utc", "times as wall-clock UTC instead of the run's own clock since its start")
     .option("--plain", "print the table even in a terminal (no interactive view)")
     .option("--no-color", "draw without colour (NO_COLOR is honoured too)")
-    .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
-    .option("--url <url>", "Statewave server (default: $STATEWAVE_URL)")
-    .addOption(
-      new Option("--store <kind>", "where the run is kept").choices(["embedded", "statewave"]),
-    )
+    .addOption(storeOptions.kind("the run"))
+    .addOption(storeOptions.db())
+    .addOption(storeOptions.url())
+    .addOption(storeOptions.databaseUrl())
     .addHelpText(
       "after",
       [

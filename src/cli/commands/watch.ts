@@ -1,6 +1,6 @@
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import type { CliDeps } from "../cli-deps.js";
-import { isTerminal, storeSelection } from "../command-helpers.js";
+import { isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
 
 interface WatchCommandOptions {
   once?: boolean;
@@ -8,6 +8,7 @@ interface WatchCommandOptions {
   color: boolean;
   db?: string;
   url?: string;
+  databaseUrl?: string;
   store?: "embedded" | "statewave";
 }
 
@@ -24,11 +25,10 @@ export function makeWatchCommand(deps: CliDeps): Command {
     .option("--once", "print the view once and exit (the default without a terminal)")
     .option("--json", "print the view once as one JSON document")
     .option("--no-color", "draw without colour (NO_COLOR is honoured too)")
-    .option("--db <path>", "embedded store file (default: $SHARED_CTX_DB or .shared-ctx/store.db)")
-    .option("--url <url>", "Statewave server (default: $STATEWAVE_URL)")
-    .addOption(
-      new Option("--store <kind>", "where the subject is kept").choices(["embedded", "statewave"]),
-    )
+    .addOption(storeOptions.kind("the subject"))
+    .addOption(storeOptions.db())
+    .addOption(storeOptions.url())
+    .addOption(storeOptions.databaseUrl())
     .addHelpText(
       "after",
       [
