@@ -136,7 +136,11 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
       const claims: Record<string, string> = {};
       for (const message of inbox) {
         const module = message.data.module;
-        if (message.topic === "claim" && typeof module === "string" && !(module in claims)) {
+        if (
+          message.topic === "claim" &&
+          typeof module === "string" &&
+          !Object.hasOwn(claims, module)
+        ) {
           claims[module] = message.from;
         }
       }

@@ -1,0 +1,205 @@
+import { describe, expect, it } from "vitest";
+import type { UnstampedEvent } from "../../../src/agents/agent-runtime.js";
+import { MessageBus } from "../../../src/context/message-bus.js";
+import {
+  activeDecisions,
+  createMessageCoordination,
+  disagreementsIn,
+  type MessagePolicy,
+} from "../../../src/scenario/pipelines/message-pipeline.js";
+
+function setup(policy: MessagePolicy) {
+  const bus = new MessageBus();
+  const events: UnstampedEvent[] = [];
+  let time = 0;
+  const coordination = createMessageCoordination({
+    policy,
+    bus,
+    emit: (event) => events.push(event),
+    reviewerIds: ["reviewer"],
+    now: () => time,
+  });
+  for (const agentId of ["planner", "coder", "reviewer"]) coordination.join(agentId);
+  return {
+    bus,
+    events,
+    coordination,
+    at: (ms: number) => {
+      time = ms;
+    },
+  };
+}
+
+const deprecateAuth = { target: "auth", value: "deprecate", content: "Drop auth" } as const;
+
+describe("activeDecisions", () => {
+  const decision = (id: string, by: string, supersedes: string[] = []) => ({
+    id,
+    target: "auth",
+    value: id,
+    by,
+    content: id,
+    at: 0,
+    supersedes,
+  });
+
+  it("drops the decisions a later one overrules, and repeats of one decision", () => {
+    const first = decision("a#1", "a");
+    const active = activeDecisions([
+      first,
+      decision("b#1", "b", ["a#1"]),
+      decision("c#1", "c"),
+      first,
+    ]);
+    expect(active.map((each) => each.value)).toEqual(["b#1", "c#1"]);
+    expect(active[0]).toEqual({ target: "auth", value: "b#1", by: "b", content: "b#1", at: 0 });
+  });
+});
+
+describe("disagreementsIn", () => {
+  it("reports a target several agents decided differently, with each agent's latest value", () => {
+    const disputes = disagreementsIn([
+      { target: "auth", value: "deprecate", by: "planner-1", content: "" },
+      { target: "auth", value: "keep", by: "planner-2", content: "" },
+      { target: "auth", value: "keep", by: "planner-1", content: "" },
+      { target: "auth", value: "rewrite", by: "planner-3", content: "" },
+      { target: "billing", value: "keep", by: "planner-1", content: "" },
+      { target: "billing", value: "keep", by: "planner-2", content: "" },
+    ]);
+    expect(disputes).toEqual([
+      {
+        target: "auth",
+        contenders: [
+          { agentId: "planner-1", value: "keep" },
+          { agentId: "planner-2", value: "keep" },
+          { agentId: "planner-3", value: "rewrite" },
+        ],
+      },
+    ]);
+  });
+});
+
+describe("createMessageCoordination", () => {
+  describe("policy naive", () => {
+    it("sends decisions and results to the reviewer only, and claims to nobody", async () => {
+      const { bus, coordination, events } = setup("naive");
+      await coordination.publishDecision("planner", deprecateAuth);
+      await coordination.claim("coder", "auth");
+      await coordination.reportResult("coder", {
+        module: "auth",
+        agentId: "coder",
+        tokens: 5,
+        ms: 7,
+      });
+      expect(bus.all().map((message) => [message.from, message.to, message.topic])).toEqual([
+        ["planner", "reviewer", "decision"],
+        ["coder", "reviewer", "result"],
+      ]);
+      expect(events.filter((event) => event.type === "message-send")).toHaveLength(2);
+      expect((await coordination.read("coder", "Build auth")).decisions).toEqual([]);
+    });
+  });
+
+  describe("policy broadcast", () => {
+    it("sends everything to every other member, and a reader gets decisions, claims and what it read", async () => {
+      const { bus, coordination, events, at } = setup("broadcast");
+      at(12.4);
+      await coordination.publishDecision("planner", deprecateAuth);
+      await coordination.claim("reviewer", "auth");
+      await coordination.claim("planner", "auth");
+      expect(bus.inbox("coder").map((message) => message.topic)).toEqual([
+        "decision",
+        "claim",
+        "claim",
+      ]);
+      expect(bus.inbox("planner").map((message) => message.from)).toEqual(["reviewer"]);
+      const known = await coordination.read("coder", "Build auth");
+      expect(known.decisions).toEqual([
+        { target: "auth", value: "deprecate", by: "planner", content: "Drop auth", at: 12 },
+      ]);
+      // The first claim a reader hears of wins its view.
+      expect(known.claims).toEqual({ auth: "reviewer" });
+      expect(known.disputes).toEqual([]);
+      const text = bus
+        .inbox("coder")
+        .map((message) => `${message.from}: ${message.content}`)
+        .join("\n");
+      expect(known.tokens).toBe(Math.ceil(text.length / 4));
+      expect(events.at(-1)).toEqual({
+        type: "context-read",
+        agentId: "coder",
+        task: "Build auth",
+        memoryIds: [],
+        decisions: ["planner: Drop auth"],
+        disputes: [],
+        tokens: known.tokens,
+        source: "inbox",
+      });
+    });
+
+    it("lets a decision overrule only what its author had read from others", async () => {
+      const { coordination } = setup("broadcast");
+      await coordination.publishDecision("planner", deprecateAuth);
+      await coordination.read("coder", "Decide auth");
+      await coordination.publishDecision("coder", {
+        target: "auth",
+        value: "keep",
+        content: "Keep auth",
+      });
+      // The planner had not read the coder's: its next decision on billing overrules nothing.
+      await coordination.publishDecision("planner", {
+        target: "billing",
+        value: "keep",
+        content: "Keep billing",
+      });
+      const review = await coordination.collectForReview("reviewer");
+      expect(review.decisions.map((decision) => decision.content)).toEqual([
+        "Keep auth",
+        "Keep billing",
+      ]);
+      expect(review.disputes).toEqual([]);
+    });
+
+    it("leaves two decisions made without reading each other as an open disagreement", async () => {
+      const { coordination } = setup("broadcast");
+      await coordination.publishDecision("planner", deprecateAuth);
+      await coordination.publishDecision("coder", {
+        target: "auth",
+        value: "keep",
+        content: "Keep auth",
+      });
+      await coordination.reportResult("coder", {
+        module: "auth",
+        agentId: "coder",
+        tokens: 5,
+        ms: 7,
+      });
+      const review = await coordination.collectForReview("reviewer");
+      expect(review.disputes).toEqual([
+        {
+          target: "auth",
+          contenders: [
+            { agentId: "planner", value: "deprecate" },
+            { agentId: "coder", value: "keep" },
+          ],
+        },
+      ]);
+      expect(review.results).toEqual([{ module: "auth", agentId: "coder", tokens: 5, ms: 7 }]);
+    });
+
+    it("reads a module named like an Object.prototype member as any other", async () => {
+      const { coordination } = setup("broadcast");
+      await coordination.claim("planner", "constructor");
+      expect((await coordination.read("coder", "Build constructor")).claims).toEqual({
+        constructor: "planner",
+      });
+    });
+
+    it("grants every claim (messages cannot refuse one) and joins each member once", async () => {
+      const { bus, coordination } = setup("broadcast");
+      coordination.join("coder");
+      expect(await coordination.claim("coder", "auth")).toEqual({ granted: true });
+      expect(bus.all().map((message) => message.to)).toEqual(["planner", "reviewer"]);
+    });
+  });
+});
