@@ -342,6 +342,30 @@ describe("StatewaveClient", () => {
       expect(delays).toEqual([7, 7]);
     });
 
+    it("returns a job that ends failed, with the server's error, and stops polling", async () => {
+      const { url, seen } = await scriptedServer([
+        { status: 202, body: { job_id: "j3", status: "pending", subject_id: "s" } },
+        {
+          status: 200,
+          body: { job_id: "j3", status: "failed", subject_id: "s", error: "episode e1 unreadable" },
+        },
+        { status: 500, body: { error: { code: "unexpected", message: "polled after failed" } } },
+      ]);
+      const { client, delays } = clientFor(url);
+      const job = await client.compileMemoriesWait("s", { pollInterval: 5 });
+      expect(job).toMatchObject({
+        jobId: "j3",
+        status: "failed",
+        subjectId: "s",
+        error: "episode e1 unreadable",
+      });
+      expect(seen.map((request) => request.url)).toEqual([
+        "/v1/memories/compile",
+        "/v1/memories/compile/j3",
+      ]);
+      expect(delays).toEqual([5]);
+    });
+
     it("throws CompileTimeoutError when the job never finishes", async () => {
       const { url } = await scriptedServer([
         { status: 200, body: { job_id: "j2", status: "running", subject_id: "s" } },
