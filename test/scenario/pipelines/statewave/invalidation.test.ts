@@ -21,6 +21,7 @@ index.add("deprecate-billing", {
   by: "planner",
   content: "Drop billing",
 });
+index.add("keep-auth-again", { target: "auth", value: "keep", by: "planner", content: "Keep it" });
 index.add("coder-on-auth", { target: "auth", value: "deprecate", by: "coder", content: "Mine" });
 
 /** Each agent's next re-read answers `changed` (what it had not received before). */
@@ -66,6 +67,19 @@ describe("MidBuildInvalidation", () => {
         agentId: "coder",
         text: "Re-read auth: lead decided keep; nothing contradicts the work, carrying on.",
       },
+    ]);
+  });
+
+  it("names every non-contradicting change in one line", async () => {
+    const { invalidation, events } = setup({
+      coder: [memory("a", ["keep-auth"]), memory("b", ["keep-auth-again"])],
+    });
+    invalidation.watch("coder", "auth", () => {});
+    await invalidation.afterWrite("lead");
+    expect(events).toEqual([
+      expect.objectContaining({
+        text: "Re-read auth: lead decided keep, planner decided keep; nothing contradicts the work, carrying on.",
+      }),
     ]);
   });
 
