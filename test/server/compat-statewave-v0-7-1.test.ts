@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { createStatewaveEmulator } from "../../src/server/compat/statewave-v0-7-1.js";
 
 /** The responses recorded from a real Statewave v0.7.1 server: the ground truth. */
-const fixturesDir = join(import.meta.dirname, "../../../shared/fixtures/statewave-v0.7.1");
+// A copy of ../shared/fixtures/statewave-v0.7.1 (recorded from a real server), kept in the repo so
+// the suite runs wherever it is cloned.
+const fixturesDir = join(import.meta.dirname, "fixtures/statewave-v0.7.1");
 
 interface Fixture {
   request: { method: string; path: string; body: unknown };

@@ -172,7 +172,10 @@ describe("DemoApp in an 80×24 terminal", () => {
   it("never clears the scrollback, and leaves a compact summary after it quits", async () => {
     const terminal = fakeTerminal(80, 24);
     const { naive, statewave, instance, quit } = start(terminal);
-    await waitFor(() => expect(terminal.writes.join("")).toContain("Messages only"));
+    // The first frame waits for Ink's first render, slow on a loaded machine: be patient.
+    await waitFor(() => expect(terminal.writes.join("")).toContain("Messages only"), {
+      timeoutMs: 20_000,
+    });
     for (let step = 0; step < 40; step++) {
       naive.emit();
       statewave.emit();
