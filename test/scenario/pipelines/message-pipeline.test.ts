@@ -7,6 +7,7 @@ import {
   disagreementsIn,
   type MessagePolicy,
 } from "../../../src/scenario/pipelines/message-pipeline.js";
+import { deferred } from "../../support/deferred.js";
 
 function setup(policy: MessagePolicy) {
   const bus = new MessageBus();
@@ -137,27 +138,90 @@ describe("createMessageCoordination", () => {
       });
     });
 
-    it("lets a decision overrule only what its author had read from others", async () => {
+    it("lets a decision overrule only what its author had read from others on its target", async () => {
       const { coordination } = setup("broadcast");
       await coordination.publishDecision("planner", deprecateAuth);
+      await coordination.publishDecision("reviewer", {
+        target: "auth",
+        value: "deprecate",
+        content: "Drop auth too",
+      });
+      await coordination.publishDecision("planner", {
+        target: "billing",
+        value: "keep",
+        content: "Keep billing",
+      });
       await coordination.read("coder", "Decide auth");
       await coordination.publishDecision("coder", {
         target: "auth",
         value: "keep",
         content: "Keep auth",
       });
-      // The planner had not read the coder's: its next decision on billing overrules nothing.
+      // The planner had not read the coder's: its next decision on auth overrules nothing.
       await coordination.publishDecision("planner", {
-        target: "billing",
-        value: "keep",
-        content: "Keep billing",
+        target: "auth",
+        value: "deprecate",
+        content: "Drop auth again",
       });
       const review = await coordination.collectForReview("reviewer");
       expect(review.decisions.map((decision) => decision.content)).toEqual([
-        "Keep auth",
         "Keep billing",
+        "Keep auth",
+        "Drop auth again",
       ]);
-      expect(review.disputes).toEqual([]);
+    });
+
+    it("never lets an author's decision overrule its own earlier one", async () => {
+      // Under naive a Reviewer's own decisions come back to it: the only inbox holding one's own.
+      const { coordination } = setup("naive");
+      await coordination.publishDecision("reviewer", deprecateAuth);
+      await coordination.read("reviewer", "Decide auth");
+      await coordination.publishDecision("reviewer", {
+        target: "auth",
+        value: "keep",
+        content: "Keep auth",
+      });
+      const review = await coordination.collectForReview("reviewer");
+      expect(review.decisions.map((decision) => decision.content)).toEqual([
+        "Drop auth",
+        "Keep auth",
+      ]);
+    });
+
+    it("counts only decision messages as decisions, and only claim messages as claims", async () => {
+      const { bus, coordination } = setup("broadcast");
+      bus.send({
+        from: "lead",
+        to: "coder",
+        topic: "assignment",
+        content: "Do auth",
+        data: { target: "auth", value: "build" },
+      });
+      await coordination.reportResult("planner", {
+        module: "auth",
+        agentId: "planner",
+        tokens: 1,
+        ms: 1,
+      });
+      const known = await coordination.read("coder", "Build auth");
+      expect(known.decisions).toEqual([]);
+      expect(known.claims).toEqual({});
+    });
+
+    it("lets the arbiter wait for the run's end, with nothing to arbitrate", async () => {
+      const { coordination } = setup("broadcast");
+      const end = deferred();
+      let returned = false;
+      const arbitrating = coordination
+        .arbitrate("lead", () => undefined, end.promise)
+        .then(() => {
+          returned = true;
+        });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(returned).toBe(false);
+      end.resolve();
+      await arbitrating;
+      expect(returned).toBe(true);
     });
 
     it("leaves two decisions made without reading each other as an open disagreement", async () => {
@@ -197,9 +261,12 @@ describe("createMessageCoordination", () => {
 
     it("grants every claim (messages cannot refuse one) and joins each member once", async () => {
       const { bus, coordination } = setup("broadcast");
-      coordination.join("coder");
+      coordination.join("planner");
       expect(await coordination.claim("coder", "auth")).toEqual({ granted: true });
-      expect(bus.all().map((message) => message.to)).toEqual(["planner", "reviewer"]);
+      expect(bus.all().map((message) => [message.to, message.content])).toEqual([
+        ["planner", "Taking auth"],
+        ["reviewer", "Taking auth"],
+      ]);
     });
   });
 });
