@@ -1,0 +1,186 @@
+import type {
+  CompileJob,
+  CompileResult,
+  CompileWaitOptions,
+  ContextBundle,
+  ContextStore,
+  CreateEpisodeInput,
+  DeleteSubjectResult,
+  Episode,
+  GetContextOptions,
+  ListSubjectsOptions,
+  ListSubjectsResult,
+  Memory,
+  SearchMemoriesOptions,
+  StoreChange,
+  Subscription,
+  Timeline,
+  TimelineOptions,
+  WatchOptions,
+} from "./context-store.js";
+
+type Tenant = string | null;
+/** A value now (better-sqlite3 is synchronous) or later (a Postgres pool). */
+type Eventually<T> = T | Promise<T>;
+
+/**
+ * What a store's core does for any tenant: the `ContextStore` operations with the tenant first.
+ * One core (one database file, one pool) serves every tenant's view.
+ */
+export interface TenantScopedCore {
+  createEpisode(
+    tenant: Tenant,
+    input: CreateEpisodeInput,
+    signal?: AbortSignal,
+  ): Eventually<Episode>;
+  createEpisodesBatch(
+    tenant: Tenant,
+    inputs: CreateEpisodeInput[],
+    signal?: AbortSignal,
+  ): Eventually<{ episodesCreated: number; episodes: Episode[] }>;
+  compileMemories(
+    tenant: Tenant,
+    subjectId: string,
+    signal?: AbortSignal,
+  ): Eventually<CompileResult>;
+  compileMemoriesAsync(
+    tenant: Tenant,
+    subjectId: string,
+    signal?: AbortSignal,
+  ): Eventually<CompileJob>;
+  getCompileStatus(tenant: Tenant, jobId: string, signal?: AbortSignal): Eventually<CompileJob>;
+  compileMemoriesWait(
+    tenant: Tenant,
+    subjectId: string,
+    options?: CompileWaitOptions,
+  ): Promise<CompileJob>;
+  searchMemories(
+    tenant: Tenant,
+    subjectId: string,
+    options?: SearchMemoriesOptions & { signal?: AbortSignal },
+  ): Eventually<Memory[]>;
+  getContext(
+    tenant: Tenant,
+    subjectId: string,
+    task: string,
+    options?: GetContextOptions & { signal?: AbortSignal },
+  ): Eventually<ContextBundle>;
+  getTimeline(
+    tenant: Tenant,
+    subjectId: string,
+    options?: TimelineOptions & { signal?: AbortSignal },
+  ): Eventually<Timeline>;
+  listSubjects(
+    tenant: Tenant,
+    options?: ListSubjectsOptions & { signal?: AbortSignal },
+  ): Eventually<ListSubjectsResult>;
+  deleteSubject(
+    tenant: Tenant,
+    subjectId: string,
+    signal?: AbortSignal,
+  ): Eventually<DeleteSubjectResult>;
+  watch(
+    tenant: Tenant,
+    subjectId: string,
+    listener: (change: StoreChange) => void,
+    options?: WatchOptions,
+  ): Subscription;
+}
+
+/**
+ * The `ContextStore` of one tenant over a shared core (the embedded store's database, Postgres'
+ * pool). The methods are async for the interface, so a synchronous core's errors arrive as
+ * rejections too. A view does not own the core: closing it does nothing; close the store.
+ */
+export class TenantView<Core extends TenantScopedCore> implements ContextStore {
+  /** @internal */
+  protected readonly core: Core;
+  /** The tenant every call is scoped to; `null` is the default tenant. */
+  readonly tenantId: string | null;
+
+  constructor(core: Core, tenantId: string | null) {
+    this.core = core;
+    this.tenantId = tenantId;
+  }
+
+  async createEpisode(
+    input: CreateEpisodeInput,
+    options?: { signal?: AbortSignal },
+  ): Promise<Episode> {
+    return this.core.createEpisode(this.tenantId, input, options?.signal);
+  }
+
+  async createEpisodesBatch(
+    inputs: CreateEpisodeInput[],
+    options?: { signal?: AbortSignal },
+  ): Promise<{ episodesCreated: number; episodes: Episode[] }> {
+    return this.core.createEpisodesBatch(this.tenantId, inputs, options?.signal);
+  }
+
+  async compileMemories(
+    subjectId: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<CompileResult> {
+    return this.core.compileMemories(this.tenantId, subjectId, options?.signal);
+  }
+
+  async compileMemoriesAsync(
+    subjectId: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<CompileJob> {
+    return this.core.compileMemoriesAsync(this.tenantId, subjectId, options?.signal);
+  }
+
+  async getCompileStatus(jobId: string, options?: { signal?: AbortSignal }): Promise<CompileJob> {
+    return this.core.getCompileStatus(this.tenantId, jobId, options?.signal);
+  }
+
+  compileMemoriesWait(subjectId: string, options?: CompileWaitOptions): Promise<CompileJob> {
+    return this.core.compileMemoriesWait(this.tenantId, subjectId, options);
+  }
+
+  async searchMemories(
+    subjectId: string,
+    options?: SearchMemoriesOptions & { signal?: AbortSignal },
+  ): Promise<Memory[]> {
+    return this.core.searchMemories(this.tenantId, subjectId, options);
+  }
+
+  async getContext(
+    subjectId: string,
+    task: string,
+    options?: GetContextOptions & { signal?: AbortSignal },
+  ): Promise<ContextBundle> {
+    return this.core.getContext(this.tenantId, subjectId, task, options);
+  }
+
+  async getTimeline(
+    subjectId: string,
+    options?: TimelineOptions & { signal?: AbortSignal },
+  ): Promise<Timeline> {
+    return this.core.getTimeline(this.tenantId, subjectId, options);
+  }
+
+  async listSubjects(
+    options?: ListSubjectsOptions & { signal?: AbortSignal },
+  ): Promise<ListSubjectsResult> {
+    return this.core.listSubjects(this.tenantId, options);
+  }
+
+  async deleteSubject(
+    subjectId: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<DeleteSubjectResult> {
+    return this.core.deleteSubject(this.tenantId, subjectId, options?.signal);
+  }
+
+  watch(
+    subjectId: string,
+    listener: (change: StoreChange) => void,
+    options?: WatchOptions,
+  ): Subscription {
+    return this.core.watch(this.tenantId, subjectId, listener, options);
+  }
+
+  async close(): Promise<void> {}
+}
