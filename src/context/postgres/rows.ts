@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import type { Episode, JsonObject, Memory, MemoryStatus } from "../context-store.js";
 import { textTerms } from "../rank-context.js";
 
 /** An `episodes` row as `pg` returns it (`bigint` arrives as a string). */
@@ -103,41 +102,4 @@ export function scopedQuery(prefix: string, terms: readonly string[]): string {
   return terms.map((term) => `'${prefix}${term}'`).join(" | ");
 }
 
-function parseObject(text: string): JsonObject {
-  // Written by this store with JSON.stringify of an object, so it parses back to one.
-  return JSON.parse(text) as JsonObject;
-}
-
-/** The public shape of an episode row. */
-export function episodeFromRow(row: EpisodeRow): Episode {
-  return {
-    id: row.id,
-    subjectId: row.subject_id,
-    source: row.source,
-    type: row.type,
-    payload: parseObject(row.payload),
-    metadata: parseObject(row.metadata),
-    provenance: parseObject(row.provenance),
-    sessionId: row.session_id,
-    createdAt: row.created_at,
-  };
-}
-
-/** The public shape of a memory row. */
-export function memoryFromRow(row: MemoryRow): Memory {
-  return {
-    id: row.id,
-    subjectId: row.subject_id,
-    kind: row.kind,
-    content: row.content,
-    summary: row.summary,
-    confidence: row.confidence,
-    validFrom: row.valid_from,
-    validTo: row.valid_to,
-    sourceEpisodeIds: JSON.parse(row.source_episode_ids) as string[],
-    metadata: parseObject(row.metadata),
-    status: row.status as MemoryStatus,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
+export { episodeFromRow, memoryFromRow } from "../row-mapping.js";
