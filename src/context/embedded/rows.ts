@@ -1,4 +1,5 @@
 import type { Memory, MemoryStatus } from "../context-store.js";
+import { parseObject } from "../row-mapping.js";
 
 /** An `episodes` row as better-sqlite3 returns it. */
 export interface EpisodeRow {
@@ -46,8 +47,6 @@ export interface CompileJobRow {
   memory_ids: string | null;
   error: string | null;
 }
-
-import { parseObject } from "../row-mapping.js";
 
 export { episodeFromRow, memoryFromRow } from "../row-mapping.js";
 
