@@ -71,7 +71,7 @@ export function storeSelection(
 export const storeOptions = {
   /** `--store`; `what` is what the store keeps ("the run", "the runs", "the subject"). */
   kind: (what: string): Option =>
-    new Option("--store <kind>", `where ${what} is kept`).choices(["embedded", "statewave"]),
+    new Option("--store <kind>", `where to keep ${what}`).choices(["embedded", "statewave"]),
   db: (): Option =>
     new Option(
       "--db <path>",

@@ -27,8 +27,8 @@ export function createProgram(deps: CliDeps): Command {
       [
         "",
         "Start here:",
-        "  $ shared-ctx demo                          naive vs shared context, side by side",
-        "  $ shared-ctx run --mode statewave          one pipeline, with a summary",
+        "  $ shared-ctx demo                          messages to everyone vs shared context, side by side",
+        "  $ shared-ctx run --mode statewave          one mode, with a summary (--mode naive|broadcast|statewave)",
         "  $ shared-ctx timeline <run-id>             who knew what, when",
         "",
         "Configuration: STATEWAVE_URL (use a Statewave server), SHARED_CTX_DB (embedded store file),",

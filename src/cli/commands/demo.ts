@@ -116,7 +116,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
       "after",
       [
         "",
-        "Keys: t timeline of the shared-context run · r run again · s pick another scenario · q quit",
+        "Keys: t timeline of the shared-context run · r run again · s pick another scenario · ? every key · q quit",
         "Without a terminal (a pipe, CI) it prints both runs, the verdicts and the comparison.",
         "",
         "Examples:",
