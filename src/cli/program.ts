@@ -32,7 +32,8 @@ export function createProgram(deps: CliDeps): Command {
         "  $ shared-ctx timeline <run-id>             who knew what, when",
         "",
         "Configuration: STATEWAVE_URL (use a Statewave server), SHARED_CTX_DB (embedded store file),",
-        "LLM_MODEL / LLM_API_KEY / LLM_BASE_URL (think with a real model). See .env.example.",
+        "SHARED_CTX_DATABASE_URL (a Postgres database), LLM_MODEL / LLM_API_KEY / LLM_BASE_URL (think",
+        "with a real model). See .env.example.",
       ].join("\n"),
     );
 
