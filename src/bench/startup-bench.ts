@@ -209,12 +209,16 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
   writeFileSync(probe, cpuProbeSource);
   const db = join(options.dir, "store.db");
   // No .env of the caller's, no LLM, no Statewave server: the commands start as on a fresh machine.
+  // Not CI either: Ink draws only the last frame when CI is set, and a person at a terminal is
+  // what the first-frame figure measures (CI runs this bench with CI=true).
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     SHARED_CTX_DB: db,
     STATEWAVE_URL: "",
     LLM_MODEL: "",
     NO_COLOR: "1",
+    CI: "false",
+    CONTINUOUS_INTEGRATION: "false",
   };
   const common = { probe, cwd: options.dir, env };
 
