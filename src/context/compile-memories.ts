@@ -1,4 +1,4 @@
-import type { Episode, JsonObject, JsonValue, MemoryKind } from "./context-store.js";
+import type { Episode, JsonObject, JsonValue, Memory, MemoryKind } from "./context-store.js";
 
 /**
  * The deterministic, local compile rules: which memory (if any) one episode becomes.
@@ -69,6 +69,42 @@ export interface MemoryDraft {
   /** Memory ids the writer declared it had read (`provenance.read_memory_ids`), deduplicated. */
   readMemoryIds: string[];
   metadata: JsonObject;
+}
+
+/**
+ * The active memory a draft becomes once the store has given it an id and a time, for every store
+ * (SQLite, Postgres): `contradicted` names the active memories it disputes (recorded in
+ * `metadata.contradicts`), none when it superseded or stood alone.
+ */
+export function memoryFromDraft(
+  draft: MemoryDraft,
+  fields: {
+    id: string;
+    subjectId: string;
+    episodeId: string;
+    validFrom: string;
+    now: string;
+    contradicted: readonly string[];
+  },
+): Memory {
+  return {
+    id: fields.id,
+    subjectId: fields.subjectId,
+    kind: draft.kind,
+    content: draft.content,
+    summary: draft.summary,
+    confidence: draft.confidence,
+    validFrom: fields.validFrom,
+    validTo: null,
+    sourceEpisodeIds: [fields.episodeId],
+    metadata:
+      fields.contradicted.length > 0
+        ? { ...draft.metadata, [contradictsKey]: [...fields.contradicted] }
+        : draft.metadata,
+    status: "active",
+    createdAt: fields.now,
+    updatedAt: fields.now,
+  };
 }
 
 /**

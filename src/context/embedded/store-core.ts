@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import {
   compileEpisode,
-  contradictsKey,
+  memoryFromDraft,
   nonMemoryEpisodeTypes,
   type SupersedeCandidate,
   supersedes,
@@ -462,24 +462,14 @@ export class EmbeddedStoreCore {
         }
       }
       changeSeq += 1;
-      const memory: Memory = {
+      const memory = memoryFromDraft(draft, {
         id: this.#generateId(),
         subjectId,
-        kind: draft.kind,
-        content: draft.content,
-        summary: draft.summary,
-        confidence: draft.confidence,
+        episodeId: row.id,
         validFrom,
-        validTo: null,
-        sourceEpisodeIds: [row.id],
-        metadata:
-          contradicted.length > 0
-            ? { ...draft.metadata, [contradictsKey]: contradicted }
-            : draft.metadata,
-        status: "active",
-        createdAt: now,
-        updatedAt: now,
-      };
+        now: now,
+        contradicted,
+      });
       const result = insertMemory.run(
         memory.id,
         tenantId,

@@ -1,7 +1,7 @@
 import type { PoolClient } from "pg";
 import {
   compileEpisode,
-  contradictsKey,
+  memoryFromDraft,
   type SupersedeCandidate,
   supersedes,
 } from "../compile-memories.js";
@@ -145,24 +145,14 @@ export async function compileLocked(
         active.push(...stillActive);
       }
       changeSeq += 1;
-      const memory: Memory = {
+      const memory = memoryFromDraft(draft, {
         id: context.generateId(),
         subjectId,
-        kind: draft.kind,
-        content: draft.content,
-        summary: draft.summary,
-        confidence: draft.confidence,
+        episodeId: row.id,
         validFrom,
-        validTo: null,
-        sourceEpisodeIds: [row.id],
-        metadata:
-          contradicted.length > 0
-            ? { ...draft.metadata, [contradictsKey]: contradicted }
-            : draft.metadata,
-        status: "active",
-        createdAt: context.now,
-        updatedAt: context.now,
-      };
+        now: context.now,
+        contradicted,
+      });
       inserts.push({ memory, target: draft.target, changeSeq });
       created.set(memory.id, memory);
       active?.push({
