@@ -1,8 +1,8 @@
 import type { KnownDecision, OpenDispute, ReviewInput } from "./brain.js";
 
 /**
- * What a contender decided, in the words of the decisions: the shared state stores a module's
- * fate as `deprecated-by:<agent>`, the memories as `deprecate`; a reader wants the latter.
+ * What a contender decided, in the words of the decisions: a register may report a module's fate
+ * as `deprecated-by:<agent>` or a claim, the decisions say `deprecate`; a reader wants the latter.
  */
 function decidedValue(
   decisions: readonly KnownDecision[],

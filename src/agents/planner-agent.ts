@@ -3,7 +3,11 @@ import type { PlannedDecision } from "../coordination/scenario-schema.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { describeNothingFound } from "./offline-brain.js";
 
-/** Claim values in the shared state start with these (see the statewave pipeline). */
+/**
+ * Register values: the statewave pipeline's `modules` register holds claims only (decisions live
+ * in the memories); a register that also holds a module's fate (older runs, other writers) uses
+ * `deprecated-by:`, and the rule below still settles it.
+ */
 const deprecatedPrefix = "deprecated-by:";
 const claimedPrefix = "claimed-by:";
 
