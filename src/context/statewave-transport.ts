@@ -74,19 +74,21 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** Node's network error codes, in words (a Map: the code comes from outside). */
+const networkErrorText = new Map([
+  ["ECONNREFUSED", "connection refused"],
+  ["ECONNRESET", "connection reset"],
+  ["ENOTFOUND", "host not found"],
+  ["EAI_AGAIN", "host lookup failed"],
+  ["EHOSTUNREACH", "host unreachable"],
+  ["ETIMEDOUT", "connection timed out"],
+]);
+
 /** Why a connection failed, in words: `connection refused (ECONNREFUSED)`. */
 function describeConnectionFailure(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   const code = isRecord(cause) && typeof cause.code === "string" ? cause.code : undefined;
-  const known: Record<string, string> = {
-    ECONNREFUSED: "connection refused",
-    ECONNRESET: "connection reset",
-    ENOTFOUND: "host not found",
-    EAI_AGAIN: "host lookup failed",
-    EHOSTUNREACH: "host unreachable",
-    ETIMEDOUT: "connection timed out",
-  };
-  if (code) return `${known[code] ?? "connection failed"} (${code})`;
+  if (code) return `${networkErrorText.get(code) ?? "connection failed"} (${code})`;
   return cause instanceof Error ? cause.message : String(cause);
 }
 

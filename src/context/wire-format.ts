@@ -26,7 +26,14 @@ function rewriteKeys(value: unknown, rename: (key: string) => string): unknown {
     // `undefined` means "not set": leave the key out, as JSON.stringify would.
     if (inner === undefined) continue;
     const opaque = opaqueKeys.has(snakeKeyToCamel(key));
-    result[rename(key)] = opaque ? inner : rewriteKeys(inner, rename);
+    // defineProperty, not assignment: a "__proto__" key from the wire must stay a key, not become
+    // this object's prototype.
+    Object.defineProperty(result, rename(key), {
+      value: opaque ? inner : rewriteKeys(inner, rename),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return result;
 }

@@ -29,4 +29,13 @@ describe("wire-format", () => {
   it("passes scalars and arrays through", () => {
     expect(toWire([1, "a", null, { aB: true }])).toEqual([1, "a", null, { a_b: true }]);
   });
+
+  it("keeps a __proto__ key as a key, not as the object's prototype", () => {
+    const camel = JSON.parse('{"__proto__": {"polluted": true}, "subjectId": "s"}');
+    const wire = toWire(camel) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(wire)).toBe(Object.prototype);
+    expect(Object.keys(wire)).toEqual(["__proto__", "subject_id"]);
+    expect(wire.polluted).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(wire, "__proto__")?.value).toEqual({ polluted: true });
+  });
 });
