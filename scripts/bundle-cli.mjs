@@ -9,8 +9,12 @@
 // becomes a chunk loaded when that command runs — `--help` still loads no command's code.
 //
 // Left out, loaded from node_modules or dist/ as usual: native or WebAssembly packages that find
-// their files beside themselves (better-sqlite3, loro-crdt, pg), React (one copy for Ink and our
-// components), and dist/bench (it starts its own processes from its own files). The library
+// their files beside themselves (better-sqlite3, loro-crdt, pg) and dist/bench (it starts its own
+// processes from its own files). React is bundled (one copy, shared by Ink and our components) in
+// its production build: the development build of react-reconciler alone is 690 kB that every demo
+// start compiled, and its extra checks slowed the first frame (~40 ms; a CLI user never sees React's
+// development warnings anyway). Yoga (Ink's layout) decodes its inlined WebAssembly without
+// `fetch`: calling Node's `fetch` on the data: URL loads undici first (~35 ms). The library
 // (dist/index.js) is tsc's output, untouched. Without esbuild (an install without dev
 // dependencies) dist/ is left as tsc wrote it: slower to start, the same code.
 import { readdirSync, readFileSync, rmSync } from "node:fs";
@@ -43,9 +47,31 @@ for (const name of readdirSync(cliDirectory)) {
   if (name.startsWith(chunkPrefix)) rmSync(resolve(cliDirectory, name));
 }
 
+/** React's packages pick their build from NODE_ENV at run time; in the CLI bundle it is production. */
+const reactPackage = /[/\\]node_modules[/\\](react|react-reconciler|scheduler)[/\\].*\.js$/;
+/** Yoga's Emscripten loader, whose WebAssembly is inlined as a data: URL. */
+const yogaLoader = /[/\\]node_modules[/\\]yoga-layout[/\\]dist[/\\]binaries[/\\][^/\\]*\.js$/;
+
+/** Reads `path` and replaces every `search` in it; fails the build when there is none to replace. */
+function rewrite(path, search, replacement) {
+  const source = readFileSync(path, "utf8");
+  if (!source.includes(search)) {
+    throw new Error(`bundle-cli: ${search} not found in ${path} (did the package change?)`);
+  }
+  return { contents: source.replaceAll(search, replacement), loader: "js" };
+}
+
 const plugin = {
   name: "shared-ctx-cli",
   setup(build) {
+    build.onLoad({ filter: reactPackage }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      return { contents: source.replaceAll("process.env.NODE_ENV", '"production"'), loader: "js" };
+    });
+    // The loader takes `fetch` when it is a function: make it see none and decode the base64 itself.
+    build.onLoad({ filter: yogaLoader }, (args) =>
+      rewrite(args.path, "typeof fetch", "typeof undefined"),
+    );
     // dist/bench stays tsc's output, imported relative to the bundle (which lives in dist/cli).
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       const target = resolve(args.resolveDir, args.path);
@@ -75,7 +101,7 @@ await esbuild.build({
   format: "esm",
   platform: "node",
   target: "node20",
-  external: ["better-sqlite3", "loro-crdt", "pg", "pg-native", "react", "react/*"],
+  external: ["better-sqlite3", "loro-crdt", "pg", "pg-native"],
   plugins: [plugin],
   // Bundled CommonJS (react-reconciler, ajv, dotenv, …) calls require(): give it Node's.
   banner: {

@@ -20,7 +20,12 @@ export interface RenderDemoOptions {
   /** @default false */
   readonly noColor?: boolean;
   readonly initialScenario: string;
-  readonly scenarios: readonly ScenarioChoice[];
+  /**
+   * Lists what `s` offers. Called once the first frame is drawn (reading and validating every
+   * shipped scenario is work the first frame need not wait for); until it resolves the picker
+   * offers nothing. A rejection ends the demo with that error.
+   */
+  readonly loadScenarios: () => Promise<readonly ScenarioChoice[]>;
   readonly start: StartDemoRuns;
   readonly loadTimeline: LoadTimeline;
   readonly speed?: number;
@@ -41,25 +46,36 @@ const abortGraceMs = 1000;
  * terminal (raw mode, cursor) on unmount; the caller then stops the runs and closes the store.
  */
 export async function renderDemo(options: RenderDemoOptions): Promise<DemoEnding> {
-  const instance = render(
-    <ThemeProvider theme={createTheme({ noColor: options.noColor })}>
+  const theme = createTheme({ noColor: options.noColor });
+  const app = (scenarios: readonly ScenarioChoice[]) => (
+    <ThemeProvider theme={theme}>
       <DemoApp
         initialScenario={options.initialScenario}
-        scenarios={options.scenarios}
+        scenarios={scenarios}
         start={options.start}
         loadTimeline={options.loadTimeline}
         speed={options.speed}
         timelineCommand={options.timelineCommand}
         quitSignal={options.signal}
       />
-    </ThemeProvider>,
-    {
-      // Never erase the user's scrollback, whatever Ink decides to clear.
-      stdout: scrollbackSafe(options.stdout),
-      stdin: options.stdin,
-      patchConsole: false,
-      // The app handles Ctrl-C itself, so quitting always goes through the same clean exit.
-      exitOnCtrlC: false,
+    </ThemeProvider>
+  );
+  const instance = render(app([]), {
+    // Never erase the user's scrollback, whatever Ink decides to clear.
+    stdout: scrollbackSafe(options.stdout),
+    stdin: options.stdin,
+    patchConsole: false,
+    // The app handles Ctrl-C itself, so quitting always goes through the same clean exit.
+    exitOnCtrlC: false,
+  });
+  // Ink drew the first frame synchronously inside render(): list the scenarios now.
+  let unmounted = false;
+  options.loadScenarios().then(
+    (scenarios) => {
+      if (!unmounted) instance.rerender(app(scenarios));
+    },
+    (error: unknown) => {
+      if (!unmounted) instance.unmount(error instanceof Error ? error : new Error(String(error)));
     },
   );
   // The app quits on abort itself (drawing its summary); this only covers an app that cannot.
@@ -74,6 +90,7 @@ export async function renderDemo(options: RenderDemoOptions): Promise<DemoEnding
     const value = await instance.waitUntilExit();
     return value === "interrupt" ? "interrupt" : "quit";
   } finally {
+    unmounted = true;
     clearTimeout(grace);
     options.signal?.removeEventListener("abort", onAbort);
   }

@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import type { Brain } from "../../agents/brain.js";
 import type { ContextStore } from "../../context/context-store.js";
 import { defaultDemoScenario } from "../../scenario/default-scenario.js";
+import type { Scenario } from "../../scenario/scenario-schema.js";
 import type { DemoRuns } from "../../ui/run-source.js";
 import type { CliDeps } from "../cli-deps.js";
 import {
@@ -38,15 +39,23 @@ function createRoundStarter(
   store: ContextStore,
   brain: Brain,
   options: DemoCommandOptions,
+  first: { readonly name: string; readonly scenario: Scenario },
 ) {
   const active = new Set<DemoRuns>();
+  // The first round plays the scenario the command has just validated; later rounds read theirs
+  // again (a scenario file edited between rounds plays as it is now).
+  let validated: typeof first | undefined = first;
   const start = async (scenarioName: string): Promise<DemoRuns> => {
     const [{ loadScenario }, { startRun }, { scenarioFocus }] = await Promise.all([
       import("../../scenario/load-scenario.js"),
       import("../../scenario/scenario-runner.js"),
       import("../../ui/format/caption.js"),
     ]);
-    const scenario = await loadScenario(scenarioName, { cwd: deps.cwd });
+    const scenario =
+      validated?.name === scenarioName
+        ? validated.scenario
+        : await loadScenario(scenarioName, { cwd: deps.cwd });
+    validated = undefined;
     const controller = new AbortController();
     const signal = AbortSignal.any([deps.signal, controller.signal]);
     // The same seed on both sides: only the coordination differs.
@@ -140,12 +149,15 @@ export function makeDemoCommand(deps: CliDeps): Command {
         import("../../ui/data/open-store.js"),
       ]);
       // Refuse a bad scenario before anything is drawn or stored.
-      await loadScenario(options.scenario, { cwd: deps.cwd });
+      const scenario = await loadScenario(options.scenario, { cwd: deps.cwd });
       const brain = await brainFromEnv(deps);
       // Before any agent starts: a model server that is down is named now, in one line.
       await checkModelServer(deps.env, { signal: deps.signal });
       const store = openStore(storeSelection(options, deps));
-      const rounds = createRoundStarter(deps, store, brain, options);
+      const rounds = createRoundStarter(deps, store, brain, options, {
+        name: options.scenario,
+        scenario,
+      });
       try {
         if (isTerminal(deps.stdout)) {
           const [
@@ -166,7 +178,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
             ...(deps.stdin ? { stdin: deps.stdin } : {}),
             noColor: isColorDisabled(deps.env, !options.color),
             initialScenario: options.scenario,
-            scenarios: await listScenarios(),
+            loadScenarios: listScenarios,
             start: rounds.start,
             loadTimeline: async (runId) =>
               buildRunTimeline(runId, await readFullTimeline(store, runId)),
