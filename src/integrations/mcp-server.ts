@@ -6,8 +6,8 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ContextStore, Episode, Memory } from "../context/context-store.js";
-import { type InvalidationNotice, SharedContext } from "../context/shared-context.js";
-import { type Escalation, SharedState } from "../crdt/shared-state.js";
+import type { InvalidationNotice, SharedContext } from "../context/shared-context.js";
+import type { Escalation, SharedState } from "../crdt/shared-state.js";
 import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
 import { ItemIndex, parseItemNamespace } from "./langgraph-items.js";
 import {
@@ -79,11 +79,41 @@ const timelineMaxPages = 50;
  * Connect it to a transport, e.g. `await server.connect(new StdioServerTransport())`.
  */
 export function createSharedContextMcpServer(options: SharedContextMcpServerOptions): McpServer {
-  const { shared, state, store, subjectId, agentId } = options;
-  const now = options.now ?? Date.now;
+  const { shared, state, store } = options;
+  const resources: McpResources = { shared, state, store, items: new ItemIndex(state) };
+  const { server, watch } = buildSharedContextMcpServer({
+    ...options,
+    open: () => Promise.resolve(resources),
+  });
+  watch(shared);
+  return server;
+}
+
+/** What the tools work on: the store, this agent's replica and the shared context over them. */
+interface McpResources {
+  readonly shared: SharedContext;
+  readonly state: SharedState;
+  readonly store: ContextStore;
+  /** LangGraph store items on the subject (written by a SyncedStore), read from `state`. */
+  readonly items: ItemIndex;
+}
+
+/**
+ * The MCP server over resources that `open` gives (the same ones each time); `watch` starts
+ * forwarding a shared context's invalidation notices to the client.
+ */
+function buildSharedContextMcpServer(settings: {
+  readonly subjectId: string;
+  readonly agentId: string;
+  readonly version?: string;
+  readonly now?: () => number;
+  readonly open: () => Promise<McpResources>;
+}): { server: McpServer; watch: (shared: SharedContext) => void } {
+  const { subjectId, agentId, open } = settings;
+  const now = settings.now ?? Date.now;
   const decisionsUri = decisionsResourceUri(subjectId);
   const server = new McpServer(
-    { name: "shared-ctx", version: options.version ?? "0.0.0" },
+    { name: "shared-ctx", version: settings.version ?? "0.0.0" },
     {
       capabilities: { resources: { subscribe: true, listChanged: true }, logging: {} },
       instructions: `Shared context for subject "${subjectId}", speaking as agent "${agentId}". Call ${toolNames.checkSharedDecisions} before each unit of work and ${toolNames.publishDecision} after each decision; use ${toolNames.putState}/${toolNames.getState} for fields several agents write. Subscribe to ${decisionsUri} to hear when a decision you read is superseded or disputed.`,
@@ -92,10 +122,12 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
 
   // LangGraph store items on this subject (written by a SyncedStore): their disputes are shown and
   // resolved here too, in the same shape. No LangGraph needed: the items are shared state.
-  const items = new ItemIndex(state);
-  const allEscalations = (): Escalation[] => [...state.escalations(), ...items.escalations()];
+  const allEscalations = ({ state, items }: McpResources): Escalation[] => [
+    ...state.escalations(),
+    ...items.escalations(),
+  ];
   /** A namespace's fields; a LangGraph item shows as its value. */
-  const fieldsOf = (name: string): Record<string, unknown> =>
+  const fieldsOf = ({ state, items }: McpResources, name: string): Record<string, unknown> =>
     parseItemNamespace(name)
       ? viewFields(items.view(name, undefined).value ?? {})
       : viewFields(state.list(name));
@@ -112,21 +144,22 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     return {};
   });
   // Listens as long as `shared` does: closing the shared context (as the session does) stops it.
-  shared.onInvalidated(agentId, (notice) => {
-    pending.push(notice);
-    if (!server.isConnected()) return;
-    // Fire and forget: a client gone mid-notification must not break the store's watch.
-    if (subscriptions.has(decisionsUri)) {
-      void server.server.sendResourceUpdated({ uri: decisionsUri }).catch(() => {});
-    }
-    void server.server
-      .sendLoggingMessage({
-        level: "warning",
-        logger: "shared-ctx",
-        data: { message: notice.reason, uri: decisionsUri, ...notice },
-      })
-      .catch(() => {});
-  });
+  const watch = (shared: SharedContext) =>
+    shared.onInvalidated(agentId, (notice) => {
+      pending.push(notice);
+      if (!server.isConnected()) return;
+      // Fire and forget: a client gone mid-notification must not break the store's watch.
+      if (subscriptions.has(decisionsUri)) {
+        void server.server.sendResourceUpdated({ uri: decisionsUri }).catch(() => {});
+      }
+      void server.server
+        .sendLoggingMessage({
+          level: "warning",
+          logger: "shared-ctx",
+          data: { message: notice.reason, uri: decisionsUri, ...notice },
+        })
+        .catch(() => {});
+    });
   server.registerResource(
     "decisions",
     decisionsUri,
@@ -137,6 +170,7 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       mimeType: "application/json",
     },
     async (uri) => {
+      const { state, store } = await open();
       await state.sync();
       const decisions = await store.searchMemories(subjectId, {
         kind: "architectural_decision",
@@ -171,6 +205,7 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       annotations: { readOnlyHint: true },
     },
     async ({ task }) => {
+      const { shared, items } = await open();
       const notices = pending.splice(0);
       const result = await checkSharedDecisions(shared, agentId, task, {
         notices,
@@ -196,7 +231,7 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     async ({ content, kind, target, confidence }) =>
       jsonResult(
         publishDecisionResult(
-          await shared.decide(agentId, content, {
+          await (await open()).shared.decide(agentId, content, {
             kind: kind ?? "architectural_decision",
             ...(target === undefined ? {} : { target }),
             ...(confidence === undefined ? {} : { confidence }),
@@ -214,7 +249,9 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       annotations: { readOnlyHint: true },
     },
     async ({ limit = 50, includeStateUpdates = false }) =>
-      jsonResult(await readTimeline(store, subjectId, { limit, includeStateUpdates })),
+      jsonResult(
+        await readTimeline((await open()).store, subjectId, { limit, includeStateUpdates }),
+      ),
   );
 
   server.registerTool(
@@ -225,12 +262,14 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       outputSchema: putStateOutput,
     },
     async ({ namespace, key, value }) => {
+      const resources = await open();
+      const { state } = resources;
       await state.put(namespace, key, value);
       return jsonResult({
         namespace,
         key,
         value: stateValueView(state.get(namespace, key)),
-        escalations: openEscalations(allEscalations(), namespace, key).map(escalationView),
+        escalations: openEscalations(allEscalations(resources), namespace, key).map(escalationView),
       });
     },
   );
@@ -244,20 +283,24 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       annotations: { readOnlyHint: true },
     },
     async ({ namespace, key }) => {
+      const resources = await open();
+      const { state } = resources;
       // Pull in what the other agents already stored, so a read never lags a finished write.
       await state.sync();
-      const escalations = openEscalations(allEscalations(), namespace, key).map(escalationView);
+      const escalations = openEscalations(allEscalations(resources), namespace, key).map(
+        escalationView,
+      );
       if (namespace !== undefined && key !== undefined) {
         const value = parseItemNamespace(namespace)
-          ? fieldsOf(namespace)[key]
+          ? fieldsOf(resources, namespace)[key]
           : stateValueView(state.get(namespace, key));
         return jsonResult({ namespace, key, value, escalations });
       }
       if (namespace !== undefined) {
-        return jsonResult({ namespace, fields: fieldsOf(namespace), escalations });
+        return jsonResult({ namespace, fields: fieldsOf(resources, namespace), escalations });
       }
       const everything: Record<string, Record<string, unknown>> = {};
-      for (const name of Object.keys(state.toJSON())) everything[name] = fieldsOf(name);
+      for (const name of Object.keys(state.toJSON())) everything[name] = fieldsOf(resources, name);
       return jsonResult({ state: everything, escalations });
     },
   );
@@ -270,6 +313,8 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       outputSchema: resolveEscalationOutput,
     },
     async ({ escalationId, value }) => {
+      const resources = await open();
+      const { state, items } = resources;
       await state.sync();
       const item = await items.resolve(escalationId, value, {
         by: agentId,
@@ -277,14 +322,16 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
         id: randomUUID(),
       });
       if (!item) await state.resolve(escalationId, value, { by: agentId });
-      const resolved = allEscalations().find((escalation) => escalation.id === escalationId);
+      const resolved = allEscalations(resources).find(
+        (escalation) => escalation.id === escalationId,
+      );
       // resolve throws for an escalation this replica has not seen, so it is found.
       if (!resolved) throw new Error(`escalation ${escalationId} vanished after its resolution`);
       return jsonResult(escalationView(resolved));
     },
   );
 
-  return server;
+  return { server, watch };
 }
 
 /** Options of {@link openSharedContextMcpServer}. */
@@ -315,22 +362,7 @@ export async function openSharedContextMcpServer(
   options: OpenSharedContextMcpServerOptions,
 ): Promise<SharedContextMcpSession> {
   const { store, subjectId, agentId } = options;
-  const state = await SharedState.open({
-    store,
-    subjectId,
-    agentId,
-    // Not live: the replica learns others' writes only when the agent reads (get_state,
-    // check_shared_decisions). A write is then concurrent with everything the agent has not read,
-    // so it can never silently overwrite a value the agent never saw: that is escalated instead.
-    live: false,
-    ...(options.now ? { now: options.now } : {}),
-  });
-  const shared = new SharedContext({
-    store,
-    subjectId,
-    state,
-    ...(options.now ? { now: options.now } : {}),
-  });
+  const { state, shared } = await openReplica(store, options);
   const server = createSharedContextMcpServer({
     shared,
     state,
@@ -354,6 +386,110 @@ export async function openSharedContextMcpServer(
       return closing;
     },
   };
+}
+
+/** Options of {@link startSharedContextMcpServer}. */
+export interface StartSharedContextMcpServerOptions
+  extends Omit<OpenSharedContextMcpServerOptions, "store"> {
+  /** Opens the store, once, on first use. The caller closes it (after the session). */
+  openStore: () => ContextStore | Promise<ContextStore>;
+}
+
+/** An MCP server that opens its store, replica and shared context on first use. */
+export interface LazySharedContextMcpSession {
+  readonly server: McpServer;
+  /**
+   * Opens the store, the replica and the shared context unless that has begun already; the first
+   * tool call or resource read does it too. Rejects, every time, with the error that stopped it.
+   */
+  open(): Promise<void>;
+  /** Closes the server, and the shared context and the replica if they were opened. */
+  close(): Promise<void>;
+}
+
+/**
+ * The same server as {@link openSharedContextMcpServer}, answering the handshake at once: the store
+ * and this agent's replica (Loro, the slowest part to load) are opened by the first tool call or
+ * resource read, or by {@link LazySharedContextMcpSession.open}. Nothing is missed by opening late:
+ * the replica reads everything stored so far, and invalidation notices concern only decisions this
+ * agent has read, through a tool, which opened them first.
+ */
+export function startSharedContextMcpServer(
+  options: StartSharedContextMcpServerOptions,
+): LazySharedContextMcpSession {
+  const { subjectId } = options;
+  let opening: Promise<McpResources & { close(): Promise<void> }> | undefined;
+  const openOnce = () => {
+    opening ??= (async () => {
+      const store = await options.openStore();
+      const { state, shared } = await openReplica(store, options);
+      watch(shared);
+      return {
+        store,
+        state,
+        shared,
+        items: new ItemIndex(state),
+        async close() {
+          await shared.close();
+          await state.close();
+        },
+      };
+    })();
+    return opening;
+  };
+  const { server, watch } = buildSharedContextMcpServer({
+    subjectId,
+    agentId: options.agentId,
+    ...(options.version ? { version: options.version } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    open: openOnce,
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    open: async () => {
+      await openOnce();
+    },
+    close() {
+      closing ??= (async () => {
+        await server.close();
+        // What failed to open has nothing to close: its error went to whoever awaited it.
+        const opened = await opening?.catch(() => undefined);
+        await opened?.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** This agent's replica (not live: see below) and the shared context over it. */
+async function openReplica(
+  store: ContextStore,
+  options: Omit<OpenSharedContextMcpServerOptions, "store">,
+): Promise<{ state: SharedState; shared: SharedContext }> {
+  const { subjectId, agentId } = options;
+  // Loaded here: Loro is the slowest module to load, and a lazy session needs it only on first use.
+  const [{ SharedState }, { SharedContext }] = await Promise.all([
+    import("../crdt/shared-state.js"),
+    import("../context/shared-context.js"),
+  ]);
+  const state = await SharedState.open({
+    store,
+    subjectId,
+    agentId,
+    // Not live: the replica learns others' writes only when the agent reads (get_state,
+    // check_shared_decisions). A write is then concurrent with everything the agent has not read,
+    // so it can never silently overwrite a value the agent never saw: that is escalated instead.
+    live: false,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const shared = new SharedContext({
+    store,
+    subjectId,
+    state,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  return { state, shared };
 }
 
 function jsonResult(result: object): CallToolResult {

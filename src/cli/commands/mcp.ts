@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
 import { Command, Option } from "commander";
+import type { ContextStore } from "../../context/context-store.js";
 import type { CliDeps, OutputStream } from "../cli-deps.js";
 import { FatalError } from "../fatal-error.js";
 import { packageVersion } from "../version.js";
@@ -66,46 +67,51 @@ async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void
   if (!stdin)
     throw new FatalError("`shared-ctx mcp` needs standard input (it speaks MCP over stdio)");
   // Loaded here, not at the top: the MCP SDK (with ajv) is this command's alone (start-up cost).
-  const [{ StdioServerTransport }, { createContextStore }, { openSharedContextMcpServer }] =
-    await Promise.all([
-      import("@modelcontextprotocol/sdk/server/stdio.js"),
-      import("../../context/create-context-store.js"),
-      import("../../integrations/mcp-server.js"),
-    ]);
-  const store = createContextStore({
-    ...(options.store ? { store: options.store } : {}),
-    ...(options.db ? { db: options.db } : {}),
-    ...(options.url ? { url: options.url } : {}),
-    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
-    env: deps.env,
-    cwd: deps.cwd,
+  const [{ StdioServerTransport }, { startSharedContextMcpServer }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/stdio.js"),
+    import("../../integrations/mcp-server.js"),
+  ]);
+  // The store and the replica open on first use, or once the client has its answer to
+  // `initialize`: the handshake never waits for them (a client gives a server a few seconds).
+  let store: ContextStore | undefined;
+  const session = startSharedContextMcpServer({
+    openStore: async () => {
+      const { createContextStore } = await import("../../context/create-context-store.js");
+      store = createContextStore({
+        ...(options.store ? { store: options.store } : {}),
+        ...(options.db ? { db: options.db } : {}),
+        ...(options.url ? { url: options.url } : {}),
+        ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+        env: deps.env,
+        cwd: deps.cwd,
+      });
+      return store;
+    },
+    subjectId: options.subject,
+    agentId: options.agent,
+    version: packageVersion(),
   });
   try {
-    const session = await openSharedContextMcpServer({
-      store,
-      subjectId: options.subject,
-      agentId: options.agent,
-      version: packageVersion(),
+    // A store that cannot be opened ends the command with its error, as it did when opened first.
+    const closed = new Promise<void>((resolve, reject) => {
+      // The client closing our stdin is the normal end of a session (StdioClientTransport.close).
+      stdin.once("end", resolve);
+      stdin.once("close", resolve);
+      session.server.server.onclose = resolve;
+      session.server.server.oninitialized = () => {
+        session.open().catch(reject);
+      };
+      if (deps.signal.aborted) resolve();
+      deps.signal.addEventListener("abort", () => resolve(), { once: true });
     });
-    try {
-      const closed = new Promise<void>((resolve) => {
-        // The client closing our stdin is the normal end of a session (StdioClientTransport.close).
-        stdin.once("end", resolve);
-        stdin.once("close", resolve);
-        session.server.server.onclose = resolve;
-        if (deps.signal.aborted) resolve();
-        deps.signal.addEventListener("abort", () => resolve(), { once: true });
-      });
-      await session.server.connect(new StdioServerTransport(stdin, asWritable(deps.stdout)));
-      deps.stderr.write(
-        `shared-ctx mcp: subject "${options.subject}", agent "${options.agent}", listening on stdio\n`,
-      );
-      await closed;
-    } finally {
-      await session.close();
-    }
+    await session.server.connect(new StdioServerTransport(stdin, asWritable(deps.stdout)));
+    deps.stderr.write(
+      `shared-ctx mcp: subject "${options.subject}", agent "${options.agent}", listening on stdio\n`,
+    );
+    await closed;
   } finally {
-    await store.close();
+    await session.close();
+    await store?.close();
   }
 }
 
