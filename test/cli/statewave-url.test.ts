@@ -276,7 +276,7 @@ describe("the CLI against `shared-ctx serve` over loopback (--store statewave --
 
     it("answers tool calls from the served subject: a decision written through it is on the server", async () => {
       const cwd = tempDir();
-      const subjectId = `mcp-${Date.now().toString(36)}`;
+      const subjectId = "mcp-repo";
       const transport = new StdioClientTransport({
         command: process.execPath,
         args: [bin, "mcp", "--subject", subjectId, "--agent", "alice", ...viaServer()],
