@@ -1,4 +1,4 @@
-import { type JsonOp, LoroDoc, type LoroList, type PeerID } from "loro-crdt";
+import { type JsonOp, LoroDoc, type OpId, type PeerID } from "loro-crdt";
 import type { JsonValue } from "../context/context-store.js";
 import { Disputed } from "./disputed.js";
 import { FieldKindError } from "./errors/field-kind-error.js";
@@ -24,14 +24,21 @@ import {
 } from "./state-entry.js";
 
 /**
- * The root list holding every entry, one JSON string per element: each operation of the document
- * is one entry, named by its operation id. A list (not a map keyed by id) because importing and
- * writing it is about twice as fast, and entries are found by id from the imported operations,
- * never by position.
+ * Where a replica writes its entries: a root list of its own, `entries-<peer>`, one JSON string
+ * per element (each operation of the document is one entry, named by its operation id). One
+ * writer per list, so a write's position is simply how many entries the replica has written: it
+ * needs no materialised list (see `#append`).
  */
-const entriesName = "entries";
-/** How Loro names that list in an operation (`cid:root-entries:List`). */
-const entriesContainerPrefix = `cid:root-${entriesName}:`;
+function ownEntriesName(peer: string): string {
+  return `entries-${peer}`;
+}
+/**
+ * How Loro names the entry lists in an operation: `cid:root-entries-<peer>:List`, and
+ * `cid:root-entries:List` for the one list every peer appended to in stored format 1 (documents
+ * written before per-peer lists): both are read, so old documents load and merge on.
+ */
+const entriesContainerPrefix = "cid:root-entries";
+const listContainerSuffix = ":List";
 
 /** Options of a `StateReplica`. */
 export interface StateReplicaOptions {
@@ -96,7 +103,8 @@ export class StateReplica {
   /** This replica's Loro peer id, as a decimal string. */
   readonly peer: string;
   readonly subjectId: string;
-  readonly #entries: LoroList;
+  /** This replica's entry list, as Loro names it in an operation. */
+  readonly #ownContainer: string;
   readonly #schema: Record<string, NamespaceSchema>;
   readonly #now: () => number;
   readonly #onError: ((error: unknown) => void) | undefined;
@@ -110,6 +118,10 @@ export class StateReplica {
   readonly #escalationListeners = new Set<(raised: RaisedEscalation) => void>();
   /** This replica's next operation counter (each write is exactly one operation). */
   #ownNext = 0;
+  /** How many entries this replica's own list holds: the position of its next write. */
+  #ownLength = 0;
+  /** The last own write's counter and Lamport timestamp: the next write's usually follows it. */
+  #lastOwn: { counter: number; lamport: number } | undefined;
   /** The largest order key of any entry held: a new write takes the next one (like a Lamport clock). */
   #maxOrder = 0;
 
@@ -121,7 +133,12 @@ export class StateReplica {
     this.doc = new LoroDoc();
     this.doc.setPeerId(options.peerId);
     this.peer = this.doc.peerIdStr;
-    this.#entries = this.doc.getList(entriesName);
+    this.#ownContainer = `cid:root-${ownEntriesName(this.peer)}${listContainerSuffix}`;
+    // The replica reads Loro's operation log, never the document state Loro would materialise
+    // from it: detached, an import only adds operations to the log. Applying them to the state
+    // cost 2-3x the import here, and with long-concurrent histories O(history) per import
+    // (measured in docs/crdt.md). Writes go straight into the log too (`#append`).
+    this.doc.detach();
   }
 
   /**
@@ -247,7 +264,11 @@ export class StateReplica {
     for (const change of added.changes) {
       // Loro names a change `<counter>@<peer>`: the peer is read once per change, not per entry.
       const peer = change.id.slice(change.id.indexOf("@") + 1);
-      for (const op of change.ops) readInserted(peer, op, arrived);
+      for (const op of change.ops) {
+        const count = readInserted(peer, op, arrived);
+        // Its own earlier writes, back from the store: the next one goes after them.
+        if (peer === this.peer && op.container === this.#ownContainer) this.#ownLength += count;
+      }
     }
     // A reopened replica (same peer id) gets its own earlier writes back from the store.
     this.#ownNext = Math.max(this.#ownNext, after.get(this.peer as PeerID) ?? 0);
@@ -346,11 +367,52 @@ export class StateReplica {
     const counter = this.#ownNext;
     const id = entryId(this.peer, counter);
     const stored: StoredEntry = { ...entry, s: this.#maxOrder + 1 };
-    this.#entries.push(encodeEntry(stored));
-    // No commit message: the entry carries its agent, and a message would cost a Loro change each.
-    this.doc.commit();
+    // The write is one Loro change, authored in Loro's JSON update format and imported into the
+    // log: what `list.push` + `commit` would record (its dependencies are everything this replica
+    // holds, so causality is Loro's as before), without the document state `push` needs. Its
+    // position is the replica's own count: nobody else inserts into its list.
+    const frontiers = this.doc.oplogFrontiers();
+    const lamport = this.#nextLamport(frontiers);
+    const change = {
+      id: `${counter}@${this.peer}`,
+      timestamp: 0,
+      deps: frontiers.map((head) => `${head.counter}@${head.peer}`),
+      lamport,
+      msg: null,
+      ops: [
+        {
+          container: this.#ownContainer,
+          content: { type: "insert", pos: this.#ownLength, value: [encodeEntry(stored)] },
+          counter,
+        },
+      ],
+    };
+    const status = this.doc.importJsonUpdates(
+      JSON.stringify({ schema_version: 1, start_version: {}, peers: null, changes: [change] }),
+    );
+    if (status.pending) throw new Error(`Loro did not apply write ${id} (a dependency is missing)`);
     this.#ownNext = counter + 1;
+    this.#ownLength++;
+    this.#lastOwn = { counter, lamport };
     this.#settle([{ id, peer: this.peer, counter, data: stored }], true);
+  }
+
+  /**
+   * The Lamport timestamp of a change depending on `frontiers`: one more than the largest of
+   * theirs, as Loro gives a local change.
+   */
+  #nextLamport(frontiers: readonly OpId[]): number {
+    let next = 0;
+    for (const head of frontiers) {
+      const last = this.#lastOwn;
+      if (last && head.peer === this.peer && head.counter === last.counter) {
+        next = Math.max(next, last.lamport + 1);
+        continue;
+      }
+      const change = this.doc.getChangeAt(head);
+      next = Math.max(next, change.lamport + (head.counter - change.counter) + 1);
+    }
+    return next;
   }
 
   /** What a write stores, given what the field holds; undefined when it would change nothing. */
@@ -601,15 +663,23 @@ export class StateReplica {
   }
 }
 
-/** Collects the entries one imported operation inserted (one per list element, ids consecutive). */
-function readInserted(peer: string, op: JsonOp, arrived: EntryRecord[]): void {
-  if (op.content.type !== "insert" || !op.container.startsWith(entriesContainerPrefix)) return;
+/**
+ * Collects the entries one imported operation inserted (one per list element, ids consecutive);
+ * returns how many elements it inserted.
+ */
+function readInserted(peer: string, op: JsonOp, arrived: EntryRecord[]): number {
+  if (op.content.type !== "insert") return 0;
+  const { container } = op;
+  if (!container.startsWith(entriesContainerPrefix) || !container.endsWith(listContainerSuffix)) {
+    return 0;
+  }
   const values = "value" in op.content ? op.content.value : undefined;
-  if (!Array.isArray(values)) return;
+  if (!Array.isArray(values)) return 0;
   for (let offset = 0; offset < values.length; offset++) {
     const entry = parseEntryAt(peer, op.counter + offset, values[offset]);
     if (entry) arrived.push(entry);
   }
+  return values.length;
 }
 
 function nestAtPath(path: readonly string[], value: JsonValue): JsonValue {
