@@ -1,3 +1,4 @@
+import { LoroDoc } from "loro-crdt";
 import { describe, expect, it } from "vitest";
 import { Disputed } from "../../src/crdt/disputed.js";
 import { FieldKindError } from "../../src/crdt/errors/field-kind-error.js";
@@ -327,5 +328,70 @@ describe("StateReplica", () => {
       expect(a.get("plan", "db")).toBeInstanceOf(Disputed);
       expect(raised).toEqual(["plan/db#0"]);
     });
+  });
+});
+
+describe("StateReplica's Loro document (stored format 2)", () => {
+  it("stays detached and logs what Loro would: one entry per write, in the writer's own list, deps on everything held, Lamport one past them", () => {
+    const { a, b, exchange } = pair();
+    a.write("agent-a", "plan", "tags", ["x"]);
+    b.write("agent-b", "plan", "tags", ["y"]);
+    b.write("agent-b", "plan", "notes", "one");
+    exchange();
+    a.write("agent-a", "plan", "notes", "two");
+    b.import([a.exportOwn(1, 2)]);
+    b.write("agent-b", "plan", "tags", ["z"]);
+    expect(a.doc.isDetached()).toBe(true);
+    expect(b.doc.isDetached()).toBe(true);
+    const { changes } = b.doc.exportJsonUpdates(undefined, undefined, false);
+    // Every operation's Lamport timestamp: its change's plus its offset in the change.
+    const lamportOf = new Map<string, number>();
+    for (const change of changes) {
+      const [start, peer] = change.id.split("@");
+      for (const op of change.ops) {
+        const length =
+          "value" in op.content && Array.isArray(op.content.value) ? op.content.value.length : 1;
+        for (let offset = 0; offset < length; offset++) {
+          const counter = op.counter + offset;
+          lamportOf.set(`${counter}@${peer}`, change.lamport + counter - Number(start));
+        }
+      }
+    }
+    for (const change of changes) {
+      const deps = change.deps.map((dep) => lamportOf.get(dep) ?? Number.NaN);
+      expect(change.lamport).toBe(deps.length === 0 ? 0 : Math.max(...deps) + 1);
+    }
+    // b's last write had seen everything b held; a's second write had seen b's first two, so
+    // it is the one head (Loro's frontiers, as a commit would have it).
+    expect(changes.find((change) => change.id === `2@${b.peer}`)?.deps).toStrictEqual([
+      `1@${a.peer}`,
+    ]);
+    // An ordinary attached document holding the same log shows one list per writer.
+    const attached = new LoroDoc();
+    attached.import(b.doc.export({ mode: "update" }));
+    const lists = attached.toJSON() as Record<string, unknown[]>;
+    expect(Object.keys(lists).sort()).toStrictEqual(
+      [`entries-${a.peer}`, `entries-${b.peer}`].sort(),
+    );
+    expect(lists[`entries-${a.peer}`]).toHaveLength(2);
+    expect(lists[`entries-${b.peer}`]).toHaveLength(3);
+    a.import([b.exportOwn(2, 3)]);
+    expect(JSON.stringify(a.toJSON())).toBe(JSON.stringify(b.toJSON()));
+  });
+
+  it("round-trips any string through its entries: non-ASCII, emoji, lone surrogates, quotes", () => {
+    const { a, b, exchange } = pair();
+    const texts = [
+      "naïve — 日本語",
+      "🚀 launch",
+      "lone \ud800 surrogate",
+      'quote " and \\ backslash\n',
+    ];
+    for (const text of texts) a.write("agent-a", "plan", "tags", [text]);
+    exchange();
+    expect(b.get("plan", "tags")).toStrictEqual(texts);
+    const fresh = new StateReplica({ subjectId: "s", peerId: 3 });
+    fresh.import([a.exportSnapshot()]);
+    expect(fresh.get("plan", "tags")).toStrictEqual(texts);
   });
 });
