@@ -284,6 +284,69 @@ describe("EmbeddedStore", () => {
     });
   });
 
+  describe("getContext: the rows it keeps between reads", () => {
+    const decision = (content: string) => ({
+      ...note("s", content),
+      type: "architectural_decision",
+      payload: { content, target: "tokens" },
+    });
+
+    it("drops a memory superseded after it was read", async () => {
+      const store = open();
+      await store.createEpisode(decision("tokens are zebra-signed"));
+      await store.compileMemories("s");
+      const before = await store.getContext("s", "zebra tokens");
+      await store.createEpisode(decision("tokens are RS256"));
+      await store.compileMemories("s");
+
+      const after = await store.getContext("s", "zebra tokens");
+
+      expect(before.facts.map((memory) => memory.content)).toEqual(["tokens are zebra-signed"]);
+      expect(after.facts.map((memory) => memory.content)).toEqual(["tokens are RS256"]);
+    });
+
+    it("sees what another handle on the same file superseded or deleted", async () => {
+      const path = join(tempDir(), "shared.db");
+      const reader = open(path);
+      const writer = open(path);
+      await writer.createEpisode(decision("tokens are zebra-signed"));
+      await writer.compileMemories("s");
+      expect((await reader.getContext("s", "zebra")).facts).toHaveLength(1);
+
+      await writer.createEpisode(decision("tokens are RS256"));
+      await writer.compileMemories("s");
+      const superseded = await reader.getContext("s", "zebra");
+      await writer.deleteSubject("s");
+      const deleted = await reader.getContext("s", "zebra");
+
+      expect(superseded.facts.map((memory) => memory.content)).toEqual(["tokens are RS256"]);
+      expect(deleted.facts).toEqual([]);
+    });
+
+    it("hands out fresh objects: changing one read's memories leaves the next read as it was", async () => {
+      const store = open();
+      await store.createEpisode(note("s", "the cache is sharded"));
+      await store.compileMemories("s");
+      const first = await store.getContext("s", "cache");
+      const [memory] = first.facts;
+      if (!memory) throw new Error("no memory read");
+      memory.content = "changed";
+      memory.metadata.source = "someone else";
+      memory.sourceEpisodeIds.push("e-extra");
+
+      const second = await store.getContext("s", "cache");
+
+      expect(second.facts).toEqual([
+        expect.objectContaining({
+          content: "the cache is sharded",
+          sourceEpisodeIds: [expect.any(String)],
+        }),
+      ]);
+      expect(second.facts[0]?.metadata.source).toBe("agent-a");
+      expect(second.assembledContext).toContain("- the cache is sharded (agent-a)");
+    });
+  });
+
   describe("watch (in process)", () => {
     it("has delivered an episode by the time createEpisode resolves", async () => {
       const store = open();

@@ -176,4 +176,37 @@ describe("rankContext", () => {
     });
     expect(bundle.episodes.map((item) => item.id)).toEqual(["e6"]);
   });
+
+  it.each([
+    ["a single space", "use jwt", "use jwt"],
+    [
+      "tabs, newlines and runs of spaces",
+      "use\tjwt\n\nfor  auth\u00a0now ",
+      "use jwt for auth now ",
+    ],
+  ])("puts each memory and episode on one line (%s)", (_, content, line) => {
+    const bundle = rankContext({
+      ...base,
+      memories: [memory(1, "implementation_note", content)],
+      episodes: [episode(2, content)],
+    });
+    expect(bundle.assembledContext).toContain(`- ${line} (agent-1)\n`);
+    expect(bundle.assembledContext).toContain(`- [dev/message] ${line.trim()}\n`);
+  });
+
+  it("scores with the candidate's own terms when it has them", () => {
+    const candidate = memory(1, "implementation_note", "unrelated words");
+    const bundle = rankContext({
+      ...base,
+      task: "jwt",
+      // The header, one section and one line: only the best memory fits.
+      maxTokens: 14,
+      episodes: [],
+      memories: [
+        { ...candidate, terms: new Set(["jwt"]) },
+        memory(2, "implementation_note", "other words"),
+      ],
+    });
+    expect(bundle.facts.map((fact) => fact.id)).toEqual(["m1"]);
+  });
 });

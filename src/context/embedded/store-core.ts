@@ -157,8 +157,28 @@ function toJsonText(field: string, value: JsonObject): string {
  */
 function scopePrefix(tenantId: string | null, subjectId: string): string {
   const key = `${tenantId === null ? "0" : `1${tenantId}`}\u0000${subjectId}`;
-  return `s${createHash("sha256").update(key).digest("hex").slice(0, 20)}x`;
+  let prefix = scopePrefixes.get(key);
+  if (prefix === undefined) {
+    prefix = `s${createHash("sha256").update(key).digest("hex").slice(0, 20)}x`;
+    // A hash per context read is measurable; the subjects in use are few, so forget them all
+    // once there are many rather than track which were used last.
+    if (scopePrefixes.size >= 1000) scopePrefixes.clear();
+    scopePrefixes.set(key, prefix);
+  }
+  return prefix;
 }
+const scopePrefixes = new Map<string, string>();
+
+/** A memory row as `getContext` read it, with its search words (see `#contextRows`). */
+interface ContextRow {
+  readonly row: MemoryRawRow;
+  readonly terms: ReadonlySet<string>;
+  /** Characters held (content, summary, metadata, …): what the cache's budget counts. */
+  readonly size: number;
+}
+
+/** How many characters of memory rows `getContext` keeps parsed (about 2 bytes each). */
+const contextRowBudget = 8_000_000;
 
 /** What the FTS index holds for one memory: its words, each prefixed with the subject scope. */
 function scopedTerms(prefix: string, content: string): string {
@@ -185,6 +205,15 @@ export class EmbeddedStoreCore {
   #pending: PendingEpisode[] = [];
   #flushScheduled = false;
   #closed = false;
+  /**
+   * Active memory rows `getContext` has read, by seq, with their search words: reading and
+   * tokenising the candidate rows was most of a context's cost, and the same rows are candidates
+   * again and again. Never stale, without any invalidation: an active row is never updated in
+   * place (the one UPDATE of `memories` supersedes it, and every read re-checks `status`), and a
+   * seq is never reused (AUTOINCREMENT), whichever process writes. Oldest first out, by size.
+   */
+  readonly #contextRows = new Map<number, ContextRow>();
+  #contextRowChars = 0;
 
   constructor(options: StoreCoreOptions) {
     this.path = options.path;
@@ -728,16 +757,19 @@ export class EmbeddedStoreCore {
       }
       // The FTS rows are only ever this subject's (scoped terms), and only active memories are
       // indexed; the filters keep it exact anyway.
-      const candidateRows = this.#statement(
-        `SELECT ${memoryRawColumns} FROM memories WHERE seq IN (SELECT value FROM json_each(?))
+      const activeSeqs = this.#statement<number>(
+        `SELECT seq FROM memories WHERE seq IN (SELECT value FROM json_each(?))
            AND tenant_id IS ? AND subject_id = ? AND status = 'active'`,
-      ).raw(true);
-      const memories: MemoryCandidate[] = (
-        candidateRows.all(JSON.stringify([...sequences]), tenantId, subjectId) as MemoryRawRow[]
-      ).map((row) => ({
+      )
+        .pluck(true)
+        .all(JSON.stringify([...sequences]), tenantId, subjectId);
+      const rows = this.#contextRowsOf(activeSeqs);
+      // Fresh objects from the kept strings on every read: the caller may change what it gets.
+      const memories: MemoryCandidate[] = rows.map(({ row, terms }) => ({
         memory: memoryFromRawRow(row),
         sequence: row[0],
         bm25: rankBySeq.get(row[0]) ?? null,
+        terms,
       }));
       const episodes = this.#statement<EpisodeRow>(
         `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND seq > ?
@@ -753,6 +785,36 @@ export class EmbeddedStoreCore {
       return { memories, episodes };
     })();
     return rankContext({ subjectId, task, maxTokens, ...read });
+  }
+
+  /** The rows of these active memories' seqs, from `#contextRows` or read (and kept) now. */
+  #contextRowsOf(seqs: readonly number[]): ContextRow[] {
+    const missing = seqs.filter((seq) => !this.#contextRows.has(seq));
+    if (missing.length > 0) {
+      const read = this.#statement(
+        `SELECT ${memoryRawColumns} FROM memories WHERE seq IN (SELECT value FROM json_each(?))`,
+      ).raw(true);
+      for (const row of read.all(JSON.stringify(missing)) as MemoryRawRow[]) {
+        const size = row.reduce<number>(
+          (total, value) => total + (typeof value === "string" ? value.length : 8),
+          0,
+        );
+        this.#contextRows.set(row[0], { row, terms: new Set(textTerms(row[4])), size });
+        this.#contextRowChars += size;
+      }
+    }
+    const rows: ContextRow[] = [];
+    for (const seq of seqs) {
+      const kept = this.#contextRows.get(seq);
+      if (kept) rows.push(kept);
+    }
+    // After the rows of this read are taken: they are returned even when over the budget.
+    for (const [seq, kept] of this.#contextRows) {
+      if (this.#contextRowChars <= contextRowBudget) break;
+      this.#contextRows.delete(seq);
+      this.#contextRowChars -= kept.size;
+    }
+    return rows;
   }
 
   getTimeline(
