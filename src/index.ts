@@ -58,6 +58,7 @@ export { StatewaveTimeoutError } from "./context/errors/statewave-timeout-error.
 export { StoreClosedError } from "./context/errors/store-closed-error.js";
 export { StoreSchemaError } from "./context/errors/store-schema-error.js";
 export { StoreValidationError } from "./context/errors/store-validation-error.js";
+export { openContextStore } from "./context/open-context-store.js";
 export { PostgresConnectionError } from "./context/postgres/errors/postgres-connection-error.js";
 export { PostgresStore, type PostgresStoreOptions } from "./context/postgres/postgres-store.js";
 // The two-call primitive and the merging shared state.

@@ -153,7 +153,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
       const brain = await brainFromEnv(deps);
       // Before any agent starts: a model server that is down is named now, in one line.
       await checkModelServer(deps.env, { signal: deps.signal });
-      const store = openStore(storeSelection(options, deps));
+      const store = await openStore(storeSelection(options, deps));
       const rounds = createRoundStarter(deps, store, brain, options, {
         name: options.scenario,
         scenario,

@@ -76,8 +76,8 @@ async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void
   let store: ContextStore | undefined;
   const session = startSharedContextMcpServer({
     openStore: async () => {
-      const { createContextStore } = await import("../../context/create-context-store.js");
-      store = createContextStore({
+      const { openContextStore } = await import("../../context/open-context-store.js");
+      store = await openContextStore({
         ...(options.store ? { store: options.store } : {}),
         ...(options.db ? { db: options.db } : {}),
         ...(options.url ? { url: options.url } : {}),

@@ -106,7 +106,7 @@ export function makeRunCommand(deps: CliDeps): Command {
       const brain = await brainFromEnv(deps);
       // Before any agent starts: a model server that is down is named now, in one line.
       await checkModelServer(deps.env, { signal: deps.signal });
-      const store = openStore(storeSelection(options, deps));
+      const store = await openStore(storeSelection(options, deps));
       try {
         const handle = startRun({
           scenario,

@@ -57,7 +57,7 @@ export function makeRunsCommand(deps: CliDeps): Command {
         );
         return;
       }
-      const store = openStore(selection);
+      const store = await openStore(selection);
       try {
         const runs = await listRuns(store, { limit: options.limit, signal: deps.signal });
         if (options.json) {

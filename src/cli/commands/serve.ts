@@ -92,7 +92,7 @@ export function makeServeCommand(deps: CliDeps): Command {
       // Loaded here, not at the top: hono and the store's driver are this command's alone.
       const [{ resolveDbPath }, { EmbeddedStore }, { startServer }, { PortInUseError }] =
         await Promise.all([
-          import("../../context/create-context-store.js"),
+          import("../../context/store-location.js"),
           import("../../context/embedded-store.js"),
           import("../../server/listen.js"),
           import("../../server/port-in-use-error.js"),

@@ -238,7 +238,7 @@ export function makeTimelineCommand(deps: CliDeps): Command {
       ]);
       const selection = storeSelection(options, deps);
       const storeName = describeStoreLocation(selection).location;
-      const store = openStore(selection, { mustExist: true });
+      const store = await openStore(selection, { mustExist: true });
       const filter: TimelineFilter = {
         agent: options.agent,
         type: options.type,

@@ -52,7 +52,7 @@ export function makeWatchCommand(deps: CliDeps): Command {
         import("../../ui/data/read-shared-state.js"),
         import("../../ui/format/subject-view.js"),
       ]);
-      const store = openStore(storeSelection(options, deps), { mustExist: true });
+      const store = await openStore(storeSelection(options, deps), { mustExist: true });
       try {
         // The timeline (decisions, runs) and the merging shared state (claims, escalations).
         const read = async () => {

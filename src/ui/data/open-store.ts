@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import type { ContextStore } from "../../context/context-store.js";
-import { createContextStore, resolveStoreLocation } from "../../context/create-context-store.js";
+import { openContextStore } from "../../context/open-context-store.js";
 import { redactDatabaseUrl } from "../../context/postgres/database-url.js";
+import { resolveStoreLocation } from "../../context/store-location.js";
 import { StoreOpenError } from "./store-open-error.js";
 
 /** Which store a command reads or writes, as its flags and the environment say. */
@@ -31,14 +32,15 @@ export function describeStoreLocation(selection: StoreSelection): {
 }
 
 /**
- * Opens the selected store, turning a failure into a {@link StoreOpenError} that names it.
+ * Opens the selected store, turning a failure into a {@link StoreOpenError} that names it. Loads
+ * only that store's module (start-up: the embedded store does not load the Postgres client).
  * @param options.mustExist refuse to create a new embedded file (commands that only read runs)
  * @throws StoreOpenError
  */
-export function openStore(
+export async function openStore(
   selection: StoreSelection,
   options: { mustExist?: boolean } = {},
-): ContextStore {
+): Promise<ContextStore> {
   const { kind, location } = describeStoreLocation(selection);
   if (
     kind === "embedded" &&
@@ -53,7 +55,7 @@ export function openStore(
     });
   }
   try {
-    return createContextStore({
+    return await openContextStore({
       store: kind,
       ...(selection.db !== undefined ? { db: selection.db } : {}),
       ...(selection.url !== undefined ? { url: selection.url } : {}),

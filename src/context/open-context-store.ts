@@ -1,0 +1,31 @@
+import type { ContextStore } from "./context-store.js";
+import { type CreateContextStoreOptions, resolveStoreSettings } from "./store-location.js";
+
+/**
+ * The same store as `createContextStore`, loading only the selected store's module: the embedded
+ * store's code alone, not the Postgres and Statewave clients' (what a CLI command saves at start-up).
+ * @throws StoreValidationError when Postgres is selected without a URL
+ */
+export async function openContextStore(
+  options: CreateContextStoreOptions = {},
+): Promise<ContextStore> {
+  const settings = resolveStoreSettings(options);
+  switch (settings.kind) {
+    case "postgres": {
+      const { PostgresStore } = await import("./postgres/postgres-store.js");
+      return new PostgresStore({ url: settings.url, tenantId: settings.tenantId });
+    }
+    case "statewave": {
+      const { StatewaveStore } = await import("./statewave-store.js");
+      return new StatewaveStore({
+        baseUrl: settings.baseUrl,
+        ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+        ...(settings.tenantId !== undefined ? { tenantId: settings.tenantId } : {}),
+      });
+    }
+    case "embedded": {
+      const { EmbeddedStore } = await import("./embedded-store.js");
+      return new EmbeddedStore({ path: settings.path, tenantId: settings.tenantId });
+    }
+  }
+}
