@@ -1,5 +1,6 @@
 import { type JsonOp, LoroDoc, type OpId, type PeerID } from "loro-crdt";
 import type { JsonValue } from "../context/context-store.js";
+import { SharedCtxError } from "../errors.js";
 import { Disputed } from "./disputed.js";
 import { FieldKindError } from "./errors/field-kind-error.js";
 import { InvalidStateValueError } from "./errors/invalid-state-value-error.js";
@@ -99,6 +100,10 @@ interface FieldIndex {
  * merge benchmark exchange bytes directly.
  */
 export class StateReplica {
+  /**
+   * The Loro document, kept detached: read its operation log (`export`, `exportJsonUpdates`,
+   * version vectors), never its state, and write only through this replica.
+   */
   readonly doc: LoroDoc;
   /** This replica's Loro peer id, as a decimal string. */
   readonly peer: string;
@@ -390,7 +395,11 @@ export class StateReplica {
     const status = this.doc.importJsonUpdates(
       JSON.stringify({ schema_version: 1, start_version: {}, peers: null, changes: [change] }),
     );
-    if (status.pending) throw new Error(`Loro did not apply write ${id} (a dependency is missing)`);
+    // Its dependencies are the log's own heads, so Loro cannot find one missing; if it ever did,
+    // the write must fail rather than be counted as written.
+    if (status.pending) {
+      throw new SharedCtxError(`Loro did not log write ${id}: one of its dependencies is missing`);
+    }
     this.#ownNext = counter + 1;
     this.#ownLength++;
     this.#lastOwn = { counter, lamport };
