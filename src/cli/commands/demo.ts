@@ -144,12 +144,17 @@ export function makeDemoCommand(deps: CliDeps): Command {
       // file reads overlap the scenario's validation; the import below awaits the same module.
       if (isTerminal(deps.stdout)) import("../../ui/render-demo.js").catch(() => undefined);
       // Loaded here, not at the top, so `--help` and the other commands start fast.
-      const [{ loadScenario, listScenarios }, { openStore }] = await Promise.all([
-        import("../../scenario/load-scenario.js"),
+      const [{ readCompiledScenario }, { openStore }] = await Promise.all([
+        import("../../scenario/compiled-scenarios.js"),
         import("../../ui/data/open-store.js"),
       ]);
-      // Refuse a bad scenario before anything is drawn or stored.
-      const scenario = await loadScenario(options.scenario, { cwd: deps.cwd });
+      // Refuse a bad scenario before anything is drawn or stored. A shipped one was validated by
+      // the build (no YAML or zod to load before the first frame) unless edited since.
+      const loader = () => import("../../scenario/load-scenario.js");
+      const scenario =
+        (await readCompiledScenario(options.scenario)) ??
+        (await (await loader()).loadScenario(options.scenario, { cwd: deps.cwd }));
+      const listScenarios = async () => (await loader()).listScenarios();
       const brain = await brainFromEnv(deps);
       // Before any agent starts: a model server that is down is named now, in one line.
       await checkModelServer(deps.env, { signal: deps.signal });
