@@ -333,9 +333,15 @@ export class StateReplica {
     return JSON.parse(JSON.stringify(result));
   }
 
-  /** A full snapshot of the document. */
+  /**
+   * Everything this replica holds, as one import (what a `state_snapshot` episode carries): the
+   * whole operation log as a Loro update. Not a Loro state snapshot: replicas never read the
+   * state, and a detached document builds it from the whole history to export one (58-106 ms
+   * at 6,400 entries, against 2.5-3.9 ms for the log, which is 1.6x the bytes and opens as fast).
+   * Either imports the same way, so state snapshots in the store (format 1) still load.
+   */
   exportSnapshot(): Uint8Array {
-    return this.doc.export({ mode: "snapshot" });
+    return this.doc.export({ mode: "update" });
   }
 
   /** This replica's own operations with counters in [from, to), as update bytes. */
