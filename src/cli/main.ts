@@ -45,7 +45,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   const deps: CliDeps = {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // A getter: Node builds process.stdin (a TTY or socket stream) on first access, which most
+    // commands never make (start-up).
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     cwd: process.cwd(),
     signal: controller.signal,
