@@ -28,3 +28,16 @@ export function canonicalJson(value: unknown): string {
   }
   return JSON.stringify(value) ?? "null";
 }
+
+/**
+ * `target[name] = value` for a key from user data: defined as an own property, so `__proto__`
+ * stays a plain key instead of replacing the prototype (or, walked into, `Object.prototype`).
+ */
+export function defineOwn(target: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(target, name, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}

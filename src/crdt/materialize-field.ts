@@ -2,7 +2,7 @@ import type { JsonValue } from "../context/context-store.js";
 import { type Contender, Disputed } from "./disputed.js";
 import type { Escalation, EscalationReason } from "./escalation.js";
 import type { FieldKind } from "./field-kind.js";
-import { canonicalJson, isPlainObject } from "./json-value.js";
+import { canonicalJson, defineOwn, isPlainObject } from "./json-value.js";
 import type { EntryRecord } from "./state-entry.js";
 
 /** "Has `later`'s writer seen `earlier`?", answered from the replica's causal history. */
@@ -647,19 +647,6 @@ function deepMerge(target: unknown, source: unknown): unknown {
     );
   }
   return result;
-}
-
-/**
- * `target[name] = value` for a key from user data: defined as an own property, so `__proto__`
- * stays a plain key instead of replacing the prototype (or, walked into, `Object.prototype`).
- */
-function defineOwn(target: Record<string, unknown>, name: string, value: unknown): void {
-  Object.defineProperty(target, name, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
 }
 
 /** Marks every write that has a concurrent write with a different value, one escalation per generation. */

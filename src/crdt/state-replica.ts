@@ -12,7 +12,7 @@ import {
   type NamespaceSchema,
   valueFitsKind,
 } from "./field-kind.js";
-import { canonicalJson, isJsonValue, isPlainObject } from "./json-value.js";
+import { canonicalJson, defineOwn, isJsonValue, isPlainObject } from "./json-value.js";
 import { extendView, type FieldView, materializeField } from "./materialize-field.js";
 import {
   compareEntries,
@@ -326,9 +326,9 @@ export class StateReplica {
       const fields: Record<string, unknown> = {};
       for (const key of [...(this.#namespaces.get(namespace)?.keys() ?? [])].sort()) {
         const value = this.#view(namespace, key).value;
-        if (value !== undefined) fields[key] = value;
+        if (value !== undefined) defineOwn(fields, key, value);
       }
-      result[namespace] = fields;
+      defineOwn(result, namespace, fields);
     }
     return JSON.parse(JSON.stringify(result));
   }

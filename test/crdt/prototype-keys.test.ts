@@ -31,4 +31,14 @@ describe("StateReplica with keys named like Object members (issue 11)", () => {
       expect(replica.get(name, name)).toBe(5);
     },
   );
+
+  it("keeps a namespace and a key named __proto__ in toJSON()", () => {
+    const replica = new StateReplica({ subjectId: "s", peerId: 3n, schema: {}, now: () => 0 });
+    replica.write("agent-a", "__proto__", "__proto__", 5);
+    replica.write("agent-a", "plain", "__proto__", "x");
+    expect(JSON.stringify(replica.toJSON())).toBe(
+      '{"__proto__":{"__proto__":5},"plain":{"__proto__":"x"}}',
+    );
+    expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+  });
 });
