@@ -408,11 +408,11 @@ export interface LazySharedContextMcpSession {
 }
 
 /**
- * The same server as {@link openSharedContextMcpServer}, answering the handshake at once: the store
- * and this agent's replica (Loro, the slowest part to load) are opened by the first tool call or
- * resource read, or by {@link LazySharedContextMcpSession.open}. Nothing is missed by opening late:
- * the replica reads everything stored so far, and invalidation notices concern only decisions this
- * agent has read, through a tool, which opened them first.
+ * The same server as {@link openSharedContextMcpServer}, which opens the store and this agent's
+ * replica (Loro, the slowest part to load) on the first tool call or resource read, or on
+ * {@link LazySharedContextMcpSession.open}. The replica starts from what is stored when it opens:
+ * writes stored before then count as read by this agent, so a `put_state` over them is not
+ * escalated. Call `open()` before the client can act when that matters (`shared-ctx mcp` does).
  */
 export function startSharedContextMcpServer(
   options: StartSharedContextMcpServerOptions,

@@ -71,8 +71,6 @@ async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void
     import("@modelcontextprotocol/sdk/server/stdio.js"),
     import("../../integrations/mcp-server.js"),
   ]);
-  // The store and the replica open on first use, or once the client has its answer to
-  // `initialize`: the handshake never waits for them (a client gives a server a few seconds).
   let store: ContextStore | undefined;
   const session = startSharedContextMcpServer({
     openStore: async () => {
@@ -92,15 +90,15 @@ async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void
     version: packageVersion(),
   });
   try {
-    // A store that cannot be opened ends the command with its error, as it did when opened first.
-    const closed = new Promise<void>((resolve, reject) => {
+    // Opened before the client can act: the replica starts from what is stored now, so a write of
+    // this agent's is concurrent with every later write it has not read (escalated, never a silent
+    // overwrite). Opening on first use would take in everything stored until then as if read.
+    await session.open();
+    const closed = new Promise<void>((resolve) => {
       // The client closing our stdin is the normal end of a session (StdioClientTransport.close).
       stdin.once("end", resolve);
       stdin.once("close", resolve);
       session.server.server.onclose = resolve;
-      session.server.server.oninitialized = () => {
-        session.open().catch(reject);
-      };
       if (deps.signal.aborted) resolve();
       deps.signal.addEventListener("abort", () => resolve(), { once: true });
     });
