@@ -12,7 +12,7 @@ export class StatewaveConnectionError extends SharedCtxError {
   constructor(url: string, reason: string, options?: { cause?: unknown }) {
     super(
       `Cannot reach the Statewave server at ${url}: ${reason}. ` +
-        "Start one with `npx shared-ctx serve`, or check STATEWAVE_URL.",
+        "Start one with `npx shared-ctx serve`, or check the URL (--url or STATEWAVE_URL).",
       options,
     );
     this.url = url;
