@@ -5,6 +5,7 @@ import type { TimelineClock } from "../../ui/format/timeline-table.js";
 import type { CliDeps } from "../cli-deps.js";
 import { isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
 import { UsageError } from "../fatal-error.js";
+import { serialRefresh } from "../serial-refresh.js";
 
 interface TimelineCommandOptions {
   json?: boolean;
@@ -282,19 +283,24 @@ export function makeTimelineCommand(deps: CliDeps): Command {
             noColor: isColorDisabled(deps.env, !options.color),
             signal: deps.signal,
             watch: (onChange) => {
-              // Re-read the whole run on each new episode: cheap next to a person reading it.
+              // Re-read the whole run on new episodes: cheap next to a person reading it. `replay`:
+              // an episode written between the first read and the feed's first poll is in the
+              // feed's history, not its news; without it, it stayed off screen until the next one.
+              const refresher = serialRefresh(
+                async () => buildRunTimeline(runId, await readFullTimeline(store, runId), filter),
+                onChange,
+              );
               const subscription = store.watch(
                 runId,
                 (change) => {
-                  if (change.type !== "episode") return;
-                  void readFullTimeline(store, runId).then(
-                    (next) => onChange(buildRunTimeline(runId, next, filter)),
-                    () => undefined,
-                  );
+                  if (change.type === "episode") refresher.refresh();
                 },
-                { replay: false },
+                { replay: true },
               );
-              return () => subscription.close();
+              return () => {
+                refresher.close();
+                subscription.close();
+              };
             },
           });
           return;

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { CliDeps } from "../cli-deps.js";
 import { isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
+import { serialRefresh } from "../serial-refresh.js";
 
 interface WatchCommandOptions {
   once?: boolean;
@@ -83,35 +84,16 @@ export function makeWatchCommand(deps: CliDeps): Command {
           signal: deps.signal,
           watch: (onView, onError) => {
             // Any change re-reads the subject: the view is small next to a person reading it.
-            // One read at a time, and one more if changes arrived meanwhile: two reads in flight
-            // could settle out of order and leave the older view on screen.
-            let reading = false;
-            let changedMeanwhile = false;
-            let closed = false;
-            const refresh = () => {
-              if (reading) {
-                changedMeanwhile = true;
-                return;
-              }
-              reading = true;
-              read()
-                .then((view) => {
-                  if (!closed) onView(view);
-                }, onError)
-                .finally(() => {
-                  reading = false;
-                  if (changedMeanwhile && !closed) {
-                    changedMeanwhile = false;
-                    refresh();
-                  }
-                });
-            };
+            const refresher = serialRefresh(read, onView, onError);
             // `replay`: what was written after the first read (while the UI loaded, before the
             // feed's first poll) is in the feed's history, not in its news; without the replay
             // such a write stayed off screen until the next one.
-            const subscription = store.watch(subjectId, refresh, { replay: true, onError });
+            const subscription = store.watch(subjectId, refresher.refresh, {
+              replay: true,
+              onError,
+            });
             return () => {
-              closed = true;
+              refresher.close();
               subscription.close();
             };
           },
