@@ -6,22 +6,15 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliDeps } from "../../src/cli/cli-deps.js";
-import { runCli } from "../../src/cli/main.js";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
 import type { RunningServer } from "../../src/server/listen.js";
 import { startServer } from "../../src/server/listen.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { waitFor } from "../support/wait-for.js";
+import { type CliResult, runWholeCli } from "./cli-harness.js";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const bin = join(repoRoot, "bin", "shared-ctx.js");
-
-interface CliRun {
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly exitCode: number;
-}
 
 /**
  * The whole CLI (`runCli`, every command registered) with buffered streams, run from `cwd`: a
@@ -30,24 +23,8 @@ interface CliRun {
 async function shared(
   argv: readonly string[],
   options: { cwd: string; signal?: AbortSignal; onStdout?: (stdout: string) => void },
-): Promise<CliRun> {
-  let stdout = "";
-  let stderr = "";
-  const deps: CliDeps = {
-    stdout: {
-      write: (chunk: string) => {
-        stdout += chunk;
-        options.onStdout?.(stdout);
-        return true;
-      },
-    },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    env: { NO_COLOR: "1" },
-    cwd: options.cwd,
-    signal: options.signal ?? new AbortController().signal,
-  };
-  const exitCode = await runCli(argv, deps);
-  return { stdout, stderr, exitCode };
+): Promise<CliResult> {
+  return runWholeCli(argv, { env: { NO_COLOR: "1" }, ...options });
 }
 
 /** What a run did, without what differs between two runs of the same seed (ids, real time). */

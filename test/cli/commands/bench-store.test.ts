@@ -1,20 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { CliDeps } from "../../../src/cli/cli-deps.js";
-import { runCli } from "../../../src/cli/main.js";
+import { runWholeCli } from "../cli-harness.js";
 
 describe("shared-ctx bench store --quick (a smoke run: figures are printed, never judged here)", () => {
   it("measures every part, serve included, and prints each figure with its target verdict", async () => {
-    let stdout = "";
-    let stderr = "";
-    const deps: CliDeps = {
-      stdout: { write: (chunk: string) => (stdout += chunk) },
-      stderr: { write: (chunk: string) => (stderr += chunk) },
-      env: {},
-      cwd: process.cwd(),
-      signal: new AbortController().signal,
-    };
-
-    const exitCode = await runCli(["bench", "store", "--quick", "--serve-seconds", "1"], deps);
+    const { exitCode, stdout, stderr } = await runWholeCli([
+      "bench",
+      "store",
+      "--quick",
+      "--serve-seconds",
+      "1",
+    ]);
 
     expect(exitCode, stderr).toBe(0);
     // Progress on stderr, one line per part, so stdout is the table alone.

@@ -1,10 +1,9 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { CliDeps } from "../../../src/cli/cli-deps.js";
-import { runCli } from "../../../src/cli/main.js";
 import { spawnTsChild, waitForExit } from "../../support/run-child.js";
 import { useTempDir } from "../../support/temp-dir.js";
+import { runWholeCli } from "../cli-harness.js";
 
 const runCliScript = fileURLToPath(
   new URL("../../integrations/fixtures/run-cli.ts", import.meta.url),
@@ -14,17 +13,8 @@ describe("shared-ctx mcp", () => {
   const tempDir = useTempDir("shared-ctx-mcp-cli-");
 
   it("refuses to start without --subject (usage error, exit 2)", async () => {
-    let stdout = "";
-    let stderr = "";
-    const deps: CliDeps = {
-      stdout: { write: (chunk: string) => (stdout += chunk) },
-      stderr: { write: (chunk: string) => (stderr += chunk) },
-      env: {},
-      cwd: process.cwd(),
-      signal: new AbortController().signal,
-    };
-
-    expect(await runCli(["mcp"], deps)).toBe(2);
+    const { exitCode, stdout, stderr } = await runWholeCli(["mcp"]);
+    expect(exitCode).toBe(2);
     expect(stderr).toContain("--subject");
     expect(stdout).toBe("");
   });
