@@ -170,7 +170,7 @@ export function memoryKindFor(episodeType: string): MemoryKind {
 function textOf(value: JsonValue | undefined): string {
   if (value === undefined || value === null) return "";
   if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  // Numbers and booleans too: JSON's text of them is the plain one (no NaN reaches a payload).
   return JSON.stringify(value);
 }
 
@@ -216,8 +216,6 @@ function confidenceOf(payload: JsonObject, kind: MemoryKind): number {
 
 /** The first `count` code points (not UTF-16 units), so emoji are never cut in half. */
 export function firstCodePoints(text: string, count: number): string {
-  // Fewer UTF-16 units than `count` means fewer code points too: nothing to cut.
-  if (text.length <= count) return text;
   let result = "";
   let taken = 0;
   for (const character of text) {

@@ -45,6 +45,13 @@ describe("episodeText", () => {
     expect(episodeText({ messages: "not a list" })).toBe("");
     expect(episodeText({})).toBe("");
   });
+
+  it("skips null fields, and trims what it renders", () => {
+    expect(episodeText({ content: null, text: "t" })).toBe("t");
+    expect(episodeText({ content: true })).toBe("true");
+    expect(episodeText({ messages: [{ role: "user", content: "hi  " }] })).toBe("user: hi");
+    expect(episodeText({ messages: ["  plain  "] })).toBe("plain");
+  });
 });
 
 describe("compileEpisode", () => {
@@ -107,6 +114,45 @@ describe("compileEpisode", () => {
     expect(draft?.content).toBe(content);
     expect([...(draft?.summary ?? "")]).toHaveLength(200);
     expect(firstCodePoints("a🚀b", 2)).toBe("a🚀");
+  });
+});
+
+describe("compileEpisode's odd payloads", () => {
+  const compile = (payload: Record<string, unknown>) =>
+    compileEpisode({ type: "architectural_decision", source: "a", payload: payload as never });
+
+  it("takes a trimmed target, a numeric one, and skips a blank one for the key", () => {
+    expect(compile({ content: "c", target: "  auth  " })?.target).toBe("auth");
+    expect(compile({ content: "c", target: "   ", key: "k" })?.target).toBe("k");
+    expect(compile({ content: "c", target: 42 })?.target).toBe("42");
+  });
+
+  it("keeps a confidence of exactly 0 or 1", () => {
+    expect(compile({ content: "c", confidence: 0 })?.confidence).toBe(0);
+    expect(compile({ content: "c", confidence: 1 })?.confidence).toBe(1);
+  });
+
+  it("puts target and escalationId in the metadata only when they are there", () => {
+    for (const payload of [
+      { content: "c" },
+      { content: "c", escalationId: "" },
+      { content: "c", escalationId: 7 },
+    ]) {
+      const metadata = compile(payload)?.metadata ?? {};
+      expect(Object.keys(metadata).sort()).toEqual(["episodeType", "source"]);
+    }
+    expect(compile({ content: "c", target: "t", escalationId: "e#1" })?.metadata).toEqual({
+      source: "a",
+      episodeType: "architectural_decision",
+      target: "t",
+      escalationId: "e#1",
+    });
+  });
+
+  it("cuts nothing from a summary that fits", () => {
+    expect(firstCodePoints("short", 200)).toBe("short");
+    expect(firstCodePoints("abc", 3)).toBe("abc");
+    expect(firstCodePoints("abcd", 3)).toBe("abc");
   });
 });
 
