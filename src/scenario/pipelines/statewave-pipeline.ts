@@ -182,7 +182,9 @@ export async function createStatewaveCoordination(
         }),
       );
       index.add(episode.id, { ...decision, by: agentId, at });
-      if (isOn(ablation, "mid-build invalidation")) await invalidation.afterWrite(agentId);
+      // No guard here: with mid-build invalidation off nobody is watching (see watchModule, the
+      // mechanism's one guard), so this delivers nothing.
+      await invalidation.afterWrite(agentId);
     },
     claim: (agentId, module) =>
       isOn(ablation, "atomic claim")
