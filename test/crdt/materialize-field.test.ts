@@ -87,4 +87,26 @@ describe("materializeField", () => {
       { numRuns: 500 },
     );
   });
+
+  it("lists a field's escalations in id order, whatever order its leaves were written in", () => {
+    // Two peers write the same two map leaves concurrently, each leaf with different values.
+    const entries = entriesOf([
+      { peer: 1, kind: "map", map: { z: "a", y: "a" }, scalar: "a", agent: "alice" },
+      { peer: 2, kind: "map", map: { z: "b", y: "b" }, scalar: "a", agent: "bob" },
+    ]);
+    const before = (earlier: EntryRecord, later: EntryRecord) =>
+      earlier.peer === later.peer && earlier.counter < later.counter;
+    for (const general of [false, true]) {
+      const view = materializeField({
+        subjectId: "s",
+        namespace: "ns",
+        key: "field",
+        entries,
+        before,
+        general,
+      });
+      const ids = view.escalations.map((escalation) => escalation.id);
+      expect(ids).toEqual(["ns/field.y#0", "ns/field.z#0"]);
+    }
+  });
 });
