@@ -122,6 +122,38 @@ describe("SharedState", () => {
       });
     });
 
+    it("a dispute after a resolution is the next generation, and the resolved one stays resolved", async () => {
+      const store = memoryStore();
+      const architect = await open(store, "architect", { live: false });
+      const reviewer = await open(store, "reviewer", { live: false });
+      await architect.put("plan", "token", "RS256");
+      await reviewer.put("plan", "token", "HS256");
+      await architect.sync();
+      await architect.resolve("plan/token#0", "RS256", { by: "lead" });
+      await reviewer.sync();
+      expect(reviewer.get("plan", "token")).toBe("RS256");
+
+      // Both had seen the resolution; they disagree again, concurrently.
+      await architect.put("plan", "token", "ES256");
+      await reviewer.put("plan", "token", "EdDSA");
+      await architect.sync();
+      await reviewer.sync();
+      for (const replica of [architect, reviewer]) {
+        const disputed = replica.get("plan", "token");
+        expect(disputed).toBeInstanceOf(Disputed);
+        expect((disputed as Disputed).escalationId).toBe("plan/token#1");
+        expect(
+          (disputed as Disputed).contenders.map((contender) => contender.value).sort(),
+        ).toEqual(["ES256", "EdDSA"]);
+        expect(
+          replica.escalations().map((escalation) => [escalation.id, escalation.resolution?.value]),
+        ).toEqual([
+          ["plan/token#0", "RS256"],
+          ["plan/token#1", undefined],
+        ]);
+      }
+    });
+
     it("attributes writes made on behalf of other agents", async () => {
       const store = memoryStore();
       const runner = await open(store, "runner");
