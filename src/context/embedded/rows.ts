@@ -1,39 +1,17 @@
 import type { Memory, MemoryStatus } from "../context-store.js";
-import { parseObject } from "../row-mapping.js";
+import { type EpisodeColumns, type MemoryColumns, parseObject } from "../row-mapping.js";
 
 /** An `episodes` row as better-sqlite3 returns it. */
-export interface EpisodeRow {
+export interface EpisodeRow extends EpisodeColumns {
   seq: number;
-  id: string;
   tenant_id: string | null;
-  subject_id: string;
-  source: string;
-  type: string;
-  payload: string;
-  metadata: string;
-  provenance: string;
-  session_id: string | null;
-  created_at: string;
 }
 
 /** A `memories` row as better-sqlite3 returns it. */
-export interface MemoryRow {
+export interface MemoryRow extends MemoryColumns {
   seq: number;
-  id: string;
   tenant_id: string | null;
-  subject_id: string;
-  kind: string;
   target: string | null;
-  content: string;
-  summary: string;
-  confidence: number;
-  valid_from: string;
-  valid_to: string | null;
-  source_episode_ids: string;
-  metadata: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
   change_seq: number;
 }
 

@@ -1,37 +1,16 @@
 import { createHash } from "node:crypto";
 import { textTerms } from "../rank-context.js";
+import type { EpisodeColumns, MemoryColumns } from "../row-mapping.js";
 
 /** An `episodes` row as `pg` returns it (`bigint` arrives as a string). */
-export interface EpisodeRow {
+export interface EpisodeRow extends EpisodeColumns {
   seq: string;
-  id: string;
-  subject_id: string;
-  source: string;
-  type: string;
-  payload: string;
-  metadata: string;
-  provenance: string;
-  session_id: string | null;
-  created_at: string;
 }
 
 /** A `memories` row as `pg` returns it (without `terms`). */
-export interface MemoryRow {
+export interface MemoryRow extends MemoryColumns {
   mseq: string;
-  id: string;
-  subject_id: string;
-  kind: string;
   target: string | null;
-  content: string;
-  summary: string;
-  confidence: number;
-  valid_from: string;
-  valid_to: string | null;
-  source_episode_ids: string;
-  metadata: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
   change_seq: string;
 }
 
