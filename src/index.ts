@@ -105,13 +105,10 @@ export {
 export {
   createSharedContextMcpServer,
   decisionsResourceUri,
-  type LazySharedContextMcpSession,
   type OpenSharedContextMcpServerOptions,
   openSharedContextMcpServer,
   type SharedContextMcpServerOptions,
   type SharedContextMcpSession,
-  type StartSharedContextMcpServerOptions,
-  startSharedContextMcpServer,
 } from "./integrations/mcp-server.js";
 export type {
   CheckSharedDecisionsResult,

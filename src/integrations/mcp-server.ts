@@ -6,8 +6,8 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ContextStore, Episode, Memory } from "../context/context-store.js";
-import type { InvalidationNotice, SharedContext } from "../context/shared-context.js";
-import type { Escalation, SharedState } from "../crdt/shared-state.js";
+import { type InvalidationNotice, SharedContext } from "../context/shared-context.js";
+import { type Escalation, SharedState } from "../crdt/shared-state.js";
 import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
 import { ItemIndex, parseItemNamespace } from "./langgraph-items.js";
 import {
@@ -79,41 +79,11 @@ const timelineMaxPages = 50;
  * Connect it to a transport, e.g. `await server.connect(new StdioServerTransport())`.
  */
 export function createSharedContextMcpServer(options: SharedContextMcpServerOptions): McpServer {
-  const { shared, state, store } = options;
-  const resources: McpResources = { shared, state, store, items: new ItemIndex(state) };
-  const { server, watch } = buildSharedContextMcpServer({
-    ...options,
-    open: () => Promise.resolve(resources),
-  });
-  watch(shared);
-  return server;
-}
-
-/** What the tools work on: the store, this agent's replica and the shared context over them. */
-interface McpResources {
-  readonly shared: SharedContext;
-  readonly state: SharedState;
-  readonly store: ContextStore;
-  /** LangGraph store items on the subject (written by a SyncedStore), read from `state`. */
-  readonly items: ItemIndex;
-}
-
-/**
- * The MCP server over resources that `open` gives (the same ones each time); `watch` starts
- * forwarding a shared context's invalidation notices to the client.
- */
-function buildSharedContextMcpServer(settings: {
-  readonly subjectId: string;
-  readonly agentId: string;
-  readonly version?: string;
-  readonly now?: () => number;
-  readonly open: () => Promise<McpResources>;
-}): { server: McpServer; watch: (shared: SharedContext) => void } {
-  const { subjectId, agentId, open } = settings;
-  const now = settings.now ?? Date.now;
+  const { shared, state, store, subjectId, agentId } = options;
+  const now = options.now ?? Date.now;
   const decisionsUri = decisionsResourceUri(subjectId);
   const server = new McpServer(
-    { name: "shared-ctx", version: settings.version ?? "0.0.0" },
+    { name: "shared-ctx", version: options.version ?? "0.0.0" },
     {
       capabilities: { resources: { subscribe: true, listChanged: true }, logging: {} },
       instructions: `Shared context for subject "${subjectId}", speaking as agent "${agentId}". Call ${toolNames.checkSharedDecisions} before each unit of work and ${toolNames.publishDecision} after each decision; use ${toolNames.putState}/${toolNames.getState} for fields several agents write. Subscribe to ${decisionsUri} to hear when a decision you read is superseded or disputed.`,
@@ -122,12 +92,10 @@ function buildSharedContextMcpServer(settings: {
 
   // LangGraph store items on this subject (written by a SyncedStore): their disputes are shown and
   // resolved here too, in the same shape. No LangGraph needed: the items are shared state.
-  const allEscalations = ({ state, items }: McpResources): Escalation[] => [
-    ...state.escalations(),
-    ...items.escalations(),
-  ];
+  const items = new ItemIndex(state);
+  const allEscalations = (): Escalation[] => [...state.escalations(), ...items.escalations()];
   /** A namespace's fields; a LangGraph item shows as its value. */
-  const fieldsOf = ({ state, items }: McpResources, name: string): Record<string, unknown> =>
+  const fieldsOf = (name: string): Record<string, unknown> =>
     parseItemNamespace(name)
       ? viewFields(items.view(name, undefined).value ?? {})
       : viewFields(state.list(name));
@@ -144,22 +112,21 @@ function buildSharedContextMcpServer(settings: {
     return {};
   });
   // Listens as long as `shared` does: closing the shared context (as the session does) stops it.
-  const watch = (shared: SharedContext) =>
-    shared.onInvalidated(agentId, (notice) => {
-      pending.push(notice);
-      if (!server.isConnected()) return;
-      // Fire and forget: a client gone mid-notification must not break the store's watch.
-      if (subscriptions.has(decisionsUri)) {
-        void server.server.sendResourceUpdated({ uri: decisionsUri }).catch(() => {});
-      }
-      void server.server
-        .sendLoggingMessage({
-          level: "warning",
-          logger: "shared-ctx",
-          data: { message: notice.reason, uri: decisionsUri, ...notice },
-        })
-        .catch(() => {});
-    });
+  shared.onInvalidated(agentId, (notice) => {
+    pending.push(notice);
+    if (!server.isConnected()) return;
+    // Fire and forget: a client gone mid-notification must not break the store's watch.
+    if (subscriptions.has(decisionsUri)) {
+      void server.server.sendResourceUpdated({ uri: decisionsUri }).catch(() => {});
+    }
+    void server.server
+      .sendLoggingMessage({
+        level: "warning",
+        logger: "shared-ctx",
+        data: { message: notice.reason, uri: decisionsUri, ...notice },
+      })
+      .catch(() => {});
+  });
   server.registerResource(
     "decisions",
     decisionsUri,
@@ -170,7 +137,6 @@ function buildSharedContextMcpServer(settings: {
       mimeType: "application/json",
     },
     async (uri) => {
-      const { state, store } = await open();
       await state.sync();
       const decisions = await store.searchMemories(subjectId, {
         kind: "architectural_decision",
@@ -205,7 +171,6 @@ function buildSharedContextMcpServer(settings: {
       annotations: { readOnlyHint: true },
     },
     async ({ task }) => {
-      const { shared, items } = await open();
       const notices = pending.splice(0);
       const result = await checkSharedDecisions(shared, agentId, task, {
         notices,
@@ -231,7 +196,7 @@ function buildSharedContextMcpServer(settings: {
     async ({ content, kind, target, confidence }) =>
       jsonResult(
         publishDecisionResult(
-          await (await open()).shared.decide(agentId, content, {
+          await shared.decide(agentId, content, {
             kind: kind ?? "architectural_decision",
             ...(target === undefined ? {} : { target }),
             ...(confidence === undefined ? {} : { confidence }),
@@ -249,9 +214,7 @@ function buildSharedContextMcpServer(settings: {
       annotations: { readOnlyHint: true },
     },
     async ({ limit = 50, includeStateUpdates = false }) =>
-      jsonResult(
-        await readTimeline((await open()).store, subjectId, { limit, includeStateUpdates }),
-      ),
+      jsonResult(await readTimeline(store, subjectId, { limit, includeStateUpdates })),
   );
 
   server.registerTool(
@@ -262,14 +225,12 @@ function buildSharedContextMcpServer(settings: {
       outputSchema: putStateOutput,
     },
     async ({ namespace, key, value }) => {
-      const resources = await open();
-      const { state } = resources;
       await state.put(namespace, key, value);
       return jsonResult({
         namespace,
         key,
         value: stateValueView(state.get(namespace, key)),
-        escalations: openEscalations(allEscalations(resources), namespace, key).map(escalationView),
+        escalations: openEscalations(allEscalations(), namespace, key).map(escalationView),
       });
     },
   );
@@ -283,24 +244,20 @@ function buildSharedContextMcpServer(settings: {
       annotations: { readOnlyHint: true },
     },
     async ({ namespace, key }) => {
-      const resources = await open();
-      const { state } = resources;
       // Pull in what the other agents already stored, so a read never lags a finished write.
       await state.sync();
-      const escalations = openEscalations(allEscalations(resources), namespace, key).map(
-        escalationView,
-      );
+      const escalations = openEscalations(allEscalations(), namespace, key).map(escalationView);
       if (namespace !== undefined && key !== undefined) {
         const value = parseItemNamespace(namespace)
-          ? fieldsOf(resources, namespace)[key]
+          ? fieldsOf(namespace)[key]
           : stateValueView(state.get(namespace, key));
         return jsonResult({ namespace, key, value, escalations });
       }
       if (namespace !== undefined) {
-        return jsonResult({ namespace, fields: fieldsOf(resources, namespace), escalations });
+        return jsonResult({ namespace, fields: fieldsOf(namespace), escalations });
       }
       const everything: Record<string, Record<string, unknown>> = {};
-      for (const name of Object.keys(state.toJSON())) everything[name] = fieldsOf(resources, name);
+      for (const name of Object.keys(state.toJSON())) everything[name] = fieldsOf(name);
       return jsonResult({ state: everything, escalations });
     },
   );
@@ -313,8 +270,6 @@ function buildSharedContextMcpServer(settings: {
       outputSchema: resolveEscalationOutput,
     },
     async ({ escalationId, value }) => {
-      const resources = await open();
-      const { state, items } = resources;
       await state.sync();
       const item = await items.resolve(escalationId, value, {
         by: agentId,
@@ -322,16 +277,14 @@ function buildSharedContextMcpServer(settings: {
         id: randomUUID(),
       });
       if (!item) await state.resolve(escalationId, value, { by: agentId });
-      const resolved = allEscalations(resources).find(
-        (escalation) => escalation.id === escalationId,
-      );
+      const resolved = allEscalations().find((escalation) => escalation.id === escalationId);
       // resolve throws for an escalation this replica has not seen, so it is found.
       if (!resolved) throw new Error(`escalation ${escalationId} vanished after its resolution`);
       return jsonResult(escalationView(resolved));
     },
   );
 
-  return { server, watch };
+  return server;
 }
 
 /** Options of {@link openSharedContextMcpServer}. */
@@ -362,7 +315,22 @@ export async function openSharedContextMcpServer(
   options: OpenSharedContextMcpServerOptions,
 ): Promise<SharedContextMcpSession> {
   const { store, subjectId, agentId } = options;
-  const { state, shared } = await openReplica(store, options);
+  const state = await SharedState.open({
+    store,
+    subjectId,
+    agentId,
+    // Not live: the replica learns others' writes only when the agent reads (get_state,
+    // check_shared_decisions). A write is then concurrent with everything the agent has not read,
+    // so it can never silently overwrite a value the agent never saw: that is escalated instead.
+    live: false,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const shared = new SharedContext({
+    store,
+    subjectId,
+    state,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const server = createSharedContextMcpServer({
     shared,
     state,
@@ -386,110 +354,6 @@ export async function openSharedContextMcpServer(
       return closing;
     },
   };
-}
-
-/** Options of {@link startSharedContextMcpServer}. */
-export interface StartSharedContextMcpServerOptions
-  extends Omit<OpenSharedContextMcpServerOptions, "store"> {
-  /** Opens the store, once, on first use. The caller closes it (after the session). */
-  openStore: () => ContextStore | Promise<ContextStore>;
-}
-
-/** An MCP server that opens its store, replica and shared context on first use. */
-export interface LazySharedContextMcpSession {
-  readonly server: McpServer;
-  /**
-   * Opens the store, the replica and the shared context unless that has begun already; the first
-   * tool call or resource read does it too. Rejects, every time, with the error that stopped it.
-   */
-  open(): Promise<void>;
-  /** Closes the server, and the shared context and the replica if they were opened. */
-  close(): Promise<void>;
-}
-
-/**
- * The same server as {@link openSharedContextMcpServer}, which opens the store and this agent's
- * replica (Loro, the slowest part to load) on the first tool call or resource read, or on
- * {@link LazySharedContextMcpSession.open}. The replica starts from what is stored when it opens:
- * writes stored before then count as read by this agent, so a `put_state` over them is not
- * escalated. Call `open()` before the client can act when that matters (`shared-ctx mcp` does).
- */
-export function startSharedContextMcpServer(
-  options: StartSharedContextMcpServerOptions,
-): LazySharedContextMcpSession {
-  const { subjectId } = options;
-  let opening: Promise<McpResources & { close(): Promise<void> }> | undefined;
-  const openOnce = () => {
-    opening ??= (async () => {
-      const store = await options.openStore();
-      const { state, shared } = await openReplica(store, options);
-      watch(shared);
-      return {
-        store,
-        state,
-        shared,
-        items: new ItemIndex(state),
-        async close() {
-          await shared.close();
-          await state.close();
-        },
-      };
-    })();
-    return opening;
-  };
-  const { server, watch } = buildSharedContextMcpServer({
-    subjectId,
-    agentId: options.agentId,
-    ...(options.version ? { version: options.version } : {}),
-    ...(options.now ? { now: options.now } : {}),
-    open: openOnce,
-  });
-  let closing: Promise<void> | undefined;
-  return {
-    server,
-    open: async () => {
-      await openOnce();
-    },
-    close() {
-      closing ??= (async () => {
-        await server.close();
-        // What failed to open has nothing to close: its error went to whoever awaited it.
-        const opened = await opening?.catch(() => undefined);
-        await opened?.close();
-      })();
-      return closing;
-    },
-  };
-}
-
-/** This agent's replica (not live: see below) and the shared context over it. */
-async function openReplica(
-  store: ContextStore,
-  options: Omit<OpenSharedContextMcpServerOptions, "store">,
-): Promise<{ state: SharedState; shared: SharedContext }> {
-  const { subjectId, agentId } = options;
-  // Loaded here: Loro is the slowest module to load, and a lazy session needs it only on first use.
-  const [{ SharedState }, { SharedContext }] = await Promise.all([
-    import("../crdt/shared-state.js"),
-    import("../context/shared-context.js"),
-  ]);
-  const state = await SharedState.open({
-    store,
-    subjectId,
-    agentId,
-    // Not live: the replica learns others' writes only when the agent reads (get_state,
-    // check_shared_decisions). A write is then concurrent with everything the agent has not read,
-    // so it can never silently overwrite a value the agent never saw: that is escalated instead.
-    live: false,
-    ...(options.now ? { now: options.now } : {}),
-  });
-  const shared = new SharedContext({
-    store,
-    subjectId,
-    state,
-    ...(options.now ? { now: options.now } : {}),
-  });
-  return { state, shared };
 }
 
 function jsonResult(result: object): CallToolResult {

@@ -2,16 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import {
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { ContextStore } from "../../src/context/context-store.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
-import { startSharedContextMcpServer } from "../../src/integrations/mcp-server.js";
 import { SyncedStore } from "../../src/langgraph.js";
 import { deferred } from "../support/deferred.js";
 import { useTempDir } from "../support/temp-dir.js";
@@ -310,66 +306,5 @@ describe("shared-ctx mcp: what a client can rely on", () => {
       await synced.close();
       await store.close();
     }
-  });
-});
-
-describe("startSharedContextMcpServer", () => {
-  async function connect(openStore: () => ContextStore | Promise<ContextStore>) {
-    const session = startSharedContextMcpServer({ openStore, subjectId: "repo", agentId: "alice" });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await session.server.connect(serverSide);
-    const client = new Client({ name: "alice", version: "0.0.0" });
-    await client.connect(clientSide);
-    return { session, client };
-  }
-
-  it("answers the handshake and lists its tools without opening the store", async () => {
-    const openStore = vi.fn(() => new EmbeddedStore({ path: ":memory:" }));
-    const { session, client } = await connect(openStore);
-
-    const { tools } = await client.listTools();
-
-    expect(tools).toHaveLength(6);
-    expect(openStore).not.toHaveBeenCalled();
-    await client.close();
-    await session.close();
-    expect(openStore).not.toHaveBeenCalled();
-  });
-
-  it("opens the store once, on the first tool call, and works on it", async () => {
-    const store = new EmbeddedStore({ path: ":memory:" });
-    const openStore = vi.fn(() => store);
-    const { session, client } = await connect(openStore);
-
-    const [published, read] = await Promise.all([
-      client.callTool({
-        name: "publish_decision",
-        arguments: { content: "Use JWT", target: "auth" },
-      }),
-      client.callTool({ name: "get_state", arguments: {} }),
-    ]);
-    const timeline = await client.callTool({ name: "get_timeline", arguments: {} });
-
-    expect(published.isError).toBeFalsy();
-    expect(read.isError).toBeFalsy();
-    expect(openStore).toHaveBeenCalledTimes(1);
-    expect(JSON.stringify(timeline.structuredContent)).toContain("Use JWT");
-    await client.close();
-    await session.close();
-    await store.close();
-  });
-
-  it("reports a store that cannot be opened to the tool call and to open(), every time", async () => {
-    const openStore = vi.fn(() => Promise.reject(new Error("no such database")));
-    const { session, client } = await connect(openStore);
-
-    const first = await client.callTool({ name: "get_state", arguments: {} });
-
-    expect(first.isError).toBe(true);
-    expect(JSON.stringify(first.content)).toContain("no such database");
-    await expect(session.open()).rejects.toThrow("no such database");
-    expect(openStore).toHaveBeenCalledTimes(1);
-    await client.close();
-    await session.close();
   });
 });

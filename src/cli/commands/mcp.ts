@@ -1,6 +1,5 @@
 import { Writable } from "node:stream";
 import { Command, Option } from "commander";
-import type { ContextStore } from "../../context/context-store.js";
 import type { CliDeps, OutputStream } from "../cli-deps.js";
 import { FatalError } from "../fatal-error.js";
 import { packageVersion } from "../version.js";
@@ -66,50 +65,51 @@ async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void
   const stdin = deps.stdin;
   if (!stdin)
     throw new FatalError("`shared-ctx mcp` needs standard input (it speaks MCP over stdio)");
-  // Loaded here, not at the top: the MCP SDK (with ajv) is this command's alone (start-up cost).
-  const [{ StdioServerTransport }, { startSharedContextMcpServer }] = await Promise.all([
-    import("@modelcontextprotocol/sdk/server/stdio.js"),
-    import("../../integrations/mcp-server.js"),
-  ]);
-  let store: ContextStore | undefined;
-  const session = startSharedContextMcpServer({
-    openStore: async () => {
-      const { openContextStore } = await import("../../context/open-context-store.js");
-      store = await openContextStore({
-        ...(options.store ? { store: options.store } : {}),
-        ...(options.db ? { db: options.db } : {}),
-        ...(options.url ? { url: options.url } : {}),
-        ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
-        env: deps.env,
-        cwd: deps.cwd,
-      });
-      return store;
-    },
-    subjectId: options.subject,
-    agentId: options.agent,
-    version: packageVersion(),
+  // Loaded here, not at the top: the MCP SDK (with ajv) is this command's alone (start-up cost),
+  // and openContextStore loads only the selected store's module.
+  const [{ StdioServerTransport }, { openContextStore }, { openSharedContextMcpServer }] =
+    await Promise.all([
+      import("@modelcontextprotocol/sdk/server/stdio.js"),
+      import("../../context/open-context-store.js"),
+      import("../../integrations/mcp-server.js"),
+    ]);
+  const store = await openContextStore({
+    ...(options.store ? { store: options.store } : {}),
+    ...(options.db ? { db: options.db } : {}),
+    ...(options.url ? { url: options.url } : {}),
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+    env: deps.env,
+    cwd: deps.cwd,
   });
   try {
     // Opened before the client can act: the replica starts from what is stored now, so a write of
     // this agent's is concurrent with every later write it has not read (escalated, never a silent
     // overwrite). Opening on first use would take in everything stored until then as if read.
-    await session.open();
-    const closed = new Promise<void>((resolve) => {
-      // The client closing our stdin is the normal end of a session (StdioClientTransport.close).
-      stdin.once("end", resolve);
-      stdin.once("close", resolve);
-      session.server.server.onclose = resolve;
-      if (deps.signal.aborted) resolve();
-      deps.signal.addEventListener("abort", () => resolve(), { once: true });
+    const session = await openSharedContextMcpServer({
+      store,
+      subjectId: options.subject,
+      agentId: options.agent,
+      version: packageVersion(),
     });
-    await session.server.connect(new StdioServerTransport(stdin, asWritable(deps.stdout)));
-    deps.stderr.write(
-      `shared-ctx mcp: subject "${options.subject}", agent "${options.agent}", listening on stdio\n`,
-    );
-    await closed;
+    try {
+      const closed = new Promise<void>((resolve) => {
+        // The client closing our stdin is the normal end of a session (StdioClientTransport.close).
+        stdin.once("end", resolve);
+        stdin.once("close", resolve);
+        session.server.server.onclose = resolve;
+        if (deps.signal.aborted) resolve();
+        deps.signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+      await session.server.connect(new StdioServerTransport(stdin, asWritable(deps.stdout)));
+      deps.stderr.write(
+        `shared-ctx mcp: subject "${options.subject}", agent "${options.agent}", listening on stdio\n`,
+      );
+      await closed;
+    } finally {
+      await session.close();
+    }
   } finally {
-    await session.close();
-    await store?.close();
+    await store.close();
   }
 }
 
