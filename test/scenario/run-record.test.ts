@@ -68,7 +68,10 @@ describe("run events", () => {
   });
 
   it.each([
-    ["another type of episode", { type: "implementation_note", payload: { event: moduleStart } }],
+    [
+      "another type of episode",
+      { type: "implementation_note", payload: toRunEventEpisode(moduleStart).payload },
+    ],
     ["no event", { type: runEventEpisodeType, payload: {} }],
     ["an event that is a list", { type: runEventEpisodeType, payload: { event: [] } }],
     ["an event that is null", { type: runEventEpisodeType, payload: { event: null } }],
@@ -84,10 +87,13 @@ describe("run events", () => {
       "an event whose run is a number",
       { type: runEventEpisodeType, payload: { event: { type: "run-start", runId: 7 } } },
     ],
-  ])("reads no event from %s", (_label, fields) => {
-    const episode = stored({ subjectId: "sw-0000000a", source: "coder", ...fields });
-    expect(fromRunEventEpisode(episode)).toBeUndefined();
-  });
+  ] satisfies Array<[string, Pick<CreateEpisodeInput, "type" | "payload">]>)(
+    "reads no event from %s",
+    (_label, fields) => {
+      const episode = stored({ subjectId: "sw-0000000a", source: "coder", ...fields });
+      expect(fromRunEventEpisode(episode)).toBeUndefined();
+    },
+  );
 });
 
 describe("run stops", () => {
