@@ -8,13 +8,16 @@
 // bundle of the CLI, the code it uses and its packages, and each `await import()` a command makes
 // becomes a chunk loaded when that command runs — `--help` still loads no command's code.
 //
-// Left out, loaded from node_modules or dist/ as usual: native or WebAssembly packages that find
-// their files beside themselves (better-sqlite3, loro-crdt, pg) and dist/bench (it starts its own
-// processes from its own files). React is bundled (one copy, shared by Ink and our components) in
+// Left out, loaded from node_modules or dist/ as usual: packages that find their files beside
+// themselves (loro-crdt's WebAssembly, pg) and dist/bench (it starts its own processes from its
+// own files). React is bundled (one copy, shared by Ink and our components) in
 // its production build: the development build of react-reconciler alone is 690 kB that every demo
 // start compiled, and its extra checks slowed the first frame (~40 ms; a CLI user never sees React's
 // development warnings anyway). Yoga (Ink's layout) decodes its inlined WebAssembly without
-// `fetch`: calling Node's `fetch` on the data: URL loads undici first (~35 ms). The library
+// `fetch`: calling Node's `fetch` on the data: URL loads undici first (~35 ms). better-sqlite3's
+// JavaScript is bundled (a dozen CommonJS files less to resolve and load: ~8 ms of `runs`), and the
+// store names its compiled addon by path (store-core.ts). string-width is put behind a fast path
+// and loaded on first use (~25 ms of the demo's first frame; see fast-string-width.ts). The library
 // (dist/index.js) is tsc's output, untouched. Without esbuild (an install without dev
 // dependencies) dist/ is left as tsc wrote it: slower to start, the same code.
 import { readdirSync, readFileSync, rmSync } from "node:fs";
@@ -61,6 +64,15 @@ function rewrite(path, search, replacement) {
   return { contents: source.replaceAll(search, replacement), loader: "js" };
 }
 
+/** The fast path's rule for each string-width major Ink's packages use (see fast-string-width.ts). */
+const stringWidthRules = new Map([
+  [7, "delegate"],
+  [8, "measure"],
+]);
+const fastStringWidthModule = resolve(distDirectory, "ui", "layout", "fast-string-width.js");
+/** Marks the plugin's own resolution of the real string-width, so it does not redirect itself. */
+const realStringWidth = Symbol("real string-width");
+
 const plugin = {
   name: "shared-ctx-cli",
   setup(build) {
@@ -72,6 +84,44 @@ const plugin = {
     build.onLoad({ filter: yogaLoader }, (args) =>
       rewrite(args.path, "typeof fetch", "typeof undefined"),
     );
+    // Each string-width copy is put behind fastStringWidth and loaded on first use: required, not
+    // imported, so esbuild evaluates the copy (its Intl.Segmenter and emoji classes) only then.
+    build.onResolve({ filter: /^string-width$/ }, async (args) => {
+      if (args.pluginData === realStringWidth) return undefined;
+      const real = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: realStringWidth,
+      });
+      if (real.errors.length > 0) return { errors: real.errors };
+      const manifest = JSON.parse(
+        readFileSync(resolve(dirname(real.path), "package.json"), "utf8"),
+      );
+      const rule = stringWidthRules.get(Number.parseInt(manifest.version, 10));
+      if (rule === undefined) {
+        throw new Error(
+          `bundle-cli: string-width ${manifest.version} has no fast-path rule (${real.path}): check it against test/ui/layout/fast-string-width.test.ts and add one`,
+        );
+      }
+      return { path: real.path, namespace: "fast-string-width", pluginData: rule };
+    });
+    build.onLoad({ filter: /.*/, namespace: "fast-string-width" }, (args) => ({
+      contents: [
+        `import stripAnsi from "strip-ansi";`,
+        `import { eastAsianWidth } from "get-east-asian-width";`,
+        `import { fastStringWidth } from ${JSON.stringify(fastStringWidthModule)};`,
+        "export default fastStringWidth({",
+        `  full: () => require(${JSON.stringify(args.path)}).default,`,
+        "  stripAnsi,",
+        "  eastAsianWidth,",
+        `  lonePictographs: ${JSON.stringify(args.pluginData)},`,
+        "});",
+      ].join("\n"),
+      // strip-ansi and get-east-asian-width as that copy of string-width resolves them.
+      resolveDir: dirname(args.path),
+      loader: "js",
+    }));
     // dist/bench stays tsc's output, imported relative to the bundle (which lives in dist/cli).
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       const target = resolve(args.resolveDir, args.path);
@@ -101,7 +151,7 @@ await esbuild.build({
   format: "esm",
   platform: "node",
   target: "node20",
-  external: ["better-sqlite3", "loro-crdt", "pg", "pg-native"],
+  external: ["loro-crdt", "pg", "pg-native"],
   plugins: [plugin],
   // Bundled CommonJS (react-reconciler, ajv, dotenv, …) calls require(): give it Node's.
   banner: {

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import {
@@ -56,6 +57,22 @@ import {
 } from "./rows.js";
 import { migrate } from "./schema.js";
 import { WatchHub } from "./watch-hub.js";
+
+/**
+ * better-sqlite3's compiled addon, named by path. The CLI bundle carries better-sqlite3's
+ * JavaScript, and naming the addon spares the lookup it otherwise makes through `bindings` (a stack
+ * trace and a dozen candidate paths) at every start. Undefined when the addon is elsewhere (a debug
+ * build): better-sqlite3 then finds it itself.
+ */
+const sqliteAddon: string | undefined = (() => {
+  try {
+    return createRequire(import.meta.url).resolve(
+      "better-sqlite3/build/Release/better_sqlite3.node",
+    );
+  } catch {
+    return undefined;
+  }
+})();
 
 /** Options of the embedded store; see `EmbeddedStoreOptions` in `embedded-store.ts`. */
 export interface StoreCoreOptions {
@@ -222,7 +239,7 @@ export class EmbeddedStoreCore {
     this.groupCommit = options.groupCommit ?? false;
     const inMemory = options.path === ":memory:" || options.path === "";
     if (!inMemory) mkdirSync(dirname(options.path), { recursive: true });
-    this.#db = new Database(options.path);
+    this.#db = new Database(options.path, sqliteAddon ? { nativeBinding: sqliteAddon } : {});
     try {
       // WAL: readers never block the writer, and several processes can share the file.
       this.#db.pragma("journal_mode = WAL");
