@@ -372,7 +372,7 @@ function quietMap(entries: readonly EntryRecord[]): FieldView | undefined {
   const attribution: Record<string, unknown> = {};
   for (const leaf of paths) {
     if (leaf.isMarker) {
-      setAtPath(value, leaf.path, {}, true);
+      setAtPath(value, leaf.path, {});
       continue;
     }
     setAtPath(value, leaf.path, leaf.value);
@@ -872,7 +872,8 @@ function mergeMap(options: {
   for (const pathKey of paths) {
     const path = JSON.parse(pathKey) as string[];
     const group = byPath.get(pathKey) ?? [];
-    if (blocked.some((prefix) => pathsRelated(prefix, path) && prefix.length <= path.length)) {
+    // Paths come shortest first, so a related blocked path lies above this one.
+    if (blocked.some((prefix) => pathsRelated(prefix, path))) {
       continue;
     }
     const dotted = [key, ...path].join(".");
@@ -898,7 +899,7 @@ function mergeMap(options: {
       continue;
     }
     if (scalars.length === 0) {
-      setAtPath(value, path, {}, true);
+      setAtPath(value, path, {});
       continue;
     }
     const contenders = scalars.map((leaf) => ({
@@ -929,12 +930,7 @@ function mergeMap(options: {
   return { value, attribution };
 }
 
-function setAtPath(
-  target: Record<string, unknown>,
-  path: readonly string[],
-  value: unknown,
-  keepExisting = false,
-): void {
+function setAtPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
   let current = target;
   for (const part of path.slice(0, -1)) {
     // Own members only: a path through `__proto__` must never reach `Object.prototype`.
@@ -948,6 +944,5 @@ function setAtPath(
   }
   const last = path[path.length - 1];
   if (last === undefined) return;
-  if (keepExisting && Object.hasOwn(current, last) && isPlainObject(current[last])) return;
   defineOwn(current, last, value);
 }
