@@ -147,5 +147,7 @@ describe("scenarioFromTask", () => {
       expected: 'a non-empty string, received ""',
     });
     expect(validation.message).toMatch(/^invalid scenario --task:\n {2}title: expected /);
+    // One line per field.
+    expect(validation.message).toContain('received ""\n  task: expected a non-empty string');
   });
 });
