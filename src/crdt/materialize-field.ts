@@ -119,7 +119,7 @@ export function materializeField(input: {
     members: readonly EntryRecord[],
     contenders: Contender[],
     candidates: readonly EntryRecord[],
-  ): void => {
+  ): Escalation => {
     const resolver = candidates.find(
       (resolution) =>
         !members.includes(resolution) && members.every((member) => coveredBy(member, resolution)),
@@ -140,6 +140,7 @@ export function materializeField(input: {
     escalationPaths.set(id, path);
     const last = members[members.length - 1];
     if (last) announcers.set(id, last.peer);
+    return escalation;
   };
 
   // Kind mismatches, one escalation per generation. A generation's members are its writes plus
@@ -228,15 +229,21 @@ export function materializeField(input: {
       .find((escalation) => escalation.resolution === undefined);
 
   const disputeOf: DisputeOf = (cellKey, path, reason, contenders, members) => {
-    let escalation = openFor(cellKey, reason);
-    if (!escalation) {
-      // Not expected (every live dispute has an open escalation), but never drop a dispute:
-      // name it from its members so replicas still agree.
-      const id = `${namespace}/${cellKey}#${members.map((member) => member.id).join(",")}`;
-      record(id, cellKey, path, reason, members, contenders, []);
-      escalation = escalations.get(id);
-    }
-    return new Disputed(escalation?.id ?? "", contenders);
+    // A live dispute with no open escalation of its own is rare (two concurrent resolutions of
+    // different kinds open a generation no write is in), but never drop a dispute: name it from
+    // its members so replicas still agree.
+    const escalation =
+      openFor(cellKey, reason) ??
+      record(
+        `${namespace}/${cellKey}#${members.map((member) => member.id).join(",")}`,
+        cellKey,
+        path,
+        reason,
+        members,
+        contenders,
+        [],
+      );
+    return new Disputed(escalation.id, contenders);
   };
 
   const liveByKind = groupByKind(live);
@@ -532,7 +539,7 @@ type RecordEscalation = (
   members: readonly EntryRecord[],
   contenders: Contender[],
   candidates: readonly EntryRecord[],
-) => void;
+) => Escalation;
 
 type DisputeOf = (
   cellKey: string,
