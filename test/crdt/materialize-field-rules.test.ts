@@ -25,6 +25,8 @@ interface Writer {
   write(kind: StoredEntry["f"], value: JsonValue, options?: WriteOptions): EntryRecord;
   /** The writer imports these entries (and everything they had seen). */
   sees(...entries: EntryRecord[]): Writer;
+  /** The writer's order key moves on by `steps`, as writes to other fields move it. */
+  elsewhere(steps: number): Writer;
 }
 
 function history() {
@@ -70,6 +72,10 @@ function history() {
           known.set(entry.peer, Math.max(known.get(entry.peer) ?? 0, entry.counter + 1));
           order = Math.max(order, entry.data.s);
         }
+        return self;
+      },
+      elsewhere(steps) {
+        order += steps;
         return self;
       },
     };
@@ -354,6 +360,42 @@ describe("materializeField", () => {
       const view = derive(h);
       expect(outcomes(view)).toStrictEqual({ "ns/k#0:kind": null });
       expect(disputeId(view.value)).toBe("ns/k#0:kind");
+    });
+
+    it("names the oldest open mismatch when a reopened one and the next generation's are both open", () => {
+      const h = history();
+      const alice = h.writer("1", "alice");
+      const lead = h.writer("3", "lead");
+      const a = alice.write("set", ["x"]);
+      const b = h.writer("2", "bob").write("register", "y");
+      lead.sees(a, b).write("register", "z", { r: "ns/k#0:kind" });
+      alice.write("set", ["x2"]);
+      lead.write("set", ["c"], { g: 1 });
+      const view = derive(h);
+      expect(outcomes(view)).toStrictEqual({ "ns/k#0:kind": null, "ns/k#1:kind": null });
+      expect(disputeId(view.value)).toBe("ns/k#0:kind");
+    });
+
+    it("names the earliest open generation's mismatch, whatever order the generations' writes sort in", () => {
+      const h = history();
+      const alice = h.writer("1", "alice");
+      const lead = h.writer("3", "lead");
+      const a = alice.write("set", ["x"]);
+      const b = h.writer("2", "bob").write("register", "y");
+      const r1 = lead.sees(a, b).write("register", "z", { r: "ns/k#0:kind" });
+      // Written before alice saw the resolution: the mismatch reopens, and is resolved again.
+      const a2 = alice.write("set", ["x2"]);
+      lead.sees(a2).write("register", "z", { g: 1, r: "ns/k#0:kind" });
+      lead.write("set", ["e"], { g: 2 });
+      // A generation-1 write that sorts after the generation-2 one (its writer's clock ran ahead).
+      h.writer("4", "dave").sees(r1).elsewhere(10).write("set", ["d"], { g: 1 });
+      const view = derive(h);
+      expect(outcomes(view)).toStrictEqual({
+        "ns/k#0:kind": "z",
+        "ns/k#1:kind": null,
+        "ns/k#2:kind": null,
+      });
+      expect(disputeId(view.value)).toBe("ns/k#1:kind");
     });
 
     it("names a dispute between two concurrent resolutions of different kinds after its members", () => {
