@@ -26,15 +26,11 @@ export function createContextStore(options: CreateContextStoreOptions = {}): Con
   const settings = resolveStoreSettings(options);
   switch (settings.kind) {
     case "postgres":
-      return new PostgresStore({ url: settings.url, tenantId: settings.tenantId });
+      return new PostgresStore(settings);
     case "statewave": {
-      return new StatewaveStore({
-        baseUrl: settings.baseUrl,
-        ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
-        ...(settings.tenantId !== undefined ? { tenantId: settings.tenantId } : {}),
-      });
+      return new StatewaveStore(settings);
     }
     case "embedded":
-      return new EmbeddedStore({ path: settings.path, tenantId: settings.tenantId });
+      return new EmbeddedStore(settings);
   }
 }

@@ -13,19 +13,15 @@ export async function openContextStore(
   switch (settings.kind) {
     case "postgres": {
       const { PostgresStore } = await import("./postgres/postgres-store.js");
-      return new PostgresStore({ url: settings.url, tenantId: settings.tenantId });
+      return new PostgresStore(settings);
     }
     case "statewave": {
       const { StatewaveStore } = await import("./statewave-store.js");
-      return new StatewaveStore({
-        baseUrl: settings.baseUrl,
-        ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
-        ...(settings.tenantId !== undefined ? { tenantId: settings.tenantId } : {}),
-      });
+      return new StatewaveStore(settings);
     }
     case "embedded": {
       const { EmbeddedStore } = await import("./embedded-store.js");
-      return new EmbeddedStore({ path: settings.path, tenantId: settings.tenantId });
+      return new EmbeddedStore(settings);
     }
   }
 }
