@@ -70,6 +70,8 @@ const stringWidthRules = new Map([
   [8, "measure"],
 ]);
 const fastStringWidthModule = resolve(distDirectory, "ui", "layout", "fast-string-width.js");
+/** The CLI's width arithmetic, which loads the width libraries on first need with `require`. */
+const textWidthModule = resolve(distDirectory, "ui", "format", "text-width.js");
 /** Marks the plugin's own resolution of the real string-width, so it does not redirect itself. */
 const realStringWidth = Symbol("real string-width");
 
@@ -122,6 +124,13 @@ const plugin = {
       resolveDir: dirname(args.path),
       loader: "js",
     }));
+    // Its `require` calls become the bundle's, so they reach the bundled copies (string-width
+    // behind its fast path) instead of loading a second, unbundled set from node_modules.
+    build.onLoad({ filter: /[/\\]ui[/\\]format[/\\]text-width\.js$/ }, (args) =>
+      args.path === textWidthModule
+        ? rewrite(args.path, "const require = createRequire(import.meta.url);", "")
+        : undefined,
+    );
     // dist/bench stays tsc's output, imported relative to the bundle (which lives in dist/cli).
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       const target = resolve(args.resolveDir, args.path);

@@ -6,29 +6,22 @@
 import { createRequire } from "node:module";
 import { stripVTControlCharacters } from "node:util";
 
-/** The three width libraries, loaded together on first need. */
+/** The three width libraries, each loaded on first need. */
 interface WidthLibraries {
   readonly cliTruncate: typeof import("cli-truncate").default;
   readonly stringWidth: typeof import("string-width").default;
   readonly wrapAnsi: typeof import("wrap-ansi").default;
 }
 
-function loadWithRequire(): WidthLibraries {
-  const require = createRequire(import.meta.url);
-  return {
-    cliTruncate: require("cli-truncate").default,
-    stringWidth: require("string-width").default,
-    wrapAnsi: require("wrap-ansi").default,
-  };
-}
-
 /**
  * Start-up: evaluating these libraries (Unicode tables, emoji patterns) costs ~100 ms of CPU, more
- * than the rest of `shared-ctx runs`, whose table is printable ASCII. So they load on first need,
- * synchronously through `require()` of their ES modules (Node ≥ 20.19); an older Node 20 cannot,
- * and loads them up front as before.
+ * than the rest of `shared-ctx runs`, whose table is printable ASCII. So each loads on first need,
+ * synchronously through `require()` of its ES module (Node ≥ 20.19); an older Node 20 cannot, and
+ * loads them up front. In the CLI bundle these `require` calls are the bundle's own
+ * (scripts/bundle-cli.mjs): the copies Ink draws with, string-width behind its fast path.
  */
-let libraries: WidthLibraries | undefined = process.features.require_module
+const require = createRequire(import.meta.url);
+const preloaded: WidthLibraries | undefined = process.features.require_module
   ? undefined
   : await Promise.all([import("cli-truncate"), import("string-width"), import("wrap-ansi")]).then(
       ([truncateModule, widthModule, wrapModule]) => ({
@@ -37,14 +30,23 @@ let libraries: WidthLibraries | undefined = process.features.require_module
         wrapAnsi: wrapModule.default,
       }),
     );
-
-function widthLibraries(): WidthLibraries {
-  libraries ??= loadWithRequire();
-  return libraries;
-}
+const loaded: { -readonly [Name in keyof WidthLibraries]?: WidthLibraries[Name] } = {
+  ...preloaded,
+};
 
 function stringWidth(text: string): number {
-  return widthLibraries().stringWidth(text);
+  loaded.stringWidth ??= require("string-width").default as WidthLibraries["stringWidth"];
+  return loaded.stringWidth(text);
+}
+
+function cliTruncate(...args: Parameters<WidthLibraries["cliTruncate"]>): string {
+  loaded.cliTruncate ??= require("cli-truncate").default as WidthLibraries["cliTruncate"];
+  return loaded.cliTruncate(...args);
+}
+
+function wrapAnsi(...args: Parameters<WidthLibraries["wrapAnsi"]>): string {
+  loaded.wrapAnsi ??= require("wrap-ansi").default as WidthLibraries["wrapAnsi"];
+  return loaded.wrapAnsi(...args);
 }
 
 /** The text without ANSI escape sequences. */
@@ -70,7 +72,7 @@ export function truncate(text: string, width: number): string {
   if (textWidth(text) <= width) return text;
   // What cli-truncate returns for printable ASCII, without its width calls.
   if (printableAscii.test(text)) return `${text.slice(0, width - 1)}…`;
-  return widthLibraries().cliTruncate(text, width, { position: "end" });
+  return cliTruncate(text, width, { position: "end" });
 }
 
 /** The text padded with spaces (or cut) to exactly `width` columns. */
@@ -89,7 +91,7 @@ export function wrapText(text: string, width: number): string[] {
   if (width <= 0) return [words.join(" ")];
   if (words.length === 0) return [""];
   // A wide character cannot be split: at width 1 it would still take two columns.
-  const wrapped = widthLibraries().wrapAnsi(words.join(" "), Math.max(2, width), {
+  const wrapped = wrapAnsi(words.join(" "), Math.max(2, width), {
     hard: true,
     trim: true,
   });
@@ -103,7 +105,7 @@ export function wrapText(text: string, width: number): string[] {
  */
 export function wrappedRows(text: string, width: number): number {
   if (width <= 0) return 1;
-  return widthLibraries().wrapAnsi(text, width, { hard: true, trim: false }).split("\n").length;
+  return wrapAnsi(text, width, { hard: true, trim: false }).split("\n").length;
 }
 
 /**
