@@ -658,6 +658,50 @@ describe("materializeField", () => {
     });
   });
 
+  describe("cost", () => {
+    /** Derives the field, counting how often it asks the causal order. */
+    function causalQueries(h: History): { view: FieldView; queries: number } {
+      let queries = 0;
+      const view = materializeField({
+        subjectId: "s",
+        namespace: "ns",
+        key: "k",
+        entries: [...h.entries].sort(compareEntries),
+        before: (earlier, later) => {
+          queries++;
+          return h.before(earlier, later);
+        },
+      });
+      return { view, queries };
+    }
+
+    it("asks the causal order a few times per write when each write saw the one before", () => {
+      const h = history();
+      const writers = [h.writer("1", "alice"), h.writer("2", "bob"), h.writer("3", "carol")];
+      let previous: EntryRecord | undefined;
+      for (let index = 0; index < 30; index++) {
+        const writer = writers[index % writers.length] as Writer;
+        if (previous) writer.sees(previous);
+        previous = writer.write("register", `v${index}`);
+      }
+      const { view, queries } = causalQueries(h);
+      expect(view).toMatchObject({ value: "v29", escalations: [] });
+      expect(queries).toBeLessThanOrEqual(3 * 30);
+    });
+
+    it("compares each concurrent write with the others once", () => {
+      const h = history();
+      const count = 30;
+      for (let index = 0; index < count; index++) {
+        h.writer(String(index + 1), `agent-${index}`).write("register", `v${index}`);
+      }
+      const { view, queries } = causalQueries(h);
+      expect(view.escalations[0]?.contenders).toHaveLength(count);
+      // Heads: each write against those before it; the dispute: each write once more.
+      expect(queries).toBeLessThanOrEqual((count * (count - 1)) / 2 + 2 * count);
+    });
+  });
+
   it("derives no value, kind or escalation from no entries", () => {
     const view = derive(history());
     expect(view).toMatchObject({
