@@ -37,6 +37,11 @@ export interface StartupFigure {
   readonly wallMs: number;
   /** `cpuMs` (CPU targets) or `wallMs` (latency targets) over the same figure for `node -e 0`. */
   readonly ratio: number;
+  /**
+   * The fastest and the slowest run of what the target judges (CPU for CPU targets, else wall):
+   * how far one run can be from the median on this machine.
+   */
+  readonly spreadMs: readonly [number, number];
   /** "≤ 2× node -e 0 CPU", "≤ 300 ms". */
   readonly target: string;
   readonly met: boolean;
@@ -91,6 +96,11 @@ function median(values: readonly number[]): number {
   const middle = Math.floor(sorted.length / 2);
   const upper = sorted[middle] ?? 0;
   return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? 0) + upper) / 2;
+}
+
+/** The smallest and the largest value, rounded as the figures are. */
+function spread(values: readonly number[]): readonly [number, number] {
+  return [round(Math.min(...values)), round(Math.max(...values))];
 }
 
 function round(value: number, digits = 1): number {
@@ -235,9 +245,11 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
     const outcomes: ChildOutcome[] = [];
     for (let index = 0; index < repeats; index += 1) outcomes.push(await runProbed(args, common));
     const failed = outcomes.find((outcome) => outcome.code !== 0 || outcome.cpuMs === undefined);
+    const cpu = outcomes.map((outcome) => outcome.cpuMs ?? 0);
     return {
-      cpuMs: median(outcomes.map((outcome) => outcome.cpuMs ?? 0)),
+      cpuMs: median(cpu),
       wallMs: median(outcomes.map((outcome) => outcome.wallMs)),
+      spreadMs: spread(cpu),
       ...(failed
         ? { error: `exit ${failed.code}: ${failed.stderr.trim().split("\n")[0] ?? ""}` }
         : {}),
@@ -251,15 +263,19 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
   const latencyFigure = async (
     name: string,
     measure: () => Promise<number>,
-  ): Promise<{ wallMs: number; error?: string }> => {
+  ): Promise<{ wallMs: number; spreadMs: readonly [number, number]; error?: string }> => {
     progress(`${name} × ${repeats}`);
     const times: number[] = [];
     try {
       for (let index = 0; index < repeats; index += 1) times.push(await measure());
     } catch (error) {
-      return { wallMs: Number.NaN, error: error instanceof Error ? error.message : String(error) };
+      return {
+        wallMs: Number.NaN,
+        spreadMs: [Number.NaN, Number.NaN],
+        error: error instanceof Error ? error.message : String(error),
+      };
     }
-    return { wallMs: median(times) };
+    return { wallMs: median(times), spreadMs: spread(times) };
   };
 
   const script = options.terminal === false ? undefined : findScript();
@@ -305,6 +321,7 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
       cpuMs: round(help.cpuMs),
       wallMs: round(help.wallMs),
       ratio: cpuRatio(help.cpuMs),
+      spreadMs: help.spreadMs,
       target: `≤ ${startupTargets.cpuRatio}× node -e 0 CPU`,
       met: help.error === undefined && help.cpuMs <= startupTargets.cpuRatio * baseline.cpuMs,
       ...(help.error ? { error: help.error } : {}),
@@ -314,6 +331,7 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
       cpuMs: round(runs.cpuMs),
       wallMs: round(runs.wallMs),
       ratio: cpuRatio(runs.cpuMs),
+      spreadMs: runs.spreadMs,
       target: `≤ ${startupTargets.cpuRatio}× node -e 0 CPU`,
       met: runs.error === undefined && runs.cpuMs <= startupTargets.cpuRatio * baseline.cpuMs,
       ...(runs.error ? { error: runs.error } : {}),
@@ -322,6 +340,7 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
       name: "demo first frame",
       wallMs: round(demo.wallMs),
       ratio: wallRatio(demo.wallMs),
+      spreadMs: demo.spreadMs,
       target: `≤ ${startupTargets.demoFirstFrameMs} ms`,
       met: demo.error === undefined && demo.wallMs <= startupTargets.demoFirstFrameMs,
       ...(demo.error ? { error: demo.error } : {}),
@@ -330,6 +349,7 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
       name: "mcp initialize",
       wallMs: round(mcp.wallMs),
       ratio: wallRatio(mcp.wallMs),
+      spreadMs: mcp.spreadMs,
       target: `≤ ${startupTargets.mcpInitializeMs} ms`,
       met: mcp.error === undefined && mcp.wallMs <= startupTargets.mcpInitializeMs,
       ...(mcp.error ? { error: mcp.error } : {}),
@@ -365,13 +385,16 @@ export function formatStartupBenchTable(result: StartupBenchResult): string {
           ` ${`${figure.wallMs} ms wall`.padEnd(16)} ${figure.ratio}× CPU`
         : `${`${figure.wallMs} ms`.padEnd(16)} ${"".padEnd(16)} ${figure.ratio}× wall`;
     const verdict = figure.met ? "MET" : "MISSED";
+    const [fastest, slowest] = figure.spreadMs;
+    const range = figure.error ? "" : `range ${fastest}–${slowest} ms`;
     lines.push(
-      `  ${figure.name.padEnd(18)} ${measured.padEnd(48)} target ${figure.target}: ${verdict}${figure.error ? ` (${figure.error})` : ""}`,
+      `  ${figure.name.padEnd(18)} ${measured.padEnd(48)} ${range.padEnd(24)} target ${figure.target}: ${verdict}${figure.error ? ` (${figure.error})` : ""}`,
     );
   }
   lines.push(
     "",
     `The demo's first frame is observed ${result.demoOutput === "terminal" ? "in a pseudo-terminal (script)" : "through a pipe (no `script` here)"}; CPU is user + system of the whole process.`,
+    "The targets judge the median; the range is the fastest and the slowest run of what they judge (CPU for CPU targets).",
   );
   return `${lines.join("\n")}\n`;
 }
