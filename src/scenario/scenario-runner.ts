@@ -75,7 +75,8 @@ export interface RealTime {
 }
 
 function defaultRunIdSuffix(): string {
-  return randomUUID().replace(/-/g, "").slice(0, 8);
+  // A UUID's first group: 8 hexadecimal digits.
+  return randomUUID().slice(0, 8);
 }
 
 /** A stable 32-bit number per agent id, so each agent's jitter does not depend on scheduling. */
