@@ -8,8 +8,13 @@
 // cross it. Comma-join paths to mutate them in one run. `--break <score>` fails a run whose
 // mutation score is below it; `--tests <glob>[,<glob>...]` replaces the mirrored tests (CI's smoke
 // run judges two small modules by their own unit tests alone). Prints one score line per run.
+// `--batches <n>` splits each folder into n runs of about equal size (own incremental file and
+// report each, reports/mutation/<name>.part-<k>of<n>/), then prints the folder's score over them:
+// Stryker writes its results only when a run ends, so a long folder run (an hour or more on a
+// 2-core machine) that is stopped keeps the batches that finished, and a rerun reuses them.
+// `--plan` prints the runs (what each mutates, which tests judge it) without running them.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 const coreFolders = ["src/context", "src/crdt", "src/scenario", "src/server"];
@@ -20,12 +25,22 @@ const extraTests = new Map([["agents", ["scenario"]]]);
 const args = process.argv.slice(2);
 let breakAt = 0;
 let tests;
+let batches = 1;
+let planOnly = false;
 const runs = [];
 for (let index = 0; index < args.length; index += 1) {
   const arg = args[index] ?? "";
   if (arg === "--break") {
     breakAt = Number(args[index + 1]);
     index += 1;
+  } else if (arg === "--plan") {
+    planOnly = true;
+  } else if (arg === "--batches") {
+    batches = Number(args[index + 1]);
+    index += 1;
+    if (!Number.isInteger(batches) || batches < 1) {
+      throw new Error("test:mutation: --batches takes a whole number of runs, 1 or more");
+    }
   } else if (arg === "--tests") {
     tests = args[index + 1];
     index += 1;
@@ -39,6 +54,30 @@ function mutateGlobs(target) {
   const clean = target.replace(/\/+$/, "");
   if (!existsSync(clean)) throw new Error(`test:mutation: no such path ${clean}`);
   return clean.endsWith(".ts") ? [clean] : [`${clean}/**/*.ts`, `!${clean}/**/*.d.ts`];
+}
+
+/** The TypeScript sources under a folder (no declaration files), in path order. */
+function sourcesUnder(folder) {
+  return readdirSync(folder, { recursive: true })
+    .map((entry) => path.join(folder, String(entry)))
+    .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
+    .sort();
+}
+
+/** `files` in `count` groups of about equal size (biggest file first into the smallest group). */
+function splitBySize(files, count) {
+  const groups = Array.from({ length: Math.min(count, files.length) }, () => ({
+    size: 0,
+    files: [],
+  }));
+  const bySize = files.map((file) => ({ file, size: statSync(file).size }));
+  bySize.sort((left, right) => right.size - left.size);
+  for (const { file, size } of bySize) {
+    const smallest = groups.reduce((best, group) => (group.size < best.size ? group : best));
+    smallest.files.push(file);
+    smallest.size += size;
+  }
+  return groups.map((group) => group.files.sort());
 }
 
 function testGlobs(targets) {
@@ -58,22 +97,32 @@ function scoreOf(reportFile) {
   for (const file of Object.values(report.files)) {
     for (const mutant of file.mutants) counts[mutant.status] = (counts[mutant.status] ?? 0) + 1;
   }
+  return { score: scoreOfCounts(counts), counts };
+}
+
+function scoreOfCounts(counts) {
   const detected = (counts.Killed ?? 0) + (counts.Timeout ?? 0);
   const undetected = (counts.Survived ?? 0) + (counts.NoCoverage ?? 0);
   const total = detected + undetected;
-  return { score: total === 0 ? 100 : (100 * detected) / total, counts };
+  return total === 0 ? 100 : (100 * detected) / total;
 }
 
 const stryker = path.join("node_modules", "@stryker-mutator", "core", "bin", "stryker.js");
 const summary = [];
 let failed = false;
-for (const run of runs) {
-  const targets = run.split(",").map((target) => target.replace(/\/+$/, ""));
-  const name = targets
-    .map((target) => target.replace(/^src\//, "").replace(/[/.]/g, "-"))
-    .join("+");
+
+function nameOf(targets) {
+  return targets.map((target) => target.replace(/^src\//, "").replace(/[/.]/g, "-")).join("+");
+}
+
+/** One Stryker run; the counts of its report, or undefined when it wrote none. */
+function runStryker({ label, name, mutate, testFiles }) {
   const reportDir = path.join("reports", "mutation", name);
-  process.stdout.write(`\n=== mutation: ${targets.join(", ")} (report: ${reportDir}/)\n`);
+  process.stdout.write(`\n=== mutation: ${label} (report: ${reportDir}/)\n`);
+  if (planOnly) {
+    process.stdout.write(`mutate: ${mutate.join(" ")}\ntests: ${testFiles}\n`);
+    return undefined;
+  }
   const started = Date.now();
   const result = spawnSync(
     process.execPath,
@@ -82,9 +131,9 @@ for (const run of runs) {
       "run",
       "stryker.config.mjs",
       "--mutate",
-      targets.flatMap(mutateGlobs).join(","),
+      mutate.join(","),
       "--testFiles",
-      tests ?? testGlobs(targets).join(","),
+      testFiles,
       "--incrementalFile",
       path.join(reportDir, "incremental.json"),
       "--tempDirName",
@@ -99,13 +148,50 @@ for (const run of runs) {
   const reportFile = path.join(reportDir, "mutation.json");
   if (result.status !== 0) failed = true;
   if (!existsSync(reportFile)) {
-    summary.push(`${targets.join(", ")}: no report (exit ${result.status}) after ${minutes} min`);
-    continue;
+    summary.push(`${label}: no report (exit ${result.status}) after ${minutes} min`);
+    return undefined;
   }
   const { score, counts } = scoreOf(reportFile);
-  summary.push(
-    `${targets.join(", ")}: ${score.toFixed(2)} % (${JSON.stringify(counts)}) in ${minutes} min`,
-  );
+  summary.push(`${label}: ${score.toFixed(2)} % (${JSON.stringify(counts)}) in ${minutes} min`);
+  return counts;
 }
-process.stdout.write(`\n--- mutation scores\n${summary.join("\n")}\n`);
+
+for (const run of runs) {
+  const targets = run.split(",").map((target) => target.replace(/\/+$/, ""));
+  const testFiles = tests ?? testGlobs(targets).join(",");
+  const folder = targets.length === 1 && !targets[0].endsWith(".ts") ? targets[0] : undefined;
+  if (batches === 1 || folder === undefined) {
+    runStryker({
+      label: targets.join(", "),
+      name: nameOf(targets),
+      mutate: targets.flatMap(mutateGlobs),
+      testFiles,
+    });
+    continue;
+  }
+  mutateGlobs(folder);
+  const parts = splitBySize(sourcesUnder(folder), batches);
+  const total = {};
+  let complete = true;
+  parts.forEach((files, index) => {
+    const part = `part-${index + 1}of${parts.length}`;
+    const counts = runStryker({
+      label: `${folder} ${part} (${files.length} files)`,
+      name: `${nameOf([folder])}.${part}`,
+      mutate: files,
+      testFiles,
+    });
+    if (counts === undefined) complete = false;
+    for (const [status, count] of Object.entries(counts ?? {})) {
+      total[status] = (total[status] ?? 0) + count;
+    }
+  });
+  if (planOnly) continue;
+  const score = scoreOfCounts(total);
+  summary.push(
+    `${folder}, ${complete ? "all" : "NOT all"} ${parts.length} batches: ${score.toFixed(2)} % (${JSON.stringify(total)})`,
+  );
+  if (breakAt > 0 && score < breakAt) failed = true;
+}
+if (!planOnly) process.stdout.write(`\n--- mutation scores\n${summary.join("\n")}\n`);
 process.exitCode = failed ? 1 : 0;
