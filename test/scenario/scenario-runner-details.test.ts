@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Brain } from "../../src/agents/brain.js";
+import type { Brain, ReviewFinding } from "../../src/agents/brain.js";
 import { createOfflineBrain } from "../../src/agents/offline-brain.js";
 import type { ContextStore } from "../../src/context/context-store.js";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
@@ -53,6 +53,8 @@ function modelBrain(options: {
   tokens?: number;
   reproducible?: boolean;
   fail?: Error;
+  /** Findings the model adds to the review. */
+  findings?: ReviewFinding[];
 }): Brain & { calls(): number } {
   const offline = createOfflineBrain();
   let calls = 0;
@@ -73,7 +75,11 @@ function modelBrain(options: {
       if (options.fail) return Promise.reject(options.fail);
       return answer(() => offline.chooseModuleStep(input, call), call?.onUsage);
     },
-    review: (input, call) => answer(() => offline.review(input, call), call?.onUsage),
+    review: (input, call) =>
+      answer(async () => {
+        const report = await offline.review(input, call);
+        return { ...report, findings: [...report.findings, ...(options.findings ?? [])] };
+      }, call?.onUsage),
     calls: () => calls,
   };
 }
@@ -325,6 +331,64 @@ describe("startRun", () => {
     });
   });
 
+  describe("the review", () => {
+    it("waits for a Planner that decides after the Coders are done", async () => {
+      const shipped = await loadScenario("auth-jwt");
+      const scenario: Scenario = {
+        ...shipped,
+        agents: shipped.agents.map((agent) =>
+          agent.role === "planner" ? { ...agent, startAtMs: 600_000 } : agent,
+        ),
+      };
+      const { events, summary } = await runToEnd(scenario, "naive", { store: memoryStore() });
+      const lastBuild = events.findLastIndex((event) => event.type === "module-end");
+      const decision = events.findIndex((event) => event.type === "decision-write");
+      const review = events.findIndex(
+        (event) => event.type === "agent-log" && event.text === "Reviewing the finished work…",
+      );
+      expect(lastBuild).toBeGreaterThan(-1);
+      expect(decision).toBeGreaterThan(lastBuild);
+      expect(review).toBeGreaterThan(decision);
+      expect(summary.collision).toBe(true);
+    });
+
+    it("blames the atomic claim unless the finding's first agent deprecated that very module", async () => {
+      const real = { now: 0 };
+      const finding = (module: string, agents: string[]): ReviewFinding => ({
+        module,
+        agents,
+        description: `${agents.join(" and ")} on ${module}`,
+        wasted: [],
+      });
+      const brain = modelBrain({
+        real,
+        reproducible: true,
+        findings: [
+          // Planner B decided legacy-cache too, but to keep it (Planner A deprecated it).
+          finding("legacy-cache", ["planner-b", "coder"]),
+          // Planner A deprecated legacy-cache, not session-store.
+          finding("session-store", ["planner-a", "coder"]),
+          finding("legacy-cache", ["coder", "planner-a"]),
+          finding("legacy-cache", ["planner-a", "coder"]),
+        ],
+      });
+      const { events } = await runToEnd(await loadScenario("disagreeing-planners"), "naive", {
+        store: memoryStore(),
+        brain,
+        realNow: () => real.now,
+      });
+      const causes = events.flatMap((event) =>
+        event.type === "collision" ? [`${event.module} ${event.agents[0]}: ${event.cause}`] : [],
+      );
+      expect(causes.slice(-4)).toEqual([
+        "legacy-cache planner-b: atomic claim",
+        "session-store planner-a: atomic claim",
+        "legacy-cache coder: atomic claim",
+        expect.not.stringMatching(/atomic claim$/),
+      ]);
+    });
+  });
+
   describe("a store that fails", () => {
     it("fails the run before any agent works when the run's start cannot be kept", async () => {
       const handle = startRun({
@@ -430,6 +494,61 @@ describe("startRun", () => {
       await handle.done;
       expect(mayJump.length).toBeGreaterThan(1);
       expect(mayJump.every(Boolean)).toBe(true);
+    });
+  });
+
+  describe("the end of a run", () => {
+    it("closes every watch the run opened on the store", async () => {
+      const inner = memoryStore();
+      const watches: Array<{ closed: boolean }> = [];
+      const store = new Proxy(inner, {
+        get(target, property, receiver) {
+          if (property === "watch") {
+            return (...args: Parameters<ContextStore["watch"]>) => {
+              const subscription = target.watch(...args);
+              const watch = { closed: false };
+              watches.push(watch);
+              return {
+                ...subscription,
+                close: () => {
+                  watch.closed = true;
+                  subscription.close();
+                },
+              };
+            };
+          }
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      await runToEnd(await loadScenario("late-decision"), "statewave", { store });
+      expect(watches.length).toBeGreaterThan(0);
+      expect(watches.filter((watch) => !watch.closed)).toEqual([]);
+    });
+
+    it("no longer holds back the other runs of its playback group once it is over", async () => {
+      const group = createPlaybackGroup();
+      // A run shown beside it that has not moved: this run may not play past 0 until it does.
+      const other = group.join();
+      const controller = new AbortController();
+      const handle = startRun({
+        scenario: await loadScenario("auth-jwt"),
+        mode: "naive",
+        store: memoryStore(),
+        speed: 1,
+        playback: group,
+        seed: 1,
+        generateId: sequentialIds(),
+        signal: controller.signal,
+      });
+      const waiting = deferred();
+      handle.subscribe((event) => {
+        if (event.type === "agent-start") waiting.resolve();
+      });
+      await waiting.promise;
+      controller.abort(new Error("the demo moved on"));
+      await expect(handle.done).rejects.toThrow("the demo moved on");
+      expect(other.mayJumpTo(1_000_000)).toBe(true);
     });
   });
 
