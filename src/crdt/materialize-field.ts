@@ -310,7 +310,7 @@ export function materializeField(input: {
     kind,
     attribution,
     escalations: [...escalations.values()].sort((left, right) =>
-      left.id < right.id ? -1 : left.id > right.id ? 1 : 0,
+      compareDistinct(left.id, right.id),
     ),
     announcers,
     disputedHeads,
@@ -327,7 +327,7 @@ export function materializeField(input: {
  * everything) or a register written by one peer alone (each write saw the one before). Such a
  * field skips the escalation machinery: reading it costs one pass over its entries.
  */
-function quietKind(entries: readonly EntryRecord[]): FieldKind | undefined {
+function quietKind(entries: readonly EntryRecord[]): Exclude<FieldKind, "map"> | undefined {
   const first = entries[0];
   if (!first) return undefined;
   const kind = first.data.f;
@@ -372,8 +372,7 @@ function quietMap(entries: readonly EntryRecord[]): FieldView | undefined {
   // The same path order and the same shape as `mergeMap`, so both paths give identical JSON.
   const paths = [...last.values()].sort(
     (left, right) =>
-      left.path.length - right.path.length ||
-      (left.pathKey < right.pathKey ? -1 : left.pathKey > right.pathKey ? 1 : 0),
+      left.path.length - right.path.length || compareDistinct(left.pathKey, right.pathKey),
   );
   const value: Record<string, unknown> = {};
   const attribution: Record<string, unknown> = {};
@@ -401,7 +400,7 @@ function quietMap(entries: readonly EntryRecord[]): FieldView | undefined {
   };
 }
 
-function quietView(kind: FieldKind, entries: readonly EntryRecord[]): FieldView {
+function quietView(kind: Exclude<FieldKind, "map">, entries: readonly EntryRecord[]): FieldView {
   let generation = 0;
   for (const entry of entries) generation = Math.max(generation, entry.data.g);
   const view: FieldView = {
@@ -420,13 +419,11 @@ function quietView(kind: FieldKind, entries: readonly EntryRecord[]): FieldView 
     view.attribution = last && contenderOf(last);
     return view;
   }
-  if (kind === "set" || kind === "text" || kind === "counter") {
-    const merged = mergeKind(kind, entries);
-    view.value = merged.value;
-    view.attribution = merged.attribution;
-    view.elements = merged.elements;
-    if (merged.setMembers) attributeLazily(view, merged.setMembers);
-  }
+  const merged = mergeKind(kind, entries);
+  view.value = merged.value;
+  view.attribution = merged.attribution;
+  view.elements = merged.elements;
+  if (merged.setMembers) attributeLazily(view, merged.setMembers);
   return view;
 }
 
@@ -474,9 +471,8 @@ export function extendView(
       attributeLazily(view, entries);
       return view;
     }
-    default:
-      return undefined;
   }
+  return undefined;
 }
 
 /** The value of a set, text or counter field's live writes, and who wrote what. */
@@ -826,16 +822,16 @@ function mergeMap(options: {
   disputeOf: DisputeOf;
 }): { value: Record<string, unknown>; attribution: Record<string, unknown> } {
   const { key, members, resolutions, supersedes, disputedHeads, disputeOf } = options;
-  const leafResolutions = resolutions.filter((entry) => entry.data.rp !== undefined);
+  const leafResolutions = resolutions.flatMap((resolution) =>
+    resolution.data.rp === undefined ? [] : [{ resolution, path: resolution.data.rp }],
+  );
   const leaves = members
     .flatMap((member) => leavesOf(member))
     .filter(
       (leaf) =>
         !leafResolutions.some(
-          (resolution) =>
-            resolution.data.rp !== undefined &&
-            pathsRelated(resolution.data.rp, leaf.path) &&
-            coveredBy(leaf.entry, resolution),
+          ({ resolution, path }) =>
+            pathsRelated(path, leaf.path) && coveredBy(leaf.entry, resolution),
         ),
     );
   // A leaf is replaced by a later write at the same path, above it or below it.
@@ -851,14 +847,13 @@ function mergeMap(options: {
     return false;
   };
   const heads = leaves.filter((leaf) => {
-    if (supersededIn(index.byPath.get(leaf.pathKey), leaf)) return false;
-    if (supersededIn(index.under.get(leaf.pathKey), leaf)) return false;
-    for (let length = 0; length < leaf.path.length; length++) {
+    // At its own path first (the usual replacement), then above it.
+    for (let length = leaf.path.length; length >= 0; length--) {
       if (supersededIn(index.byPath.get(JSON.stringify(leaf.path.slice(0, length))), leaf)) {
         return false;
       }
     }
-    return true;
+    return !supersededIn(index.under.get(leaf.pathKey), leaf);
   });
   const byPath = new Map<string, Leaf[]>();
   for (const leaf of heads) {
@@ -870,7 +865,7 @@ function mergeMap(options: {
   const paths = [...byPath.keys()].sort((left, right) => {
     const leftPath = JSON.parse(left) as string[];
     const rightPath = JSON.parse(right) as string[];
-    return leftPath.length - rightPath.length || (left < right ? -1 : left > right ? 1 : 0);
+    return leftPath.length - rightPath.length || compareDistinct(left, right);
   });
 
   const value: Record<string, unknown> = {};
@@ -935,6 +930,11 @@ function mergeMap(options: {
     defineOwn(attribution, path.join("."), last);
   }
   return { value, attribution };
+}
+
+/** Orders strings that are never equal within one sort (escalation ids, path keys). */
+function compareDistinct(left: string, right: string): number {
+  return left < right ? -1 : 1;
 }
 
 function setAtPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
