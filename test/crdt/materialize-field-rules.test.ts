@@ -312,6 +312,8 @@ describe("materializeField", () => {
       const map = h.writer("4", "dave");
       map.write("map", { x: { p: 1 } });
       map.write("map", { x: { q: 2 } });
+      map.write("map", { w: { a: 1 } });
+      map.write("map", { w: "s" });
       const set = h.writer("5", "erin");
       set.write("set", ["s"]);
       set.write("set", ["s", "t"]);
@@ -320,7 +322,7 @@ describe("materializeField", () => {
         ["alice", "a\nb"],
         ["bob", 5],
         ["carol", { b: 2 }],
-        ["dave", { x: { p: 1, q: 2 } }],
+        ["dave", { x: { p: 1, q: 2 }, w: "s" }],
         ["erin", ["s", "t"]],
       ]);
     });
@@ -518,10 +520,10 @@ describe("materializeField", () => {
     it("merges concurrent writes to different leaves, empty objects included", () => {
       const h = history();
       h.writer("1", "alice").write("map", { x: 1, n: { p: 1 } });
-      h.writer("2", "bob").write("map", { y: {}, n: { q: { r: 2 } } });
+      h.writer("2", "bob").write("map", { y: {}, n: { q: { r: 2 }, m: {} } });
       h.writer("3", "carol").write("map", {});
       const view = derive(h);
-      expect(view.value).toStrictEqual({ x: 1, y: {}, n: { p: 1, q: { r: 2 } } });
+      expect(view.value).toStrictEqual({ x: 1, y: {}, n: { p: 1, q: { r: 2 }, m: {} } });
       expect(view.escalations).toStrictEqual([]);
     });
 
@@ -537,6 +539,14 @@ describe("materializeField", () => {
     });
 
     it.each([
+      ["a scalar replaces a scalar", { x: 1, w: 1 }, { x: 2 }, { x: 2, w: 1 }],
+      [
+        "an empty object replaces the leaves below it",
+        { x: { y: 1 }, w: 1 },
+        { x: {} },
+        { x: {}, w: 1 },
+      ],
+      ["an empty map replaces every leaf", { x: { y: 1 }, w: 1 }, {}, {}],
       ["a nested write replaces a scalar", { x: 1 }, { x: { y: 2 } }, { x: { y: 2 } }],
       ["a scalar replaces a nested write", { x: { y: 2 } }, { x: 1 }, { x: 1 }],
       [
@@ -588,6 +598,18 @@ describe("materializeField", () => {
       expect(outcomes(view)).toStrictEqual({ "ns/k.x#0": null, "ns/k.y#0": { y: 3 } });
       expect((view.value as Record<string, unknown>).y).toBe(3);
       expect(disputeId((view.value as Record<string, unknown>).x)).toBe("ns/k.x#0");
+    });
+
+    it("resolves its leaves' escalations with a resolution of the whole field", () => {
+      const h = history();
+      const a = h.writer("1", "alice").write("map", { x: 1 });
+      const b = h.writer("2", "bob").write("map", { x: 2 });
+      const c = h.writer("3", "carol").write("register", "c");
+      const r = h.writer("4", "lead").sees(a, b, c).write("map", { x: 3 }, { r: "ns/k#0:kind" });
+      const view = derive(h);
+      expect(outcomes(view)).toStrictEqual({ "ns/k#0:kind": { x: 3 }, "ns/k.x#0": { x: 3 } });
+      expect(view.escalations[1]?.resolution?.at).toBe(r.data.t);
+      expect(view.value).toStrictEqual({ x: 3 });
     });
 
     it("keeps a leaf write that joins a head concurrent with it, even one writer's", () => {
@@ -702,6 +724,22 @@ describe("materializeField", () => {
     });
   });
 
+  it("keeps one writer's empty objects and sorted keys in order", () => {
+    const h = history();
+    h.writer("1", "alice").write("map", { a: 1, b: {}, c: 3, d: { e: 4 } });
+    const view = derive(h);
+    expect(JSON.stringify(view.value)).toBe('{"a":1,"b":{},"c":3,"d":{"e":4}}');
+    expect(view.attribution).toStrictEqual({
+      a: { agentId: "alice", value: 1, at: 1001 },
+      c: { agentId: "alice", value: 3, at: 1001 },
+      "d.e": { agentId: "alice", value: 4, at: 1001 },
+    });
+    const general = history();
+    general.writer("1", "alice").write("map", { a: 1, b: 2 });
+    general.writer("2", "bob").write("map", { c: 3, d: 4 });
+    expect(JSON.stringify(derive(general).value)).toBe('{"a":1,"b":2,"c":3,"d":4}');
+  });
+
   it("derives no value, kind or escalation from no entries", () => {
     const view = derive(history());
     expect(view).toMatchObject({
@@ -742,18 +780,19 @@ describe("extendView", () => {
   }
 
   it.each([
-    ["a set", "set", ["a"], ["b", "a"]],
-    ["a set, by a lone element", "set", ["a"], "b"],
-    ["a text", "text", "first", "second"],
-    ["a counter", "counter", 2, 3],
-  ] satisfies Array<[string, StoredEntry["f"], JsonValue, JsonValue]>)(
+    ["a set, by its writer", "set", ["a"], ["b", "a"], "alice"],
+    ["a set, by a lone element", "set", ["a"], "b", "alice"],
+    ["a set, by another writer", "set", ["a"], ["c"], "bob"],
+    ["a text", "text", "first", "second", "alice"],
+    ["a counter", "counter", 2, 3, "alice"],
+  ] satisfies Array<[string, StoredEntry["f"], JsonValue, JsonValue, "alice" | "bob"]>)(
     "extends %s in place, as deriving it again would",
-    (_, kind, first, second) => {
+    (_, kind, first, second, next) => {
       const { view, extended, rederived } = extend(
         (h) => {
           const alice = h.writer("1", "alice");
           alice.write(kind, first);
-          return alice;
+          return next === "alice" ? alice : h.writer("2", "bob");
         },
         kind,
         second,
@@ -815,22 +854,59 @@ describe("extendView", () => {
     expect(extended).toBeUndefined();
   });
 
-  it("declines no view, and a view whose value is not its kind's", () => {
-    const h = history();
-    const entry = h.writer("1", "alice").write("text", "line");
-    expect(extendView(undefined, entry, [entry])).toBeUndefined();
-    const view: FieldView = {
-      value: 5,
-      kind: "text",
-      attribution: [],
-      escalations: [],
-      announcers: new Map(),
-      disputedHeads: new Map(),
-      generation: 0,
-      escalationPaths: new Map(),
-    };
-    expect(extendView(view, entry, [entry])).toBeUndefined();
+  it("declines a text view with a resolved escalation", () => {
+    const { view, extended } = extend(
+      (h) => {
+        const a = h.writer("1", "alice").write("register", "a");
+        const b = h.writer("2", "bob").write("text", "b");
+        const lead = h.writer("3", "lead").sees(a, b);
+        lead.write("text", "z", { r: "ns/k#0:kind" });
+        return lead;
+      },
+      "text",
+      "more",
+      { g: 1 },
+    );
+    expect(view).toMatchObject({ kind: "text", value: "z" });
+    expect(extended).toBeUndefined();
   });
+
+  it("declines a set view derived without its elements", () => {
+    const h = history();
+    const alice = h.writer("1", "alice");
+    alice.write("set", ["a"]);
+    const input = { subjectId: "s", namespace: "ns", key: "k", before: h.before, general: true };
+    const view = materializeField({ ...input, entries: [...h.entries] });
+    const entry = alice.write("set", ["b"]);
+    expect(extendView(view, entry, [...h.entries])).toBeUndefined();
+  });
+
+  it.each([
+    ["text", 5, []],
+    ["text", "a", {}],
+    ["counter", "5", {}],
+    ["counter", 5, []],
+    ["set", {}, []],
+  ] satisfies Array<[StoredEntry["f"], unknown, unknown]>)(
+    "declines a %s view holding %j, attributed %j",
+    (kind, value, attribution) => {
+      const h = history();
+      const entry = h.writer("1", "alice").write(kind, kind === "set" ? ["a"] : 1);
+      const view: FieldView = {
+        value,
+        kind,
+        attribution,
+        escalations: [],
+        announcers: new Map(),
+        disputedHeads: new Map(),
+        generation: 0,
+        escalationPaths: new Map(),
+        elements: new Set(),
+      };
+      expect(extendView(view, entry, [entry])).toBeUndefined();
+      expect(extendView(undefined, entry, [entry])).toBeUndefined();
+    },
+  );
 
   it("starts a text with no lines at its first line", () => {
     const h = history();
