@@ -88,12 +88,9 @@ export function materializeField(input: {
   const fieldResolutions = resolutions.filter((entry) => entry.data.rp === undefined);
   const leafResolutionsFor = (path: readonly string[]): EntryRecord[] =>
     resolutions.filter((entry) => entry.data.rp === undefined || pathsRelated(entry.data.rp, path));
-  const live =
-    fieldResolutions.length === 0
-      ? entries
-      : entries.filter(
-          (entry) => !fieldResolutions.some((resolution) => coveredBy(entry, resolution)),
-        );
+  const live = entries.filter(
+    (entry) => !fieldResolutions.some((resolution) => coveredBy(entry, resolution)),
+  );
 
   // One pass: the field's generation, and each generation's members (its writes plus the
   // resolutions that opened it), in entry order.
@@ -178,9 +175,8 @@ export function materializeField(input: {
   const allLeaves = mapEntries.flatMap((entry) => leavesOf(entry));
   const allIndex = indexLeaves(allLeaves);
   for (const [pathKey, atPath] of allIndex.byPath) {
-    const path = atPath[0]?.path ?? [];
+    const path = JSON.parse(pathKey) as string[];
     const scalars = atPath.filter((leaf) => !leaf.isMarker);
-    if (scalars.length === 0) continue;
     const dotted = [key, ...path].join(".");
     const candidates = leafResolutionsFor(path);
     recordRegisterDisputes({
@@ -256,8 +252,9 @@ export function materializeField(input: {
     value = disputed;
     attribution = disputed.toJSON();
   } else {
-    const [only] = [...liveByKind];
-    const [liveKind, members] = only ?? [undefined, []];
+    const [only] = liveByKind;
+    const liveKind = only?.[0];
+    const members = only?.[1] ?? [];
     kind = liveKind;
     switch (liveKind) {
       case undefined:
@@ -461,8 +458,7 @@ export function extendView(
     case "set": {
       const { elements } = view;
       if (!elements || !Array.isArray(view.value)) return undefined;
-      const added = Array.isArray(entry.data.v) ? entry.data.v : [entry.data.v];
-      for (const element of added) {
+      for (const element of elementsOf(entry)) {
         const canonical = canonicalJson(element);
         if (elements.has(canonical)) continue;
         elements.add(canonical);
@@ -488,7 +484,7 @@ function mergeKind(
   switch (kind) {
     case "set": {
       // Attribution is one object per element, rarely read: built when asked for.
-      const { value, elements } = mergeSet(members, false);
+      const { value, elements } = mergeSet(members);
       return { value, elements, setMembers: members };
     }
     case "text":
@@ -521,7 +517,7 @@ function attributeLazily(view: FieldView, members: readonly EntryRecord[]): void
     enumerable: true,
     configurable: true,
     get: () => {
-      built ??= mergeSet(members, true).attribution;
+      built ??= attributeSet(members);
       return built;
     },
   });
@@ -711,38 +707,47 @@ function recordRegisterDisputes(options: {
   }
 }
 
-function mergeSet(
-  members: readonly EntryRecord[],
-  withAttribution = true,
-): {
-  value: JsonValue[];
-  attribution: Attributed[];
-  elements: Set<string>;
-} {
-  const seen = new Set<string>();
+/** The elements a set write adds (a lone value stands for itself). */
+function elementsOf(entry: EntryRecord): JsonValue[] {
+  return Array.isArray(entry.data.v) ? entry.data.v : [entry.data.v];
+}
+
+/** A set's elements in the order they were first added, without duplicates. */
+function mergeSet(members: readonly EntryRecord[]): { value: JsonValue[]; elements: Set<string> } {
+  const elements = new Set<string>();
   const value: JsonValue[] = [];
+  for (const member of members) {
+    for (const element of elementsOf(member)) {
+      const canonical = canonicalJson(element);
+      if (elements.has(canonical)) continue;
+      elements.add(canonical);
+      value.push(element);
+    }
+  }
+  return { value, elements };
+}
+
+/** Who first added each element of a set (rarely read: built apart from the value). */
+function attributeSet(members: readonly EntryRecord[]): Attributed[] {
+  const seen = new Set<string>();
   const attribution: Attributed[] = [];
   for (const member of members) {
-    const elements = Array.isArray(member.data.v) ? member.data.v : [member.data.v];
-    for (const element of elements) {
+    for (const element of elementsOf(member)) {
       const canonical = canonicalJson(element);
       if (seen.has(canonical)) continue;
       seen.add(canonical);
-      value.push(element);
-      if (withAttribution) {
-        attribution.push({ agentId: member.data.a, value: element, at: member.data.t });
-      }
+      attribution.push({ agentId: member.data.a, value: element, at: member.data.t });
     }
   }
-  return { value, attribution, elements: seen };
+  return attribution;
 }
 
 function leavesOf(entry: EntryRecord): Leaf[] {
   const leaves: Leaf[] = [];
   const walk = (value: JsonValue, path: string[]): void => {
     if (isPlainObject(value)) {
-      const names = Object.keys(value);
-      if (names.length === 0) {
+      const children = Object.entries(value);
+      if (children.length === 0) {
         leaves.push({
           entry,
           path,
@@ -751,10 +756,7 @@ function leavesOf(entry: EntryRecord): Leaf[] {
           isMarker: true,
         });
       }
-      for (const name of names) {
-        const child = value[name];
-        if (child !== undefined) walk(child as JsonValue, [...path, name]);
-      }
+      for (const [name, child] of children) walk(child as JsonValue, [...path, name]);
       return;
     }
     leaves.push({ entry, path, pathKey: JSON.stringify(path), value, isMarker: false });
