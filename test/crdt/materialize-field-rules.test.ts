@@ -472,8 +472,8 @@ describe("materializeField", () => {
 
     it("escalates a scalar against an object at one leaf, showing each side's value there", () => {
       const h = history();
-      h.writer("1", "alice").write("map", { a: { b: 1 } });
-      h.writer("2", "bob").write("map", { a: { b: { c: 2 } } });
+      const a = h.writer("1", "alice").write("map", { a: { b: 1 } });
+      const b = h.writer("2", "bob").write("map", { a: { b: { c: 2 } } });
       h.writer("3", "carol").write("map", { z: 5 });
       const view = derive(h);
       expect(outcomes(view)).toStrictEqual({ "ns/k.a.b#0:kind": null });
@@ -495,7 +495,17 @@ describe("materializeField", () => {
       });
       expect(Object.keys(view.attribution as object)).toStrictEqual(["z", "a.b"]);
       expect(view.escalationPaths.get("ns/k.a.b#0:kind")).toStrictEqual(["a", "b"]);
+      expect(view.disputedHeads).toStrictEqual(new Map([['["a","b"]', [a.id, b.id]]]));
       expect(view.escalations[0]?.key).toBe("k.a.b");
+    });
+
+    it("attributes a nested leaf's dispute under its dotted path", () => {
+      const h = history();
+      h.writer("1", "alice").write("map", { a: { b: 1 } });
+      h.writer("2", "bob").write("map", { a: { b: 2 } });
+      const view = derive(h);
+      expect(Object.keys(view.attribution as object)).toStrictEqual(["a.b"]);
+      expect(disputeId((view.value as { a: Record<string, unknown> }).a.b)).toBe("ns/k.a.b#0");
     });
 
     it("escalates a scalar against an empty object at one leaf", () => {
@@ -598,6 +608,15 @@ describe("materializeField", () => {
       expect(outcomes(view)).toStrictEqual({ "ns/k.x#0": null, "ns/k.y#0": { y: 3 } });
       expect((view.value as Record<string, unknown>).y).toBe(3);
       expect(disputeId((view.value as Record<string, unknown>).x)).toBe("ns/k.x#0");
+    });
+
+    it("takes no leaf from a map write that holds no object (a malformed entry from another replica)", () => {
+      const h = history();
+      h.writer("1", "alice").write("map", { x: 1 });
+      h.writer("2", "bob").write("map", "s");
+      const view = derive(h);
+      expect(view.value).toStrictEqual({ x: 1 });
+      expect(view.escalations).toStrictEqual([]);
     });
 
     it("resolves its leaves' escalations with a resolution of the whole field", () => {
@@ -802,6 +821,21 @@ describe("extendView", () => {
       expect(json(extended?.attribution)).toStrictEqual(json(rederived.attribution));
     },
   );
+
+  it("extends a set two writers wrote", () => {
+    const { view, extended } = extend(
+      (h) => {
+        h.writer("1", "alice").write("set", ["a"]);
+        const bob = h.writer("2", "bob");
+        bob.write("set", ["b"]);
+        return bob;
+      },
+      "set",
+      ["c"],
+    );
+    expect(extended).toBe(view);
+    expect(extended?.value).toStrictEqual(["a", "b", "c"]);
+  });
 
   it("adds another agent's increment to a counter's attribution", () => {
     const { extended } = extend(
