@@ -80,7 +80,7 @@ export function materializeField(input: {
   const escalationPaths = new Map<string, readonly string[] | undefined>();
 
   const supersedes = (later: EntryRecord, earlier: EntryRecord): boolean =>
-    later !== earlier && before(earlier, later) && !(later.data.j?.includes(earlier.id) ?? false);
+    before(earlier, later) && !(later.data.j?.includes(earlier.id) ?? false);
   const concurrent = (left: EntryRecord, right: EntryRecord): boolean =>
     !supersedes(left, right) && !supersedes(right, left);
 
@@ -243,6 +243,7 @@ export function materializeField(input: {
   };
 
   const liveByKind = groupByKind(live);
+  const [only] = liveByKind;
   let value: unknown;
   let attribution: unknown;
   let kind: FieldKind | undefined;
@@ -251,14 +252,10 @@ export function materializeField(input: {
     const disputed = disputeOf(key, undefined, "kind-mismatch", kindContenders(liveByKind), live);
     value = disputed;
     attribution = disputed.toJSON();
-  } else {
-    const [only] = liveByKind;
-    const liveKind = only?.[0];
-    const members = only?.[1] ?? [];
+  } else if (only) {
+    const [liveKind, members] = only;
     kind = liveKind;
     switch (liveKind) {
-      case undefined:
-        break;
       case "set":
       case "text":
       case "counter": {
