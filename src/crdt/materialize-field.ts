@@ -5,7 +5,10 @@ import type { FieldKind } from "./field-kind.js";
 import { canonicalJson, defineOwn, isPlainObject } from "./json-value.js";
 import type { EntryRecord } from "./state-entry.js";
 
-/** "Has `later`'s writer seen `earlier`?", answered from the replica's causal history. */
+/**
+ * "Has `later`'s writer seen `earlier`?", answered from the replica's causal history (never true
+ * of an entry and itself).
+ */
 export type HappenedBefore = (earlier: EntryRecord, later: EntryRecord) => boolean;
 
 /** Who wrote a value, as `attribution()` reports it. */
