@@ -840,14 +840,8 @@ function mergeMap(options: {
   const index = indexLeaves(leaves);
   // Latest first: in the usual chain of writes the last one replaces the others, so the search
   // stops at once (scanning oldest first made n writes to one path cost O(n^2)).
-  const supersededIn = (group: readonly Leaf[] | undefined, leaf: Leaf): boolean => {
-    if (!group) return false;
-    for (let position = group.length - 1; position >= 0; position--) {
-      const other = group[position];
-      if (other && supersedes(other.entry, leaf.entry)) return true;
-    }
-    return false;
-  };
+  const supersededIn = (group: readonly Leaf[] | undefined, leaf: Leaf): boolean =>
+    group?.findLast((other) => supersedes(other.entry, leaf.entry)) !== undefined;
   const heads = leaves.filter((leaf) => {
     // At its own path first (the usual replacement), then above it.
     for (let length = leaf.path.length; length >= 0; length--) {
