@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createVirtualClock } from "../../src/scenario/clock.js";
+import { createSeededRandom, createVirtualClock } from "../../src/scenario/clock.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -133,5 +133,16 @@ describe("createVirtualClock", () => {
       await sleeping;
       expect(getEventListeners(aborted.signal, "abort")).toHaveLength(0);
     });
+  });
+});
+
+describe("createSeededRandom", () => {
+  // A seed names the same run on every machine and in every version: the values are mulberry32's.
+  it.each([
+    [0, [0.26642920868471265, 0.0003297457005828619]],
+    [7, [0.011704753153026104, 0.06195825757458806, 0.97690763277933]],
+  ])("gives mulberry32's values for seed %i", (seed, values) => {
+    const random = createSeededRandom(seed);
+    expect(values.map(() => random())).toEqual(values);
   });
 });

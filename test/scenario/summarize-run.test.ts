@@ -78,4 +78,48 @@ describe("summarizeRun", () => {
       expect(summary.avoidedBy).toEqual({ "read-before-act": 1 });
     });
   });
+
+  describe("summary.read", () => {
+    it("counts the reads, their tokens and the largest", () => {
+      const read = (tokens?: number) =>
+        event({
+          type: "context-read",
+          agentId: "coder",
+          memoryIds: [],
+          ...(tokens ? { tokens } : {}),
+        });
+      expect(summarizeRun([read(120), read(300), read()], context).read).toEqual({
+        tokens: 420,
+        largest: 300,
+        reads: 3,
+      });
+    });
+  });
+
+  describe("summary.wastedModules", () => {
+    it("lists each wasted module once, by name, and keeps the first collision's cause", () => {
+      const collision = (module: string, cause: string) =>
+        event({
+          type: "collision",
+          module,
+          detectedBy: "reviewer",
+          agents: ["planner", "coder"],
+          description: "d",
+          wastedTokens: 100,
+          wastedMs: 10,
+          cause,
+        });
+      const summary = summarizeRun(
+        [
+          collision("redis-cache", "atomic claim"),
+          collision("legacy-cache", "read-before-act"),
+          collision("redis-cache", "atomic claim"),
+        ],
+        context,
+      );
+      expect(summary.wastedModules).toEqual(["legacy-cache", "redis-cache"]);
+      expect(summary.collisionCause).toBe("atomic claim");
+      expect(summary.wasted).toEqual({ modules: 2, tokens: 300, ms: 30 });
+    });
+  });
 });
