@@ -8,7 +8,11 @@ import { loadScenario } from "../../src/scenario/load-scenario.js";
 import { createPlaybackGroup } from "../../src/scenario/playback-group.js";
 import { fromRunStopEpisode, type RunStop } from "../../src/scenario/run-record.js";
 import type { ScenarioEvent } from "../../src/scenario/scenario-events.js";
-import { startRun } from "../../src/scenario/scenario-runner.js";
+import {
+  type RunHandle,
+  type StartRunOptions,
+  startRun,
+} from "../../src/scenario/scenario-runner.js";
 import type { Scenario } from "../../src/scenario/scenario-schema.js";
 import { deferred } from "../support/deferred.js";
 import { runToEnd, sequentialIds } from "./support/run-scenario.js";
@@ -25,6 +29,21 @@ function memoryStore(): EmbeddedStore {
 }
 
 /** A store whose `createEpisode` fails from the `failFrom`-th call on (counting from 1). */
+/** A run of the auth-jwt scenario on a fresh in-memory store, a virtual clock, seed 1 and
+ * sequential ids, unless `options` says otherwise. */
+async function startAuthJwt(
+  options: Partial<StartRunOptions> & Pick<StartRunOptions, "mode">,
+): Promise<RunHandle> {
+  return startRun({
+    scenario: await loadScenario("auth-jwt"),
+    seed: 1,
+    generateId: sequentialIds(),
+    ...options,
+    store: options.store ?? memoryStore(),
+    clock: options.clock ?? createVirtualClock(),
+  });
+}
+
 function storeFailingFrom(failFrom: number, error: Error): ContextStore {
   const inner = memoryStore();
   let calls = 0;
@@ -121,14 +140,7 @@ function buildTokens(events: readonly ScenarioEvent[]): number {
 describe("startRun", () => {
   describe("options.generateId", () => {
     it("takes 8 letters or digits in either case, as the run id's lower-case suffix", async () => {
-      const handle = startRun({
-        scenario: await loadScenario("auth-jwt"),
-        mode: "broadcast",
-        store: memoryStore(),
-        clock: createVirtualClock(),
-        seed: 1,
-        generateId: () => "AbCd0123",
-      });
+      const handle = await startAuthJwt({ mode: "broadcast", generateId: () => "AbCd0123" });
       expect(handle.runId).toBe("bc-abcd0123");
       await handle.done;
     });
@@ -211,14 +223,7 @@ describe("startRun", () => {
 
   describe("subscribe", () => {
     it("stops calling a listener once it unsubscribes", async () => {
-      const handle = startRun({
-        scenario: await loadScenario("auth-jwt"),
-        mode: "naive",
-        store: memoryStore(),
-        clock: createVirtualClock(),
-        seed: 1,
-        generateId: sequentialIds(),
-      });
+      const handle = await startAuthJwt({ mode: "naive" });
       const seen: string[] = [];
       const unsubscribe = handle.subscribe((event) => seen.push(event.type));
       // The run has started: the listener was given the events so far, and no more after this.
@@ -242,15 +247,7 @@ describe("startRun", () => {
         readings.push(real.now);
         return real.now;
       };
-      const handle = startRun({
-        scenario: await loadScenario("auth-jwt"),
-        mode: "statewave",
-        store: memoryStore(),
-        clock: createVirtualClock(),
-        seed: 1,
-        generateId: sequentialIds(),
-        realNow,
-      });
+      const handle = await startAuthJwt({ mode: "statewave", realNow });
       await handle.done;
       const start = readings[0] ?? 0;
       const { ms, storeMs } = handle.realTime();
@@ -391,13 +388,9 @@ describe("startRun", () => {
 
   describe("a store that fails", () => {
     it("fails the run before any agent works when the run's start cannot be kept", async () => {
-      const handle = startRun({
-        scenario: await loadScenario("auth-jwt"),
+      const handle = await startAuthJwt({
         mode: "naive",
         store: storeFailingFrom(1, new Error("disk full")),
-        clock: createVirtualClock(),
-        seed: 1,
-        generateId: sequentialIds(),
       });
       const events: ScenarioEvent[] = [];
       handle.subscribe((event) => events.push(event));
@@ -406,13 +399,9 @@ describe("startRun", () => {
     });
 
     it("fails the run when a later event cannot be kept", async () => {
-      const handle = startRun({
-        scenario: await loadScenario("auth-jwt"),
+      const handle = await startAuthJwt({
         mode: "naive",
         store: storeFailingFrom(5, new Error("disk full")),
-        clock: createVirtualClock(),
-        seed: 1,
-        generateId: sequentialIds(),
       });
       await expect(handle.done).rejects.toThrow("disk full");
     });
@@ -422,15 +411,12 @@ describe("startRun", () => {
     it("records a failed run with the error, at the time it failed", async () => {
       const store = memoryStore();
       const real = { now: 0 };
-      const handle = startRun({
-        scenario: await loadScenario("auth-jwt"),
+      const handle = await startAuthJwt({
         mode: "naive",
         store,
         brain: modelBrain({ real, fail: new Error("cannot reach the model server") }),
         realNow: () => real.now,
         clock: createVirtualClock({ start: 5000 }),
-        seed: 1,
-        generateId: sequentialIds(),
       });
       const events: ScenarioEvent[] = [];
       handle.subscribe((event) => events.push(event));
@@ -454,13 +440,10 @@ describe("startRun", () => {
       const store = memoryStore();
       const controller = new AbortController();
       const started = deferred<number>();
-      const handle = startRun({
-        scenario: await loadScenario("auth-jwt"),
+      const handle = await startAuthJwt({
         mode: "naive",
         store,
         clock: createVirtualClock({ start: 5000 }),
-        seed: 1,
-        generateId: sequentialIds(),
         signal: controller.signal,
       });
       handle.subscribe((event) => {
@@ -480,15 +463,7 @@ describe("startRun", () => {
       const group = createPlaybackGroup();
       const other = group.join();
       other.idle(0, 10);
-      const handle = startRun({
-        scenario: await loadScenario("auth-jwt"),
-        mode: "naive",
-        store: memoryStore(),
-        clock: createVirtualClock(),
-        playback: group,
-        seed: 1,
-        generateId: sequentialIds(),
-      });
+      const handle = await startAuthJwt({ mode: "naive", playback: group });
       const mayJump: boolean[] = [];
       handle.subscribe(() => mayJump.push(other.mayJumpTo(1_000_000)));
       await handle.done;
