@@ -5,6 +5,8 @@
  * its value passes through untouched, so user data is never rewritten.
  */
 
+import { defineOwn } from "../crdt/json-value.js";
+
 /** Keys whose values are user data and never rewritten. */
 const opaqueKeys = new Set(["payload", "metadata", "provenance"]);
 
@@ -26,14 +28,8 @@ function rewriteKeys(value: unknown, rename: (key: string) => string): unknown {
     // `undefined` means "not set": leave the key out, as JSON.stringify would.
     if (inner === undefined) continue;
     const opaque = opaqueKeys.has(snakeKeyToCamel(key));
-    // defineProperty, not assignment: a "__proto__" key from the wire must stay a key, not become
-    // this object's prototype.
-    Object.defineProperty(result, rename(key), {
-      value: opaque ? inner : rewriteKeys(inner, rename),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    // Not assignment: a "__proto__" key from the wire must stay a key, not become the prototype.
+    defineOwn(result, rename(key), opaque ? inner : rewriteKeys(inner, rename));
   }
   return result;
 }

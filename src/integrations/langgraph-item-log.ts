@@ -2,7 +2,7 @@ import type { JsonValue } from "../context/context-store.js";
 import { type Contender, Disputed } from "../crdt/disputed.js";
 import { InvalidStateValueError } from "../crdt/errors/invalid-state-value-error.js";
 import type { Escalation, EscalationReason } from "../crdt/escalation.js";
-import { canonicalJson, isJsonValue, isPlainObject } from "../crdt/json-value.js";
+import { canonicalJson, defineOwn, isJsonValue, isPlainObject } from "../crdt/json-value.js";
 
 /**
  * How a LangGraph store item merges: every `put`, `delete` and resolution of an item is one
@@ -424,7 +424,7 @@ function place(root: Record<string, unknown>, path: readonly string[], value: un
     const child = Object.hasOwn(node, part) ? node[part] : undefined;
     if (child === undefined) {
       const created: Record<string, unknown> = {};
-      define(node, part, created);
+      defineOwn(node, part, created);
       node = created;
     } else if (isPlainObject(child)) {
       node = child;
@@ -440,13 +440,8 @@ function place(root: Record<string, unknown>, path: readonly string[], value: un
     return true;
   }
   if (existing !== undefined) return false;
-  define(node, last, value);
+  defineOwn(node, last, value);
   return true;
-}
-
-/** An own property even for a key like `__proto__`, which plain assignment would not create. */
-function define(node: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** `isAncestor(a, b)`: had `b`'s writer seen `a`? Walks `b`'s parents, pruned by depth. */
