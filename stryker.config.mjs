@@ -20,8 +20,9 @@ export default {
   tsconfigFile: "tsconfig.build.json",
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   coverageAnalysis: "perTest",
-  // A busy 2-core machine shared with other work: one test runner, one checker.
-  concurrency: 1,
+  // A busy 2-core machine shared with other work: one test runner, one checker. A machine left to
+  // the run can take more (STRYKER_CONCURRENCY=2 on an idle 2-core machine).
+  concurrency: Number(process.env.STRYKER_CONCURRENCY ?? "1"),
   // Only what reruns an unchanged mutant cost: results for unchanged code and tests are reused.
   incremental: true,
   // Mutants only executed while a module loads (constant tables) would rerun every test file.
