@@ -2,9 +2,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Brain, BuildResult } from "../../src/agents/brain.js";
 import { createOfflineBrain } from "../../src/agents/offline-brain.js";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { SharedState } from "../../src/crdt/shared-state.js";
 import { createVirtualClock } from "../../src/scenario/clock.js";
 import { loadScenario } from "../../src/scenario/load-scenario.js";
-import { createStatewaveCoordination } from "../../src/scenario/pipelines/statewave-pipeline.js";
+import {
+  createStatewaveCoordination,
+  projectNamespace,
+} from "../../src/scenario/pipelines/statewave-pipeline.js";
 import { runToEnd } from "./support/run-scenario.js";
 
 const stores: EmbeddedStore[] = [];
@@ -78,6 +82,80 @@ describe("the statewave pipeline", () => {
         { source: "project", target: "legacy-cache", value: "in-use", at: undefined },
         ...written,
       ]);
+    });
+  });
+
+  describe("the project namespace", () => {
+    it("keeps every Coder's note and tag (text appends, sets union), escalating neither", async () => {
+      const { events, store, runId } = await runToEnd(
+        await loadScenario("two-coders"),
+        "statewave",
+        {
+          store: memoryStore(),
+        },
+      );
+      const built = events.flatMap((event) =>
+        event.type === "module-end" ? [{ agentId: event.agentId, module: event.module }] : [],
+      );
+      expect(new Set(built.map((build) => build.agentId)).size).toBe(2);
+      const state = await SharedState.open({ store, subjectId: runId, agentId: "inspector" });
+      try {
+        const notes = String(state.get(projectNamespace, "notes"));
+        for (const { agentId, module } of built)
+          expect(notes).toContain(`${agentId} built ${module}`);
+        expect(state.get(projectNamespace, "tags")).toEqual(
+          expect.arrayContaining(built.map((build) => build.module)),
+        );
+        expect(
+          events.filter(
+            (event) => event.type === "escalation" && event.namespace === projectNamespace,
+          ),
+        ).toEqual([]);
+      } finally {
+        await state.close();
+      }
+    });
+  });
+
+  describe("a scenario without an inventory", () => {
+    it("runs, writing no inventory episode (the store refuses an empty batch)", async () => {
+      const scenario = { ...(await loadScenario("two-coders")), inventory: [] };
+      const { summary, store, runId } = await runToEnd(scenario, "statewave", {
+        store: memoryStore(),
+      });
+      expect(summary.escalations).toBe(1);
+      const timeline = await store.getTimeline(runId, { limit: 1000 });
+      expect(timeline.episodes.filter((episode) => episode.source === "project")).toEqual([]);
+    });
+  });
+
+  describe("collectForReview", () => {
+    it("counts build notes only, not other episodes that name a module", async () => {
+      const store = memoryStore();
+      const subjectId = "sw-00000001";
+      const coordination = await createStatewaveCoordination({
+        store,
+        subjectId,
+        scenario: await loadScenario("two-coders"),
+        emit: () => undefined,
+        clock: createVirtualClock(),
+        now: () => 0,
+      });
+      try {
+        await store.createEpisode({
+          subjectId,
+          source: "someone",
+          type: "conversation",
+          payload: { module: "query-api", tokens: 1, ms: 1 },
+        });
+        await coordination.reportResult("coder-1", { module: "search-index", tokens: 7, ms: 9 });
+        const review = await coordination.collectForReview("reviewer");
+        expect(review.results).toEqual([
+          { module: "search-index", agentId: "coder-1", tokens: 7, ms: 9 },
+        ]);
+      } finally {
+        await coordination.close();
+      }
     });
   });
 

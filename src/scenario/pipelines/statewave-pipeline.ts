@@ -69,7 +69,6 @@ export async function createStatewaveCoordination(
 ): Promise<Coordination> {
   const { store, subjectId, scenario, emit, clock } = options;
   const ablation = options.ablation ?? {};
-  const lead = scenario.agents.find((agent) => agent.role === "planner")?.id;
   const budgetTokens = scenario.contextBudgetTokens;
   const index = new DecisionIndex();
 
@@ -91,18 +90,18 @@ export async function createStatewaveCoordination(
     });
   }
 
-  const openReplica = (agentId: string, duty: "work" | "arbiter" = "work") =>
+  const openReplica = (agentId: string) =>
     SharedState.open({
       store,
       subjectId,
       agentId,
-      // Fixed per agent and duty, not random and not per run id: which of two concurrent writes a
+      // Fixed per agent, not random and not per run id: which of two concurrent writes a
       // register's merge lists first depends on peer ids, and a run must depend only on scenario,
       // mode and seed (each run has its own subject, so ids need only differ within one run).
-      peerId: replicaPeerId(`${agentId}/${duty}`),
+      peerId: replicaPeerId(`${agentId}/work`),
       schema: { [projectNamespace]: { notes: "text", tags: "set" } },
       live: false,
-      // Contenders' times in scenario milliseconds: the arbiter compares them.
+      // Contenders' times in scenario milliseconds: the arbitrating lead compares them.
       now: () => Math.round(options.now()),
     });
   const states = new Map<string, SharedState>();
@@ -112,10 +111,6 @@ export async function createStatewaveCoordination(
     states.set(agent.id, state);
     contexts.set(agent.id, new SharedContext({ store, subjectId, state }));
   }
-  // The lead's on-duty replica only settles escalations; its decisions go through its working
-  // replica, which knows only what the lead has read.
-  const arbiter =
-    lead === undefined ? undefined : await clock.exclusive(() => openReplica(lead, "arbiter"));
   const lookup = <T>(map: Map<string, T>, agentId: string): T => {
     const found = map.get(agentId);
     if (found === undefined) throw new RangeError(`no agent "${agentId}" in ${scenario.name}`);
@@ -139,9 +134,7 @@ export async function createStatewaveCoordination(
       })),
     });
   };
-  const stopAnnouncing = [...states.values(), ...(arbiter ? [arbiter] : [])].map((state) =>
-    state.onEscalation(announce),
-  );
+  const stopAnnouncing = [...states.values()].map((state) => state.onEscalation(announce));
 
   const invalidation = new MidBuildInvalidation({
     contextOf: (agentId) => lookup(contexts, agentId),
@@ -235,7 +228,9 @@ export async function createStatewaveCoordination(
       return { decisions: known.decisions, results, disputes: known.disputes };
     },
     arbitrate: async (agentId, choose, until) => {
-      const state = agentId === lead && arbiter ? arbiter : lookup(states, agentId);
+      // Settled on the agent's own replica: the lead arbitrates only after its last decision
+      // (planner-agent), so the syncs of its duty cannot change what any decision of it knew.
+      const state = lookup(states, agentId);
       await arbitrateEscalations({
         agentId,
         state,
@@ -256,7 +251,6 @@ export async function createStatewaveCoordination(
       for (const stop of stopAnnouncing) stop();
       for (const context of contexts.values()) await context.close();
       for (const state of states.values()) await state.close();
-      await arbiter?.close();
     },
   };
 }
