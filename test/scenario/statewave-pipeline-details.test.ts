@@ -148,7 +148,12 @@ describe("the statewave pipeline", () => {
           type: "conversation",
           payload: { module: "query-api", tokens: 1, ms: 1 },
         });
-        await coordination.reportResult("coder-1", { module: "search-index", tokens: 7, ms: 9 });
+        await coordination.reportResult("coder-1", {
+          module: "search-index",
+          agentId: "coder-1",
+          tokens: 7,
+          ms: 9,
+        });
         const review = await coordination.collectForReview("reviewer");
         expect(review.results).toEqual([
           { module: "search-index", agentId: "coder-1", tokens: 7, ms: 9 },
