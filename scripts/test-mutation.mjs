@@ -14,6 +14,7 @@
 // 2-core machine) that is stopped keeps the batches that finished, and a rerun reuses them.
 // `--plan` prints the runs (what each mutates, which tests judge it) without running them.
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
@@ -112,7 +113,14 @@ const summary = [];
 let failed = false;
 
 function nameOf(targets) {
-  return targets.map((target) => target.replace(/^src\//, "").replace(/[/.]/g, "-")).join("+");
+  const name = targets
+    .map((target) => target.replace(/^src\//, "").replace(/[/.]/g, "-"))
+    .join("+");
+  if (name.length <= 120) return name;
+  // A folder name has a length limit (255 bytes): a long list is named by its first path, its
+  // size and a digest of the whole list, so the same list finds its incremental file again.
+  const digest = createHash("sha256").update(name).digest("hex").slice(0, 10);
+  return `${name.split("+")[0]}+${targets.length - 1}-more-${digest}`;
 }
 
 /** One Stryker run; the counts of its report, or undefined when it wrote none. */
