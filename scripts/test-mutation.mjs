@@ -116,7 +116,7 @@ function nameOf(targets) {
   const name = targets
     .map((target) => target.replace(/^src\//, "").replace(/[/.]/g, "-"))
     .join("+");
-  if (name.length <= 120) return name;
+  if (name.length <= 150) return name;
   // A folder name has a length limit (255 bytes): a long list is named by its first path, its
   // size and a digest of the whole list, so the same list finds its incremental file again.
   const digest = createHash("sha256").update(name).digest("hex").slice(0, 10);
