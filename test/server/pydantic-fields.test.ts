@@ -217,17 +217,25 @@ describe("laxInt", () => {
 });
 
 describe("laxBool", () => {
-  it.each([
+  it.each<[unknown, boolean, boolean]>([
     [undefined, false, false],
     [undefined, true, true],
     [true, false, true],
     [false, true, false],
     [1, false, true],
     [0, true, false],
-    ...["1", "on", "t", "true", "y", "yes", " YES "].map((input) => [input, false, true]),
-    ...["0", "off", "f", "false", "n", "no", "No"].map((input) => [input, true, false]),
+    ...["1", "on", "t", "true", "y", "yes", " YES "].map((input): [unknown, boolean, boolean] => [
+      input,
+      false,
+      true,
+    ]),
+    ...["0", "off", "f", "false", "n", "no", "No"].map((input): [unknown, boolean, boolean] => [
+      input,
+      true,
+      false,
+    ]),
   ])("reads %j (fallback %j) as %j", (input, fallback, expected) => {
-    expect(value(laxBool(fallback as boolean), input)).toEqual({ data: expected });
+    expect(value(laxBool(fallback), input)).toEqual({ data: expected });
   });
 
   it("refuses other strings and other types", () => {
