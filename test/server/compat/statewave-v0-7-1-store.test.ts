@@ -331,6 +331,25 @@ describe("the Statewave v0.7.1 emulation: supersession by word overlap", () => {
     ]);
   });
 
+  it("compares only the 500 oldest active memories of the subject", async () => {
+    const client = emulatorClient();
+    for (let batch = 0; batch < 5; batch++) {
+      await client.post("/v1/episodes/batch", {
+        episodes: Array.from({ length: 100 }, (_, index) =>
+          client.episode({ payload: { text: `word${batch * 100 + index}` } }),
+        ),
+      });
+    }
+    await client.post("/v1/memories/compile", { subject_id: "s" });
+    // The 501st memory would supersede the first, but lies past the 500 compared.
+    await client.post("/v1/episodes", client.episode({ payload: { text: "word0" } }));
+    await client.post("/v1/memories/compile", { subject_id: "s" });
+    const found = memoriesOf(
+      (await client.get("/v1/memories/search?subject_id=s&q=word0&limit=100")).body,
+    );
+    expect(found.filter((row) => row.content === "word0")).toHaveLength(2);
+  });
+
   it("never supersedes within one compile, and hides superseded rows from search", async () => {
     const client = emulatorClient();
     await client.post("/v1/episodes/batch", {
