@@ -374,6 +374,10 @@ describe("toValidationDetails", () => {
     expect(toValidationDetails([missing(["a", "b", "c"])], "body", { a: null })).toEqual([
       { type: "missing", loc: ["body", "a", "b", "c"], msg: "Field required", input: undefined },
     ]);
+    // A string has own indexes ("xyz"[0]), but is no object to walk into.
+    expect(toValidationDetails([missing(["a", 0, "x"])], "body", { a: "xyz" })).toEqual([
+      { type: "missing", loc: ["body", "a", 0, "x"], msg: "Field required", input: undefined },
+    ]);
     expect(toValidationDetails([missing(["toString", "x"])], "body", {})).toEqual([
       { type: "missing", loc: ["body", "toString", "x"], msg: "Field required", input: undefined },
     ]);
