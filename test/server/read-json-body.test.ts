@@ -199,6 +199,7 @@ describe("readJsonBody", () => {
 
     it.each([
       ['{"a" 1}', 5],
+      ['{"abcdefghijk" 1}', 15],
       ['{"a":1}}', 7],
       ['{"a": ', 6],
       ["x", 0],
@@ -335,6 +336,11 @@ describe("readJsonBody", () => {
           msg: "Number -0 cannot be stored exactly: -0 would be stored as 0",
           input: "-0",
         },
+      ]);
+      // Ordinary numbers take no place among the 20.
+      const ordinary = Array.from({ length: 25 }, (_, index) => String(index + 1)).join(",");
+      expect((await failure(jsonRequest(`{"list":[${ordinary},1.5,-0]}`))).details).toMatchObject([
+        { loc: ["body", "list", 26] },
       ]);
       const fewer = Array.from({ length: 19 }, () => "0").join(",");
       expect((await failure(jsonRequest(`{"list":[${fewer},-0]}`))).details).toMatchObject([
