@@ -307,6 +307,17 @@ describe("readJsonBody", () => {
       expect(await failure(jsonRequest(text))).toEqual(notExact(literal, loc, problem));
     });
 
+    it("refuses an exact integer from 1e21 on, which JSON would write as 1e+21", async () => {
+      const literal = "1000000000000000000000";
+      expect(await failure(jsonRequest(`{"n":${literal}}`))).toEqual(
+        notExact(
+          literal,
+          ["n"],
+          "it is an integer beyond what a 64-bit float holds exactly (2^53); send it as a string",
+        ),
+      );
+    });
+
     it("cuts a literal over 40 characters in the message", async () => {
       const literal = `1${"0".repeat(45)}`;
       const answer = await failure(jsonRequest(`{"big":${literal}}`));
@@ -322,7 +333,7 @@ describe("readJsonBody", () => {
 
     it("accepts zeros, 2^53 and number-like strings", async () => {
       const text =
-        '{"z":0,"f":0.0,"e":0e5,"max":9007199254740992,"s":"1e400","q":"a\\"-0","neg":-1.5}';
+        '{"z":0,"f":0.0,"e":0e5,"max":9007199254740992,"s":"1e400","q":"a\\"-0","neg":-1.5,"pow":1152921504606846976}';
       await expect(readJsonBody(jsonRequest(text))).resolves.toEqual(JSON.parse(text));
     });
 
