@@ -318,6 +318,14 @@ describe("readJsonBody", () => {
       );
     });
 
+    it("shows a literal of 40 characters whole", async () => {
+      const literal = `1${"0".repeat(39)}`;
+      const answer = await failure(jsonRequest(`{"big":${literal}}`));
+      expect((answer.details as Array<{ msg: string }>)[0]?.msg).toBe(
+        `Number ${literal} cannot be stored exactly: it is an integer beyond what a 64-bit float holds exactly (2^53); send it as a string`,
+      );
+    });
+
     it("cuts a literal over 40 characters in the message", async () => {
       const literal = `1${"0".repeat(45)}`;
       const answer = await failure(jsonRequest(`{"big":${literal}}`));
