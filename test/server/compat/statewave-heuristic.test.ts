@@ -151,6 +151,7 @@ describe("scoring helpers", () => {
   it.each([
     ["", "", 1],
     ["a", "", 0],
+    ["", "a", 0],
     ["A b", "a B", 1],
     ["a b c", "a b d", 0.5],
     ["a a b", "b", 0.5],
