@@ -40,10 +40,8 @@ export async function startStatewaveEmulator(
     settle = resolve;
   });
   const close = () => {
-    closing ??= new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    }).then(settle);
+    // Node >= 19 closes idle keep-alive connections in server.close() itself.
+    closing ??= new Promise<void>((resolve) => server.close(() => resolve())).then(settle);
     return closing;
   };
   if (options.signal?.aborted) void close();

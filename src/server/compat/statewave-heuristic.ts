@@ -65,7 +65,6 @@ export function extractPayloadText(payload: { [key: string]: Json }): string {
 
 /** The first `count` code points, as a Python slice counts. */
 export function codePoints(text: string, count: number): string {
-  if (text.length <= count) return text;
   return Array.from(text).slice(0, count).join("");
 }
 
