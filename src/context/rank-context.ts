@@ -54,8 +54,7 @@ export function textTerms(text: string): string[] {
 
 /** The distinct search words of `text` (see {@link textTerms}), first-seen order, at most `max`. */
 export function searchTerms(text: string, max = 16): string[] {
-  const terms = [...new Set(textTerms(text))];
-  return terms.length > max ? terms.slice(0, max) : terms;
+  return [...new Set(textTerms(text))].slice(0, max);
 }
 
 /** One candidate memory: its row sequence (creation order) and its bm25 score if FTS found it. */
