@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { CreateEpisodeInput } from "../../src/context/context-store.js";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { type InvalidationNotice, SharedContext } from "../../src/context/shared-context.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
@@ -77,11 +78,16 @@ describe("SharedContext details", () => {
     });
 
     it("leaves target and confidence out of the payload when not given", async () => {
-      const { shared } = setUp();
-      const { episode } = await shared.decide("coder", "Built the login form", {
-        kind: "implementation_note",
-      });
-      expect(episode.payload).toEqual({ content: "Built the login form" });
+      const { store, shared } = setUp();
+      const sent: CreateEpisodeInput[] = [];
+      const createEpisode = store.createEpisode.bind(store);
+      store.createEpisode = (input, options) => {
+        sent.push(input);
+        return createEpisode(input, options);
+      };
+      await shared.decide("coder", "Built the login form", { kind: "implementation_note" });
+      // Not even as undefined keys: a store that keeps objects as they are would list them.
+      expect(sent.map((input) => Object.keys(input.payload))).toEqual([["content"]]);
     });
 
     it("returns only the memories of its own episode", async () => {
@@ -152,6 +158,33 @@ describe("SharedContext details", () => {
       expect(read.contradictions).toEqual([
         { kind: "review_finding", target: "login-form", memories: [a.memories[0], b.memories[0]] },
       ]);
+    });
+
+    it("asks the store once per kind, reusing the decisions it just read", async () => {
+      const { store, shared } = setUp();
+      for (const target of ["login-form", "signup-form"]) {
+        for (const reviewer of ["reviewer-a", "reviewer-b"]) {
+          await shared.decide(reviewer, `${reviewer} on the ${target}`, {
+            kind: "review_finding",
+            target,
+          });
+        }
+      }
+      await shared.decide("planner-a", "Deprecate cache", decision("cache"));
+      await shared.decide("planner-b", "Keep cache", decision("cache"));
+      const kinds: Array<string | undefined> = [];
+      const search = store.searchMemories.bind(store);
+      store.searchMemories = (id, options) => {
+        kinds.push(options?.kind);
+        return search(id, options);
+      };
+      const read = await shared.beforeActing("coder", "login form signup form cache");
+      expect(read.contradictions.map((dispute) => dispute.target).sort()).toEqual([
+        "cache",
+        "login-form",
+        "signup-form",
+      ]);
+      expect(kinds).toEqual(["architectural_decision", "review_finding"]);
     });
 
     it("reports one dispute per kind and target, with every side oldest first", async () => {
@@ -263,11 +296,12 @@ describe("SharedContext details", () => {
       await shared.beforeActing("coder", "Build module cache");
       await shared.beforeActing("reviewer", "Review module cache");
       await shared.beforeActing("planner", "Decide the fate of cache");
+      // The writer read it too, and listens to nothing: telling nobody is no error.
+      await shared.beforeActing("writer", "Write the docs");
       const planner = listen(shared, "planner");
       const reviewer = listen(shared, "reviewer");
-      const stop = shared.onInvalidated("reviewer", () => {
-        throw new Error("unsubscribed listener called");
-      });
+      const unsubscribed: InvalidationNotice[] = [];
+      const stop = shared.onInvalidated("reviewer", (notice) => unsubscribed.push(notice));
       stop();
       const told = deferred<InvalidationNotice>();
       shared.onInvalidated("coder", told.resolve);
@@ -275,6 +309,35 @@ describe("SharedContext details", () => {
       expect(await told.promise).toMatchObject({ target: "cache", by: "planner" });
       expect(planner).toEqual([]);
       expect(reviewer).toEqual([expect.objectContaining({ by: "planner" })]);
+      expect(unsubscribed).toEqual([]);
+      await expect(shared.beforeActing("coder", "Build module cache")).resolves.toBeDefined();
+    });
+
+    it("names the replacement with the same target, not the newest decision", async () => {
+      const { store, shared } = setUp();
+      const { memories } = await shared.decide("project", "cache in use", decision("cache"));
+      await shared.beforeActing("coder", "Build module cache");
+      const told = deferred<InvalidationNotice>();
+      shared.onInvalidated("coder", told.resolve);
+      // Another writer's episodes, compiled together: a decision on another target comes last.
+      await store.createEpisode({
+        subjectId,
+        source: "planner",
+        type: "architectural_decision",
+        payload: { content: "Retire cache", target: "cache" },
+        provenance: { read_memory_ids: [memories[0]?.id ?? ""] },
+      });
+      await store.createEpisode({
+        subjectId,
+        source: "lead",
+        type: "architectural_decision",
+        payload: { content: "Use RS256", target: "jwt" },
+      });
+      await store.compileMemories(subjectId);
+      expect(await told.promise).toMatchObject({
+        by: "planner",
+        reason: "superseded by planner: Retire cache",
+      });
     });
 
     it("says what was superseded when the replacement cannot be found", async () => {
@@ -325,6 +388,27 @@ describe("SharedContext details", () => {
       ]);
       expect(writer).toEqual([]);
       expect(plannerB).toEqual([]);
+    });
+  });
+
+  describe("onInvalidated: contradiction by an earlier reader", () => {
+    it("does not tell the contradictor, even when it had read the memory before", async () => {
+      const { shared } = setUp();
+      const a = await shared.decide("reviewer-a", "The login form leaks the token", {
+        kind: "review_finding",
+        target: "login-form",
+      });
+      const first = await shared.beforeActing("reviewer-b", "Review the login form token");
+      expect(first.bundle.facts.map((memory) => memory.id)).toEqual([a.memories[0]?.id]);
+      // Its latest read no longer has it (a tiny budget), so its finding does not supersede it.
+      await shared.beforeActing("reviewer-b", "Review the login form token", { maxTokens: 1 });
+      const reviewerB = listen(shared, "reviewer-b");
+      const b = await shared.decide("reviewer-b", "The login form is fine", {
+        kind: "review_finding",
+        target: "login-form",
+      });
+      expect(b.memories[0]?.metadata.contradicts).toEqual([a.memories[0]?.id]);
+      expect(reviewerB).toEqual([]);
     });
   });
 
