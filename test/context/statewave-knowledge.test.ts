@@ -221,10 +221,17 @@ describe("applyRule", () => {
   });
 
   it.each([
-    ["not typed client-side", serverMemory("m2", { metadata: { source: "b", target: "x" } })],
-    ["without a target", typed("m2", "planner-b", { content: "Drop x" })],
-  ])("returns a memory %s unchanged", (_, newer) => {
-    const old = typed("m1", "planner-a", { content: "Keep x", target: "x" });
+    [
+      "not typed client-side",
+      serverMemory("m2", {
+        kind: "architectural_decision",
+        metadata: { source: "planner-b", target: "x" },
+      }),
+      { target: "x" },
+    ],
+    ["without a target", typed("m2", "planner-b", { content: "Drop x" }), {}],
+  ])("returns a memory %s unchanged", (_, newer, target) => {
+    const old = typed("m1", "planner-a", { content: "Keep x", ...target });
     const outcome = applyRule(newer, [old]);
     expect(outcome.superseded).toEqual([]);
     expect(outcome.memory).toBe(newer);
