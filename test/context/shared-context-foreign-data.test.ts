@@ -62,13 +62,17 @@ describe("SharedContext with another writer's metadata", () => {
     expect(read.contradictions).toEqual([]);
   });
 
-  it("looks nothing up for a contradiction list without a memory id in it", async () => {
+  it.each<[string, JsonObject]>([
+    ["no contradiction list", {}],
+    ["a contradiction list that is not a list", { contradicts: "m-1" }],
+    ["a contradiction list without a memory id in it", { contradicts: [3, null] }],
+  ])("looks nothing up for %s", async (_, extra) => {
     const { store, shared, rewriteMetadata } = setUp();
     await shared.decide("reviewer", "The login form leaks the token", {
       kind: "review_finding",
       target: "login-form",
     });
-    rewriteMetadata((metadata) => ({ ...metadata, contradicts: [3, null] }));
+    rewriteMetadata((metadata) => ({ ...metadata, ...extra }));
     const kinds: Array<string | undefined> = [];
     const search = store.searchMemories.bind(store);
     store.searchMemories = (id, options) => {
@@ -80,6 +84,31 @@ describe("SharedContext with another writer's metadata", () => {
     expect(read.contradictions).toEqual([]);
     // Only the decisions every read asks for: no finding's other side to look up.
     expect(kinds).toEqual(["architectural_decision"]);
+  });
+
+  it("reports no dispute when every memory a side contradicts is gone", async () => {
+    const { shared, rewriteMetadata } = setUp();
+    const { memories } = await shared.decide("planner-a", "Deprecate cache", decision("cache"));
+    rewriteMetadata((metadata) => ({ ...metadata, contradicts: ["superseded-since"] }));
+    const read = await shared.beforeActing("coder", "Build module cache");
+    expect(read.decisions.map((memory) => memory.id)).toEqual([memories[0]?.id]);
+    expect(read.contradictions).toEqual([]);
+  });
+
+  it("reports the dispute while one side contradicts one still active memory", async () => {
+    const { shared, rewriteMetadata } = setUp();
+    const a = await shared.decide("planner-a", "Deprecate cache", decision("cache"));
+    const b = await shared.decide("planner-b", "Keep cache", decision("cache"));
+    const [older, newer] = [a.memories[0]?.id, b.memories[0]?.id];
+    rewriteMetadata((metadata) =>
+      metadata.source === "planner-b"
+        ? { ...metadata, contradicts: [older ?? "", "superseded-since"] }
+        : { ...metadata, contradicts: ["superseded-since"] },
+    );
+    const read = await shared.beforeActing("coder", "Build module cache");
+    expect(
+      read.contradictions.map((dispute) => dispute.memories.map((memory) => memory.id)),
+    ).toEqual([[older, newer]]);
   });
 
   it("tells a reader a memory was superseded without naming a target it does not have", async () => {
