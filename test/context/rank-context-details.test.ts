@@ -72,6 +72,7 @@ describe("textTerms", () => {
       ["ui", "db"],
     ],
     ["keeps letters of any script", "Über straße 東京", ["uber", "straße", "東京"]],
+    ["folds accents in text without one ASCII character", "Éé", ["ee"]],
   ])("%s", (_, text, terms) => {
     expect(textTerms(text)).toEqual(terms);
   });
@@ -139,6 +140,42 @@ describe("rankContext scoring", () => {
     ).toEqual(["m2", "m3", "m1"]);
   });
 
+  it("weighs the share of task words, not their count", () => {
+    // One of five task words: relevance 0.8, not enough to lift a note over a finding.
+    expect(
+      rankedIds(
+        [
+          { ...candidate(2, "implementation_note", "login"), sequence: 1 },
+          candidate(1, "review_finding", "unrelated"),
+        ],
+        "login jwt token expiry refresh",
+      ),
+    ).toEqual(["m1", "m2"]);
+  });
+
+  it("scales bm25 to 0..1 of the best match", () => {
+    // Relevance from bm25 alone: 1 for the best match, 0.25 for a quarter of it.
+    expect(
+      rankedIds(
+        [
+          candidate(1, "episode_summary", "x", { bm25: -4 }),
+          candidate(2, "implementation_note", "x", { bm25: -1 }),
+          candidate(3, "review_finding", "x"),
+        ].map((item) => ({ ...item, sequence: 1 })),
+      ),
+    ).toEqual(["m3", "m2", "m1"]);
+  });
+
+  it("breaks an exact tie of scores by newer first", () => {
+    // 2 + 0 (oldest) + 2 × 0.75 = 2 + 1.5 (newest) + 2 × 0 = 3.5.
+    expect(
+      rankedIds([
+        candidate(1, "implementation_note", "same", { confidence: 0.75 }),
+        candidate(3, "implementation_note", "same", { confidence: 0 }),
+      ]),
+    ).toEqual(["m3", "m1"]);
+  });
+
   it("weighs bm25 relative to the best match", () => {
     // Same words, kind and sequence: only bm25 tells them apart.
     expect(
@@ -175,6 +212,13 @@ describe("rankContext scoring", () => {
         candidate(100, "implementation_note", "same", { confidence: 0.5 }),
       ]),
     ).toEqual(["m100", "m1"]);
+    // Recency spans the candidates' range, however far from the first row it starts.
+    expect(
+      rankedIds([
+        candidate(100, "implementation_note", "same", { confidence: 0.75 }),
+        candidate(101, "implementation_note", "same", { confidence: 0.5 }),
+      ]),
+    ).toEqual(["m101", "m100"]);
     // ...but not when the ranges are close and a finding outranks a note.
     expect(
       rankedIds([
@@ -325,6 +369,17 @@ describe("rankContext rendering", () => {
     expect(bundle.assembledContext).toContain("\n- use jwt\n");
   });
 
+  it.each([
+    ["at the start", "  leading", " leading"],
+    ["at the end", "trailing  ", "trailing "],
+  ])("collapses a run of spaces %s", (_, content, line) => {
+    const bundle = rankContext({
+      ...base,
+      memories: [candidate(1, "implementation_note", content, { metadata: {} })],
+    });
+    expect(bundle.assembledContext).toContain(`\n- ${line}\n`);
+  });
+
   it("leaves text with single spaces as it is", () => {
     const bundle = rankContext({
       ...base,
@@ -362,6 +417,36 @@ describe("rankContext budget", () => {
     });
     // Exactly 18: the short one fits, the long one is skipped.
     expect(roomier.episodes.map((item) => item.id)).toEqual(["e2"]);
+  });
+});
+
+describe("rankContext episodes", () => {
+  const header = "## Task\nzzz\n\n## Recent activity\n";
+
+  it("fills the budget with the newest episodes, whatever the input order", () => {
+    // Task 3 + "\n## Recent activity\n" 5 + one "- [dev/message] eN\n" line 5: room for one.
+    const bundle = rankContext({
+      ...base,
+      maxTokens: 13,
+      memories: [],
+      episodes: [
+        episode(1, { content: "e1" }),
+        episode(3, { content: "e3" }),
+        episode(2, { content: "e2" }),
+      ],
+    });
+    expect(bundle.assembledContext).toBe(`${header}- [dev/message] e3\n`);
+  });
+
+  it("counts the section header once for all episodes", () => {
+    // 3 + 5 + 2 × 5: room for exactly two.
+    const bundle = rankContext({
+      ...base,
+      maxTokens: 18,
+      memories: [],
+      episodes: [1, 2, 3].map((sequence) => episode(sequence, { content: `e${sequence}` })),
+    });
+    expect(bundle.assembledContext).toBe(`${header}- [dev/message] e2\n- [dev/message] e3\n`);
   });
 });
 
