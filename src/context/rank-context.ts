@@ -173,7 +173,7 @@ export function rankContext(input: RankContextInput): ContextBundle {
   // Unique by id: a memory can be a candidate for several reasons.
   const unique = new Map<string, MemoryCandidate>();
   for (const candidate of input.memories) unique.set(candidate.memory.id, candidate);
-  const ranked = unique.size > 0 ? scoreMemories(input.task, [...unique.values()]) : [];
+  const ranked = scoreMemories(input.task, [...unique.values()]);
 
   const included: Array<Scored & { section: string; line: string }> = [];
   for (const item of ranked) {
