@@ -54,8 +54,7 @@ export function textTerms(text: string): string[] {
 
 /** The distinct search words of `text` (see {@link textTerms}), first-seen order, at most `max`. */
 export function searchTerms(text: string, max = 16): string[] {
-  const terms = [...new Set(textTerms(text))];
-  return terms.length > max ? terms.slice(0, max) : terms;
+  return [...new Set(textTerms(text))].slice(0, max);
 }
 
 /** One candidate memory: its row sequence (creation order) and its bm25 score if FTS found it. */
@@ -174,7 +173,7 @@ export function rankContext(input: RankContextInput): ContextBundle {
   // Unique by id: a memory can be a candidate for several reasons.
   const unique = new Map<string, MemoryCandidate>();
   for (const candidate of input.memories) unique.set(candidate.memory.id, candidate);
-  const ranked = unique.size > 0 ? scoreMemories(input.task, [...unique.values()]) : [];
+  const ranked = scoreMemories(input.task, [...unique.values()]);
 
   const included: Array<Scored & { section: string; line: string }> = [];
   for (const item of ranked) {

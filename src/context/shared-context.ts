@@ -190,7 +190,6 @@ export class SharedContext {
     activeByKind: Map<string, Memory[]>,
   ): Promise<MemoryDispute[]> {
     const contradicting = memories.filter((memory) => contradictedIds(memory).length > 0);
-    if (contradicting.length === 0) return [];
     const disputes = new Map<string, MemoryDispute>();
     for (const memory of contradicting) {
       const target = targetOf(memory);
@@ -352,7 +351,6 @@ export class SharedContext {
   /** Tells whoever read a memory that a newer one, written without knowing it, contradicts it. */
   #onContradiction(memory: Memory): void {
     const contradicted = contradictedIds(memory);
-    if (contradicted.length === 0) return;
     const by = sourceOf(memory);
     const target = targetOf(memory);
     for (const [callerId, reads] of this.#reads) {

@@ -1,0 +1,162 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { JsonObject, Memory, StoreChange } from "../../src/context/context-store.js";
+import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { type InvalidationNotice, SharedContext } from "../../src/context/shared-context.js";
+
+/**
+ * Memories another writer's store hands back (a Statewave server, an older `serve`) need not carry
+ * the metadata shapes shared-ctx's compile writes: a target, source or contradiction list that is
+ * not a string is no target, no known author, no contradiction.
+ */
+
+const subjectId = "project-1";
+const opened: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const item of opened.splice(0).reverse()) await item.close();
+});
+
+function setUp() {
+  const store = new EmbeddedStore({ path: ":memory:" });
+  opened.push(store);
+  let feed: ((change: StoreChange) => void) | undefined;
+  const watch = store.watch.bind(store);
+  store.watch = (id, listener, options) => {
+    feed = listener;
+    return watch(id, listener, options);
+  };
+  const shared = new SharedContext({ store, subjectId });
+  opened.push(shared);
+  const send = (change: StoreChange) => {
+    if (feed === undefined) throw new Error("SharedContext is not watching");
+    feed(change);
+  };
+  /** From now on, every memory the store returns has `metadata` changed by `change`. */
+  const rewriteMetadata = (change: (metadata: JsonObject) => JsonObject) => {
+    const rewrite = (memory: Memory): Memory => ({
+      ...memory,
+      metadata: change(memory.metadata),
+    });
+    const search = store.searchMemories.bind(store);
+    store.searchMemories = async (id, options) => (await search(id, options)).map(rewrite);
+    const getContext = store.getContext.bind(store);
+    store.getContext = async (id, task, options) => {
+      const bundle = await getContext(id, task, options);
+      return { ...bundle, facts: bundle.facts.map(rewrite) };
+    };
+  };
+  return { store, shared, send, rewriteMetadata };
+}
+
+const decision = (target: string) => ({ kind: "architectural_decision", target });
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("SharedContext with another writer's metadata", () => {
+  it("reports no dispute over a target that is not a string", async () => {
+    const { shared, rewriteMetadata } = setUp();
+    await shared.decide("planner-a", "Deprecate cache", decision("cache"));
+    await shared.decide("planner-b", "Keep cache", decision("cache"));
+    rewriteMetadata((metadata) => ({ ...metadata, target: 7 }));
+    const read = await shared.beforeActing("coder", "Build module cache");
+    expect(read.decisions).toHaveLength(2);
+    expect(read.contradictions).toEqual([]);
+  });
+
+  it.each<[string, JsonObject]>([
+    ["no contradiction list", {}],
+    ["a contradiction list that is not a list", { contradicts: "m-1" }],
+    ["a contradiction list without a memory id in it", { contradicts: [3, null] }],
+  ])("looks nothing up for %s", async (_, extra) => {
+    const { store, shared, rewriteMetadata } = setUp();
+    await shared.decide("reviewer", "The login form leaks the token", {
+      kind: "review_finding",
+      target: "login-form",
+    });
+    rewriteMetadata((metadata) => ({ ...metadata, ...extra }));
+    const kinds: Array<string | undefined> = [];
+    const search = store.searchMemories.bind(store);
+    store.searchMemories = (id, options) => {
+      kinds.push(options?.kind);
+      return search(id, options);
+    };
+    const read = await shared.beforeActing("coder", "Fix the login form token");
+    expect(read.bundle.facts).toHaveLength(1);
+    expect(read.contradictions).toEqual([]);
+    // Only the decisions every read asks for: no finding's other side to look up.
+    expect(kinds).toEqual(["architectural_decision"]);
+  });
+
+  it("reports no dispute when every memory a side contradicts is gone", async () => {
+    const { shared, rewriteMetadata } = setUp();
+    const { memories } = await shared.decide("planner-a", "Deprecate cache", decision("cache"));
+    rewriteMetadata((metadata) => ({ ...metadata, contradicts: ["superseded-since"] }));
+    const read = await shared.beforeActing("coder", "Build module cache");
+    expect(read.decisions.map((memory) => memory.id)).toEqual([memories[0]?.id]);
+    expect(read.contradictions).toEqual([]);
+  });
+
+  it("reports the dispute while one side contradicts one still active memory", async () => {
+    const { shared, rewriteMetadata } = setUp();
+    const a = await shared.decide("planner-a", "Deprecate cache", decision("cache"));
+    const b = await shared.decide("planner-b", "Keep cache", decision("cache"));
+    const [older, newer] = [a.memories[0]?.id, b.memories[0]?.id];
+    rewriteMetadata((metadata) =>
+      metadata.source === "planner-b"
+        ? { ...metadata, contradicts: [older ?? "", "superseded-since"] }
+        : { ...metadata, contradicts: ["superseded-since"] },
+    );
+    const read = await shared.beforeActing("coder", "Build module cache");
+    expect(
+      read.contradictions.map((dispute) => dispute.memories.map((memory) => memory.id)),
+    ).toEqual([[older, newer]]);
+  });
+
+  it("tells a reader a memory was superseded without naming a target it does not have", async () => {
+    const { shared, send } = setUp();
+    const { memories } = await shared.decide("project", "cache in use", decision("cache"));
+    const [memory] = memories;
+    if (memory === undefined) throw new Error("no memory compiled");
+    await shared.beforeActing("coder", "Build module cache");
+    const notices: InvalidationNotice[] = [];
+    shared.onInvalidated("coder", (notice) => notices.push(notice));
+    send({
+      type: "memory",
+      memory: { ...memory, status: "superseded", metadata: { ...memory.metadata, target: 7 } },
+    });
+    await settle();
+    // No target: no active memory is its replacement (the cache decision has one).
+    expect(notices).toStrictEqual([
+      {
+        memoryId: memory.id,
+        by: "unknown",
+        reason: "architectural_decision was superseded",
+      },
+    ]);
+  });
+
+  it("names neither an author nor a target the contradicting memory does not have", async () => {
+    const { shared, send } = setUp();
+    const { memories } = await shared.decide("project", "cache in use", decision("cache"));
+    const [memory] = memories;
+    if (memory === undefined) throw new Error("no memory compiled");
+    await shared.beforeActing("coder", "Build module cache");
+    const notices: InvalidationNotice[] = [];
+    shared.onInvalidated("coder", (notice) => notices.push(notice));
+    send({
+      type: "memory",
+      memory: {
+        ...memory,
+        id: "foreign-1",
+        content: "Keep cache",
+        metadata: { source: 7, contradicts: [3, memory.id] },
+      },
+    });
+    expect(notices).toStrictEqual([
+      {
+        memoryId: memory.id,
+        by: "unknown",
+        reason: 'architectural_decision is disputed: unknown contradicts it ("Keep cache")',
+      },
+    ]);
+  });
+});
