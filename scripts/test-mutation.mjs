@@ -5,7 +5,8 @@
 // file and report under reports/mutation/<name>/, and its own tests: the mirror of each mutated
 // path's top folder under test/ (src/scenario/... -> test/scenario/**), so a mutant counts as
 // killed only by the tests written for that code, not by an end-to-end run that happens to
-// cross it. Comma-join paths to mutate them in one run. `--break <score>` fails a run whose
+// cross it (less `slowTests`, and the Postgres files unless src/context/postgres is mutated).
+// Comma-join paths to mutate them in one run. `--break <score>` fails a run whose
 // mutation score is below it; `--tests <glob>[,<glob>...]` replaces the mirrored tests (CI's smoke
 // run judges two small modules by their own unit tests alone). Prints one score line per run.
 // `--batches <n>` splits each folder into n runs of about equal size (own incremental file and
@@ -81,6 +82,20 @@ function splitBySize(files, count) {
   return groups.map((group) => group.files.sort());
 }
 
+/**
+ * Test files of a mirror that judge no mutant there: each starts processes or whole runs (seconds a
+ * test), and Stryker runs a covering test once per mutant, so with them a folder run takes hours and
+ * its dry run times out on a busy machine. Their code paths are judged by the unit tests beside them.
+ */
+const slowTests = [
+  "test/context/embedded-store.processes.test.ts",
+  "test/context/statewave-v0-7-1.scenarios.test.ts",
+  "test/context/statewave-v0-7-1.mcp.test.ts",
+];
+
+/** The Postgres store's tests need a Postgres started per file: they judge src/context/postgres only. */
+const postgresTests = "test/context/postgres/";
+
 function testGlobs(targets) {
   const tops = new Set();
   for (const target of targets) {
@@ -88,7 +103,16 @@ function testGlobs(targets) {
     tops.add(top);
     for (const extra of extraTests.get(top) ?? []) tops.add(extra);
   }
-  return [...tops].flatMap((top) => [`test/${top}/**/*.test.ts`, `test/${top}/**/*.test.tsx`]);
+  const postgres = targets.some((target) => target.startsWith("src/context/postgres"));
+  return [...tops].flatMap((top) =>
+    existsSync(path.join("test", top))
+      ? readdirSync(path.join("test", top), { recursive: true })
+          .map((entry) => path.join("test", top, String(entry)))
+          .filter((file) => /\.test\.tsx?$/.test(file) && !slowTests.includes(file))
+          .filter((file) => postgres || !file.startsWith(postgresTests))
+          .sort()
+      : [],
+  );
 }
 
 /** Stryker's score: detected / (detected + undetected); mutants that do not compile are left out. */
