@@ -109,6 +109,8 @@ describe("the Statewave v0.7.1 emulation: POST /v1/context", () => {
     expect(lines).toHaveLength(30);
     expect(lines[0]).toBe("- [user/note] episode number 00 here");
     expect(lines.join("\n")).not.toContain("episode number 30");
+    expect(lines).toContain("- [user/note] episode number 29 here");
+    expect(lines.join("\n")).not.toContain("hello");
   });
 
   it("ranks episodes: agent sources and action types up, short texts down, ties in order", async () => {
@@ -234,6 +236,29 @@ describe("the Statewave v0.7.1 emulation: POST /v1/context", () => {
     expect(facts).not.toContain(`- My name is ${names[50]}`);
     expect(section(bundle, "Recent history")).toHaveLength(30);
     expect(bundle.facts).toHaveLength(80);
+  });
+
+  it("keeps to the subject's active memories and its own episodes", async () => {
+    const { post, episode } = emulatorClient();
+    await post(
+      "/v1/episodes",
+      episode({ subject_id: "other", payload: { text: "My name is Zed Other" } }),
+    );
+    await post("/v1/memories/compile", { subject_id: "other" });
+    await post(
+      "/v1/episodes",
+      episode({ subject_id: "other", payload: { text: "not compiled yet" } }),
+    );
+    await post("/v1/episodes", episode({ payload: { text: "one two three four" } }));
+    await post("/v1/memories/compile", { subject_id: "s" });
+    await post("/v1/episodes", episode({ payload: { text: "one two three four five" } }));
+    await post("/v1/memories/compile", { subject_id: "s" });
+    const bundle = (await post("/v1/context", { subject_id: "s", task: "x" })).body as Bundle;
+    expect(bundle.assembled_context).toBe(
+      "## Task\nx\n\n## Recent history\n- one two three four five\n\n" +
+        // Only active summaries cover their episodes: the superseded one's episode shows raw.
+        "## Recent interactions\n- [user/note] one two three four\n",
+    );
   });
 
   it("answers an episode whose messages are not a list with a 500", async () => {
