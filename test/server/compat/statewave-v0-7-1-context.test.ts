@@ -124,6 +124,8 @@ describe("the Statewave v0.7.1 emulation: POST /v1/context", () => {
         episode({ source: "agent", payload: { text: long("agent") } }),
         episode({ type: "action", payload: { text: long("action") } }),
         episode({ source: "system", type: "tool_call", payload: { text: long("both") } }),
+        episode({ source: "assistant", payload: { text: long("assistant") } }),
+        episode({ source: "tool", payload: { text: long("tool") } }),
       ],
     });
     const bundle = (await post("/v1/context", { subject_id: "s", task: "zzz" })).body as Bundle;
@@ -131,6 +133,8 @@ describe("the Statewave v0.7.1 emulation: POST /v1/context", () => {
       `- [agent/note] ${long("agent")}`,
       `- [user/action] ${long("action")}`,
       `- [system/tool_call] ${long("both")}`,
+      `- [assistant/note] ${long("assistant")}`,
+      `- [tool/note] ${long("tool")}`,
       "- [user/note] exactly twenty chars",
       `- [user/note] ${long("plain")}`,
       "- [user/note] nineteen characters",
@@ -201,6 +205,26 @@ describe("the Statewave v0.7.1 emulation: POST /v1/context", () => {
     const everything = await context("19");
     expect(everything.provenance.episode_ids).toEqual(["id-4"]);
     expect(everything.provenance.summary_ids).toEqual(["id-2"]);
+  });
+
+  it("gives active memories 3 points over episodes", async () => {
+    const { post, episode } = emulatorClient();
+    await post("/v1/episodes", episode({ payload: { text: "My name is Alice Chen" } }));
+    await post("/v1/memories/compile", { subject_id: "s" });
+    await post(
+      "/v1/episodes",
+      episode({ source: "agent", payload: { text: "deploy now to production please" } }),
+    );
+    // Fact 10+5+3 = 18, episode 3+5+5 (relevance)+2 = 15, summary 5+5+3 = 13; the episode's
+    // 12-token line does not fit after the fact's 6 within 28, the summary's 6 does.
+    const bundle = (await post("/v1/context", { subject_id: "s", task: "deploy", max_tokens: 28 }))
+      .body as Bundle;
+    expect(bundle.provenance).toEqual({
+      fact_ids: ["id-3"],
+      summary_ids: ["id-2"],
+      procedure_ids: [],
+      episode_ids: [],
+    });
   });
 
   it("keeps to 4000 tokens by default, skipping lines that do not fit and trying the next", async () => {
