@@ -126,6 +126,7 @@ describe("the Statewave v0.7.1 emulation: POST /v1/context", () => {
         episode({ source: "system", type: "tool_call", payload: { text: long("both") } }),
         episode({ source: "assistant", payload: { text: long("assistant") } }),
         episode({ source: "tool", payload: { text: long("tool") } }),
+        episode({ type: "tool_call", payload: { text: long("call") } }),
       ],
     });
     const bundle = (await post("/v1/context", { subject_id: "s", task: "zzz" })).body as Bundle;
@@ -135,6 +136,7 @@ describe("the Statewave v0.7.1 emulation: POST /v1/context", () => {
       `- [system/tool_call] ${long("both")}`,
       `- [assistant/note] ${long("assistant")}`,
       `- [tool/note] ${long("tool")}`,
+      `- [user/tool_call] ${long("call")}`,
       "- [user/note] exactly twenty chars",
       `- [user/note] ${long("plain")}`,
       "- [user/note] nineteen characters",
