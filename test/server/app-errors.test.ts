@@ -82,6 +82,14 @@ describe("createApp: store errors become Statewave envelopes", () => {
     },
   );
 
+  it("drops the empty part a field path ending in an index leaves", async () => {
+    const { send } = appWith(new StoreValidationError("episodes[3]", "an object"));
+    const answer = await send("POST", "/v1/episodes/batch", { episodes: [episode] });
+    expect(answer.body).toMatchObject({
+      error: { details: [{ type: "value_error", loc: ["body", "episodes", "3"] }] },
+    });
+  });
+
   it("an unknown compile job is a 404 not_found", async () => {
     const { send } = appWith(new CompileJobNotFoundError("j1"));
     expect(await send("GET", "/v1/memories/compile/j1")).toMatchObject({

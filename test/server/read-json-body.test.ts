@@ -318,6 +318,19 @@ describe("readJsonBody", () => {
       );
     });
 
+    it("names the first of equal numbers, and reads a fraction with several digits whole", async () => {
+      expect(await failure(jsonRequest('{"a":-0,"b":-0}'))).toEqual(
+        notExact("-0", ["a"], "-0 would be stored as 0"),
+      );
+      expect(await failure(jsonRequest('{"n":1.25e400}'))).toEqual(
+        notExact(
+          "1.25e400",
+          ["n"],
+          "it is outside the range of a 64-bit float and would be stored as null",
+        ),
+      );
+    });
+
     it("shows a literal of 40 characters whole", async () => {
       const literal = `1${"0".repeat(39)}`;
       const answer = await failure(jsonRequest(`{"big":${literal}}`));

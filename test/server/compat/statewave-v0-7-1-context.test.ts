@@ -109,6 +109,8 @@ describe("the Statewave v0.7.1 emulation: POST /v1/context", () => {
     expect(lines).toHaveLength(30);
     expect(lines[0]).toBe("- [user/note] episode number 00 here");
     expect(lines.join("\n")).not.toContain("episode number 30");
+    expect(lines).toContain("- [user/note] episode number 29 here");
+    expect(lines.join("\n")).not.toContain("hello");
   });
 
   it("ranks episodes: agent sources and action types up, short texts down, ties in order", async () => {
@@ -122,6 +124,9 @@ describe("the Statewave v0.7.1 emulation: POST /v1/context", () => {
         episode({ source: "agent", payload: { text: long("agent") } }),
         episode({ type: "action", payload: { text: long("action") } }),
         episode({ source: "system", type: "tool_call", payload: { text: long("both") } }),
+        episode({ source: "assistant", payload: { text: long("assistant") } }),
+        episode({ source: "tool", payload: { text: long("tool") } }),
+        episode({ type: "tool_call", payload: { text: long("call") } }),
       ],
     });
     const bundle = (await post("/v1/context", { subject_id: "s", task: "zzz" })).body as Bundle;
@@ -129,6 +134,9 @@ describe("the Statewave v0.7.1 emulation: POST /v1/context", () => {
       `- [agent/note] ${long("agent")}`,
       `- [user/action] ${long("action")}`,
       `- [system/tool_call] ${long("both")}`,
+      `- [assistant/note] ${long("assistant")}`,
+      `- [tool/note] ${long("tool")}`,
+      `- [user/tool_call] ${long("call")}`,
       "- [user/note] exactly twenty chars",
       `- [user/note] ${long("plain")}`,
       "- [user/note] nineteen characters",
@@ -201,6 +209,26 @@ describe("the Statewave v0.7.1 emulation: POST /v1/context", () => {
     expect(everything.provenance.summary_ids).toEqual(["id-2"]);
   });
 
+  it("gives active memories 3 points over episodes", async () => {
+    const { post, episode } = emulatorClient();
+    await post("/v1/episodes", episode({ payload: { text: "My name is Alice Chen" } }));
+    await post("/v1/memories/compile", { subject_id: "s" });
+    await post(
+      "/v1/episodes",
+      episode({ source: "agent", payload: { text: "deploy now to production please" } }),
+    );
+    // Fact 10+5+3 = 18, episode 3+5+5 (relevance)+2 = 15, summary 5+5+3 = 13; the episode's
+    // 12-token line does not fit after the fact's 6 within 28, the summary's 6 does.
+    const bundle = (await post("/v1/context", { subject_id: "s", task: "deploy", max_tokens: 28 }))
+      .body as Bundle;
+    expect(bundle.provenance).toEqual({
+      fact_ids: ["id-3"],
+      summary_ids: ["id-2"],
+      procedure_ids: [],
+      episode_ids: [],
+    });
+  });
+
   it("keeps to 4000 tokens by default, skipping lines that do not fit and trying the next", async () => {
     const { post, episode } = emulatorClient();
     await post("/v1/episodes/batch", {
@@ -234,6 +262,29 @@ describe("the Statewave v0.7.1 emulation: POST /v1/context", () => {
     expect(facts).not.toContain(`- My name is ${names[50]}`);
     expect(section(bundle, "Recent history")).toHaveLength(30);
     expect(bundle.facts).toHaveLength(80);
+  });
+
+  it("keeps to the subject's active memories and its own episodes", async () => {
+    const { post, episode } = emulatorClient();
+    await post(
+      "/v1/episodes",
+      episode({ subject_id: "other", payload: { text: "My name is Zed Other" } }),
+    );
+    await post("/v1/memories/compile", { subject_id: "other" });
+    await post(
+      "/v1/episodes",
+      episode({ subject_id: "other", payload: { text: "not compiled yet" } }),
+    );
+    await post("/v1/episodes", episode({ payload: { text: "one two three four" } }));
+    await post("/v1/memories/compile", { subject_id: "s" });
+    await post("/v1/episodes", episode({ payload: { text: "one two three four five" } }));
+    await post("/v1/memories/compile", { subject_id: "s" });
+    const bundle = (await post("/v1/context", { subject_id: "s", task: "x" })).body as Bundle;
+    expect(bundle.assembled_context).toBe(
+      "## Task\nx\n\n## Recent history\n- one two three four five\n\n" +
+        // Only active summaries cover their episodes: the superseded one's episode shows raw.
+        "## Recent interactions\n- [user/note] one two three four\n",
+    );
   });
 
   it("answers an episode whose messages are not a list with a 500", async () => {

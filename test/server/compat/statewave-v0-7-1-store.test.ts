@@ -350,6 +350,33 @@ describe("the Statewave v0.7.1 emulation: supersession by word overlap", () => {
     expect(found.filter((row) => row.content === "word0")).toHaveLength(2);
   });
 
+  it("never supersedes across subjects", async () => {
+    const client = emulatorClient();
+    await client.post(
+      "/v1/episodes",
+      client.episode({ subject_id: "a", payload: { text: "one two three four" } }),
+    );
+    await client.post("/v1/memories/compile", { subject_id: "a" });
+    await client.post(
+      "/v1/episodes",
+      client.episode({ subject_id: "b", payload: { text: "one two three four five" } }),
+    );
+    await client.post("/v1/memories/compile", { subject_id: "b" });
+    const rows = memoriesOf((await client.get("/v1/timeline?subject_id=a")).body);
+    expect(rows.map((row) => row.status)).toEqual(["active"]);
+  });
+
+  it("spends no transaction time on a compile with nothing to do", async () => {
+    const { post, episode } = emulatorClient();
+    expect((await post("/v1/memories/compile", { subject_id: "s" })).body).toEqual({
+      subject_id: "s",
+      memories_created: 0,
+      memories: [],
+    });
+    const stored = await post("/v1/episodes", episode());
+    expect((stored.body as EpisodeWire).created_at).toBe("1970-01-01T00:00:01Z");
+  });
+
   it("never supersedes within one compile, and hides superseded rows from search", async () => {
     const client = emulatorClient();
     await client.post("/v1/episodes/batch", {
