@@ -107,7 +107,8 @@ export function parseEntryAt(
 
 /** A format 2 row as the object it stands for (absent optional properties left out). */
 function fromRow(row: readonly unknown[]): Record<string, unknown> | undefined {
-  if (row.length < requiredPositions || row.length > positions.length) return undefined;
+  // A shorter row lacks the order key, so parseEntryAt refuses it like any entry without one.
+  if (row.length > positions.length) return undefined;
   const entry: Record<string, unknown> = {};
   for (let index = 0; index < row.length; index++) {
     const name = positions[index];
