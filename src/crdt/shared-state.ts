@@ -210,7 +210,7 @@ export class SharedState {
 
   /** Stops following the store after flushing pending publishes. Does not close the store. */
   async close(): Promise<void> {
-    if (this.#closed) return;
+    // Idempotent as it is: a second close finds no subscription and nothing pending.
     this.#closed = true;
     this.#subscription?.close();
     this.#subscription = undefined;
