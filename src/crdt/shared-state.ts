@@ -385,13 +385,14 @@ export class SharedState {
   #escalated(raised: RaisedEscalation): void {
     const { escalation } = raised;
     // An escalation first seen already settled is not announced: its resolution tells the story,
-    // and a late "disputed" memory would supersede the resolution that ended it.
+    // and a late "disputed" memory would supersede the resolution that ended it. The replica
+    // raises each id once, so only an announcement already on the timeline (a reopened replica's
+    // own) needs remembering.
     if (
       raised.announcedHere &&
       escalation.resolution === undefined &&
       !this.#announced.has(escalation.id)
     ) {
-      this.#announced.add(escalation.id);
       this.#track(this.#store.createEpisode(escalationEpisode(escalation, this.agentId)));
     }
     for (const listener of [...this.#escalationListeners]) {
