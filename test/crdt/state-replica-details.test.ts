@@ -54,3 +54,121 @@ describe("StateReplica text writes", () => {
     expect(writer.ownCounter()).toBe(1);
   });
 });
+
+/** a and b write plan/token and plan/alpha concurrently, then exchange. */
+function twoDisputes(): { a: StateReplica; b: StateReplica } {
+  const a = replica(1);
+  const b = replica(2);
+  a.write("alice", "plan", "token", "RS256");
+  a.write("alice", "plan", "alpha", 1);
+  b.write("bob", "plan", "token", "HS256");
+  b.write("bob", "plan", "alpha", 2);
+  a.import([b.doc.export({ mode: "update" })]);
+  b.import([a.doc.export({ mode: "update" })]);
+  return { a, b };
+}
+
+describe("StateReplica reads", () => {
+  it("an empty list written to a set creates the field", () => {
+    const writer = replica();
+    expect(writer.write("alice", "plan", "tags", [])).toBe(true);
+    expect(writer.get("plan", "tags")).toStrictEqual([]);
+    expect(writer.list("plan")).toStrictEqual({ tags: [] });
+  });
+
+  it("a field or namespace never written reads as undefined", () => {
+    const writer = replica();
+    writer.write("alice", "plan", "tags", ["a"]);
+    expect(writer.get("plan", "other")).toBeUndefined();
+    expect(writer.get("other", "tags")).toBeUndefined();
+    expect(writer.attribution("plan", "other")).toBeUndefined();
+    expect(writer.list("other")).toStrictEqual({});
+  });
+
+  it("lists fields and namespaces sorted by key", () => {
+    const writer = replica();
+    writer.write("alice", "plan", "zeta", 1);
+    writer.write("alice", "plan", "alpha", 2);
+    writer.write("alice", "build", "notes", "ok");
+    expect(writer.namespaces()).toStrictEqual(["build", "plan"]);
+    expect(Object.keys(writer.list("plan"))).toStrictEqual(["alpha", "zeta"]);
+    expect(JSON.stringify(writer.toJSON())).toBe(
+      '{"build":{"notes":"ok"},"plan":{"alpha":2,"zeta":1}}',
+    );
+  });
+
+  it("orders escalations by id, the same on every replica", () => {
+    const { a, b } = twoDisputes();
+    expect(a.escalations().map((escalation) => escalation.id)).toStrictEqual([
+      "plan/alpha#0",
+      "plan/token#0",
+    ]);
+    expect(b.escalations()).toStrictEqual(a.escalations());
+  });
+
+  it("returns copies: changing what a read returned changes nothing held", () => {
+    const { a } = twoDisputes();
+    a.write("alice", "plan", "tags", ["x"]);
+    (a.get("plan", "tags") as string[]).push("y");
+    (a.attribution("plan", "tags") as unknown[]).push("y");
+    const [escalation] = a.escalations();
+    if (escalation) escalation.id = "changed";
+    expect(a.get("plan", "tags")).toStrictEqual(["x"]);
+    expect(a.attribution("plan", "tags")).toHaveLength(1);
+    expect(a.escalations()[0]?.id).toBe("plan/alpha#0");
+  });
+
+  it("version counts the operations held per peer", () => {
+    const { a } = twoDisputes();
+    expect(a.version()).toStrictEqual({ [a.peer]: 2, "2": 2 });
+  });
+});
+
+describe("StateReplica listeners", () => {
+  it("onChange and onEscalation return an unsubscribe", () => {
+    const a = replica(1);
+    const b = replica(2);
+    const changes: unknown[] = [];
+    const raised: unknown[] = [];
+    a.onChange((change) => changes.push(change))();
+    a.onEscalation((escalation) => raised.push(escalation))();
+    a.write("alice", "plan", "token", "RS256");
+    b.write("bob", "plan", "token", "HS256");
+    a.import([b.doc.export({ mode: "update" })]);
+    expect(a.escalations()).toHaveLength(1);
+    expect(changes).toStrictEqual([]);
+    expect(raised).toStrictEqual([]);
+  });
+
+  it("an import of nothing new tells no one", () => {
+    const a = replica(1);
+    const b = replica(2);
+    b.write("bob", "plan", "tags", ["x"]);
+    const update = b.doc.export({ mode: "update" });
+    a.import([update]);
+    const changes: unknown[] = [];
+    a.onChange((change) => changes.push(change));
+    a.import([]);
+    a.import([update]);
+    a.import([update, update]);
+    expect(changes).toStrictEqual([]);
+    expect(a.get("plan", "tags")).toStrictEqual(["x"]);
+  });
+
+  it("tells one change per field and agent of an import, local false", () => {
+    const a = replica(1);
+    const b = replica(2);
+    b.write("bob", "plan", "tags", ["x"]);
+    b.write("bob", "plan", "tags", ["y"]);
+    b.write("carol", "plan", "tags", ["z"]);
+    b.write("bob", "plan", "notes", "n");
+    const changes: unknown[] = [];
+    a.onChange((change) => changes.push(change));
+    a.import([b.doc.export({ mode: "update" })]);
+    expect(changes).toStrictEqual([
+      { namespace: "plan", key: "tags", agentId: "bob", local: false },
+      { namespace: "plan", key: "tags", agentId: "carol", local: false },
+      { namespace: "plan", key: "notes", agentId: "bob", local: false },
+    ]);
+  });
+});
