@@ -140,6 +140,19 @@ describe("StateReplica listeners", () => {
     expect(raised).toStrictEqual([]);
   });
 
+  it("an escalation listener gets a copy: changing it changes nothing held", () => {
+    const a = replica(1);
+    const b = replica(2);
+    a.onEscalation(({ escalation }) => {
+      escalation.contenders.length = 0;
+      escalation.key = "changed";
+    });
+    a.write("alice", "plan", "token", "RS256");
+    b.write("bob", "plan", "token", "HS256");
+    a.import([b.doc.export({ mode: "update" })]);
+    expect(a.escalations()[0]).toMatchObject({ key: "token", contenders: [{}, {}] });
+  });
+
   it("an import of nothing new tells no one", () => {
     const a = replica(1);
     const b = replica(2);
