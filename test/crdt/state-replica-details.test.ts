@@ -76,6 +76,16 @@ describe("StateReplica reads", () => {
     expect(writer.list("plan")).toStrictEqual({ tags: [] });
   });
 
+  it("a set write repeating an element holds and attributes it once", () => {
+    const writer = replica();
+    writer.write("alice", "plan", "tags", ["a", { b: 1, c: 2 }, "a", { c: 2, b: 1 }]);
+    expect(writer.get("plan", "tags")).toStrictEqual(["a", { b: 1, c: 2 }]);
+    expect(writer.attribution("plan", "tags")).toStrictEqual([
+      { agentId: "alice", value: "a", at: 1 },
+      { agentId: "alice", value: { b: 1, c: 2 }, at: 1 },
+    ]);
+  });
+
   it("a field or namespace never written reads as undefined", () => {
     const writer = replica();
     writer.write("alice", "plan", "tags", ["a"]);
