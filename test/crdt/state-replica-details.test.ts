@@ -1,3 +1,4 @@
+import { LoroDoc } from "loro-crdt";
 import { describe, expect, it } from "vitest";
 import { StateReplica } from "../../src/crdt/state-replica.js";
 
@@ -276,5 +277,25 @@ describe("StateReplica resolve", () => {
     a.resolve("plan/config.db.host#0", "c", "lead");
     expect(a.get("plan", "config")).toStrictEqual({ db: { host: "c", port: 1 }, retries: 3 });
     expect(a.escalations()[0]?.resolution?.by).toBe("lead");
+  });
+});
+
+describe("StateReplica reopened with its peer id", () => {
+  it("appends after its earlier writes: its list in the document stays in write order", () => {
+    const first = replica(5);
+    const other = replica(6);
+    first.write("alice", "plan", "tags", ["a"]);
+    first.write("alice", "plan", "tags", ["b"]);
+    other.write("bob", "plan", "tags", ["x"]);
+    const reopened = replica(5);
+    reopened.import([other.doc.export({ mode: "update" }), first.doc.export({ mode: "update" })]);
+    expect(reopened.ownCounter()).toBe(2);
+    reopened.write("alice", "plan", "tags", ["c"]);
+    const attached = new LoroDoc();
+    attached.import(reopened.doc.export({ mode: "update" }));
+    const lists = attached.toJSON() as Record<string, string[]>;
+    const tags = (lists["entries-5"] ?? []).map((row) => (JSON.parse(row) as unknown[])[4]);
+    expect(tags).toStrictEqual([["a"], ["b"], ["c"]]);
+    expect(lists["entries-6"]).toHaveLength(1);
   });
 });
