@@ -1,5 +1,6 @@
 import { LoroDoc } from "loro-crdt";
 import { describe, expect, it } from "vitest";
+import type { Disputed } from "../../src/crdt/disputed.js";
 import { StateReplica } from "../../src/crdt/state-replica.js";
 
 function replica(peerId = 1): StateReplica {
@@ -197,6 +198,37 @@ describe("StateReplica listeners", () => {
   });
 });
 
+describe("StateReplica concurrency", () => {
+  it("a write its writer had not seen is concurrent, even when its order key is smaller", () => {
+    const a = replica(1);
+    const b = replica(2);
+    a.write("alice", "plan", "token", "RS256");
+    b.import([a.doc.export({ mode: "update" })]);
+    // b writes elsewhere first: its next order key passes a's.
+    b.write("bob", "plan", "tags", ["x"]);
+    a.write("alice", "plan", "token", "HS256");
+    b.write("bob", "plan", "token", "ES256");
+    a.import([b.doc.export({ mode: "update" })]);
+    const disputed = a.get("plan", "token") as Disputed;
+    expect(disputed.contenders.map((contender) => contender.value)).toStrictEqual([
+      "HS256",
+      "ES256",
+    ]);
+  });
+
+  it("a write its writer had seen is replaced, without escalation", () => {
+    const a = replica(1);
+    const b = replica(2);
+    a.write("alice", "plan", "token", "RS256");
+    a.write("alice", "plan", "token", "HS256");
+    b.import([a.doc.export({ mode: "update" })]);
+    b.write("bob", "plan", "token", "ES256");
+    a.import([b.doc.export({ mode: "update" })]);
+    expect(a.get("plan", "token")).toBe("ES256");
+    expect(a.escalations()).toStrictEqual([]);
+  });
+});
+
 describe("StateReplica resolve", () => {
   /** a (schema as given) and b (no schema) write plan/owner concurrently, then exchange. */
   function mismatch(schema?: Record<string, Record<string, "set">>) {
@@ -266,6 +298,36 @@ describe("StateReplica resolve", () => {
     a.write("alice", "plan", "token", "ES256");
     expect(a.get("plan", "token")).toBe("ES256");
     expect(a.escalations().map((escalation) => escalation.id)).toStrictEqual(["plan/token#0"]);
+  });
+
+  it("a write concurrent with a resolution reopens the escalation, the resolution one more contender", () => {
+    const a = replica(1);
+    const b = replica(2);
+    a.write("alice", "plan", "token", "RS256");
+    b.write("bob", "plan", "token", "HS256");
+    a.import([b.doc.export({ mode: "update" })]);
+    b.import([a.doc.export({ mode: "update" })]);
+    a.resolve("plan/token#0", "RS256", "lead");
+    // bob writes before the resolution reaches him.
+    b.write("bob", "plan", "token", "ES256");
+    a.import([b.doc.export({ mode: "update" })]);
+    b.import([a.doc.export({ mode: "update" })]);
+    for (const side of [a, b]) {
+      const [escalation, ...others] = side.escalations();
+      expect(others).toStrictEqual([]);
+      expect(escalation?.resolution).toBeUndefined();
+      expect(
+        escalation?.contenders.map((contender) => [contender.agentId, contender.value]),
+      ).toStrictEqual([
+        ["alice", "RS256"],
+        ["bob", "HS256"],
+        ["lead", "RS256"],
+        ["bob", "ES256"],
+      ]);
+      expect(
+        (side.get("plan", "token") as Disputed).contenders.map((contender) => contender.value),
+      ).toStrictEqual(["RS256", "ES256"]);
+    }
   });
 
   it("resolving one leaf of a map leaves the other leaves as merged", () => {
