@@ -165,6 +165,32 @@ describe("StateReplica listeners", () => {
     expect(a.escalations()[0]).toMatchObject({ key: "token", contenders: [{}, {}] });
   });
 
+  it("a local write of another kind raises the kind mismatch at once, announced here", () => {
+    const writer = replica(1);
+    const raised: unknown[] = [];
+    writer.onEscalation(({ escalation, announcedHere }) =>
+      raised.push([escalation.id, announcedHere]),
+    );
+    writer.write("alice", "plan", "tags", ["x"]);
+    writer.write("alice", "plan", "tags", ["y"]);
+    expect(raised).toStrictEqual([]);
+    writer.write("alice", "plan", "tags", "z");
+    expect(raised).toStrictEqual([["plan/tags#0:kind", true]]);
+    // Raised once: a later write to the disputed field raises nothing new.
+    writer.write("alice", "plan", "tags", "w");
+    expect(raised).toHaveLength(1);
+  });
+
+  it("a set and a text written to one field are a kind mismatch too", () => {
+    const writer = replica(1);
+    const raised: string[] = [];
+    writer.onEscalation(({ escalation }) => raised.push(escalation.id));
+    writer.write("alice", "plan", "notes", "a line");
+    writer.write("alice", "plan", "notes", ["a", "list"]);
+    expect(raised).toStrictEqual(["plan/notes#0:kind"]);
+    expect(writer.escalations()).toMatchObject([{ reason: "kind-mismatch", key: "notes" }]);
+  });
+
   it("an import of nothing new tells no one", () => {
     const a = replica(1);
     const b = replica(2);
