@@ -285,6 +285,62 @@ describe("SharedState details", () => {
     });
   });
 
+  describe("following the store", () => {
+    it("follows other replicas by default", async () => {
+      const store = memoryStore();
+      const reader = await open(store, "reader", { live: undefined });
+      const writer = await open(store, "writer");
+      await writer.put("plan", "tags", ["a"]);
+      await Promise.resolve();
+      expect(reader.get("plan", "tags")).toStrictEqual(["a"]);
+    });
+
+    it("reports a failure of the store's watch through onError", async () => {
+      const store = memoryStore();
+      const failure = new Error("watch failed");
+      const failingWatch = new Proxy(store, {
+        get(target, property, receiver) {
+          if (property === "watch") {
+            const watch: ContextStore["watch"] = (subjectId, listener, options) => {
+              options?.onError?.(failure);
+              return target.watch(subjectId, listener, options);
+            };
+            return watch;
+          }
+          const value: unknown = Reflect.get(target, property, receiver);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const errors: unknown[] = [];
+      await open(failingWatch, "reader", { live: true, onError: (error) => errors.push(error) });
+      expect(errors).toStrictEqual([failure]);
+    });
+  });
+
+  describe("resolve", () => {
+    it("records the resolution of the escalation it was given, among several", async () => {
+      const store = memoryStore();
+      const architect = await open(store, "architect", { peerId: 1 });
+      const reviewer = await open(store, "reviewer", { peerId: 2 });
+      for (const [key, mine, theirs] of [
+        ["alpha", "a1", "a2"],
+        ["token", "RS256", "HS256"],
+      ] as const) {
+        await architect.put("plan", key, mine);
+        await reviewer.put("plan", key, theirs);
+      }
+      await architect.sync();
+      await architect.resolve("plan/token#0", "RS256", { by: "lead" });
+      const timeline = await store.getTimeline("run-1", { limit: 1000 });
+      const resolutions = timeline.episodes.filter(
+        (episode) => episode.type === "escalation_resolution",
+      );
+      expect(resolutions.map((episode) => episode.payload.escalationId)).toStrictEqual([
+        "plan/token#0",
+      ]);
+    });
+  });
+
   describe("close", () => {
     it("stops following the store, and closing twice is harmless", async () => {
       const store = memoryStore();
