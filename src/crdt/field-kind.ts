@@ -46,7 +46,8 @@ export function valueFitsKind(kind: FieldKind, value: unknown): boolean {
     case "map":
       return isPlainObject(value);
     case "counter":
-      return typeof value === "number" && Number.isFinite(value);
+      // Number.isFinite is false for anything but a number, without coercing.
+      return Number.isFinite(value);
     case "register":
       return true;
   }

@@ -210,7 +210,7 @@ export class SharedState {
 
   /** Stops following the store after flushing pending publishes. Does not close the store. */
   async close(): Promise<void> {
-    if (this.#closed) return;
+    // Idempotent as it is: a second close finds no subscription and nothing pending.
     this.#closed = true;
     this.#subscription?.close();
     this.#subscription = undefined;
@@ -385,13 +385,14 @@ export class SharedState {
   #escalated(raised: RaisedEscalation): void {
     const { escalation } = raised;
     // An escalation first seen already settled is not announced: its resolution tells the story,
-    // and a late "disputed" memory would supersede the resolution that ended it.
+    // and a late "disputed" memory would supersede the resolution that ended it. The replica
+    // raises each id once, so only an announcement already on the timeline (a reopened replica's
+    // own) needs remembering.
     if (
       raised.announcedHere &&
       escalation.resolution === undefined &&
       !this.#announced.has(escalation.id)
     ) {
-      this.#announced.add(escalation.id);
       this.#track(this.#store.createEpisode(escalationEpisode(escalation, this.agentId)));
     }
     for (const listener of [...this.#escalationListeners]) {

@@ -79,26 +79,14 @@ export function encodeEntry(entry: StoredEntry): string {
 
 /**
  * Reads an entry written by any replica (a JSON string of an array or, format 1, of an object; or
- * an object as stored before entries were strings); undefined when it is not one (ignored, not
- * fatal).
- */
-export function parseEntry(id: string, stored: unknown): EntryRecord | undefined {
-  const separator = id.lastIndexOf(":");
-  const peer = id.slice(0, separator);
-  const counter = Number(id.slice(separator + 1));
-  if (separator <= 0 || !/^\d+$/.test(peer) || !Number.isInteger(counter)) return undefined;
-  return parseEntryAt(peer, counter, stored, id);
-}
-
-/**
- * `parseEntry` for an operation whose peer (a decimal string, as Loro names it) and counter are
- * already known: no id to split and check per entry on import.
+ * an object as stored before entries were strings), named by the operation that inserted it: its
+ * peer (a decimal string, as Loro names it) and counter. Undefined when it is not one (ignored,
+ * not fatal).
  */
 export function parseEntryAt(
   peer: string,
   counter: number,
   stored: unknown,
-  id: string = entryId(peer, counter),
 ): EntryRecord | undefined {
   const parsed = typeof stored === "string" ? parseJson(stored) : stored;
   const value = Array.isArray(parsed) ? fromRow(parsed) : parsed;
@@ -114,12 +102,13 @@ export function parseEntryAt(
   if (r !== undefined && typeof r !== "string") return undefined;
   if (rp !== undefined && !isStringArray(rp)) return undefined;
   if (rv !== undefined && !isPlainObject(rv)) return undefined;
-  return { id, peer, counter, data: value as unknown as StoredEntry };
+  return { id: entryId(peer, counter), peer, counter, data: value as unknown as StoredEntry };
 }
 
 /** A format 2 row as the object it stands for (absent optional properties left out). */
 function fromRow(row: readonly unknown[]): Record<string, unknown> | undefined {
-  if (row.length < requiredPositions || row.length > positions.length) return undefined;
+  // A shorter row lacks the order key, so parseEntryAt refuses it like any entry without one.
+  if (row.length > positions.length) return undefined;
   const entry: Record<string, unknown> = {};
   for (let index = 0; index < row.length; index++) {
     const name = positions[index];

@@ -163,7 +163,7 @@ export class StateReplica {
 
   /**
    * Writes `value` to a field as `agentId`, merging by the field's kind. Returns false when the
-   * write changed nothing (e.g. set elements already present), so there is nothing to publish.
+   * write changed nothing (e.g. text the field already holds), so there is nothing to publish.
    * @throws InvalidStateValueError when the value is not JSON.
    * @throws FieldKindError when the schema declares a kind the value does not fit.
    */
@@ -462,10 +462,10 @@ export class StateReplica {
         return text === "" ? undefined : text;
       }
       case "set": {
+        // A set write never reads the field (see `needsView` in `write`): it stores its elements
+        // once each, and reading the field drops the ones already present.
         const elements = Array.isArray(value) ? value : [value];
-        const present = new Set(
-          sameKind && Array.isArray(view.value) ? view.value.map(canonicalJson) : [],
-        );
+        const present = new Set<string>();
         const added: JsonValue[] = [];
         for (const element of elements) {
           const canonical = canonicalJson(element);
@@ -473,7 +473,7 @@ export class StateReplica {
           present.add(canonical);
           added.push(element);
         }
-        return added.length === 0 && view !== undefined ? undefined : added;
+        return added;
       }
       case "counter":
       case "register":
