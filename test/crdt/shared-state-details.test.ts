@@ -1,39 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ContextStore, CreateEpisodeInput } from "../../src/context/context-store.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
-import { type OpenSharedStateOptions, SharedState } from "../../src/crdt/shared-state.js";
+import { sharedStatesPerTest } from "./support/shared-states.js";
 
-const stores: EmbeddedStore[] = [];
-const states: SharedState[] = [];
-afterEach(async () => {
-  for (const state of states.splice(0)) await state.close();
-  for (const store of stores.splice(0)) await store.close();
-});
-
-function memoryStore(): EmbeddedStore {
-  let id = 0;
-  const store = new EmbeddedStore({ path: ":memory:", generateId: () => `ep-${++id}` });
-  stores.push(store);
-  return store;
-}
-
-async function open(
-  store: ContextStore,
-  agentId: string,
-  options: Partial<OpenSharedStateOptions> = {},
-): Promise<SharedState> {
-  let clock = 0;
-  const state = await SharedState.open({
-    store,
-    subjectId: "run-1",
-    agentId,
-    now: () => ++clock,
-    live: false,
-    ...options,
-  });
-  states.push(state);
-  return state;
-}
+const { memoryStore, open } = sharedStatesPerTest({ live: false });
 
 async function episodeTypes(store: ContextStore): Promise<string[]> {
   const timeline = await store.getTimeline("run-1", { limit: 1000 });

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Episode } from "../../src/context/context-store.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
-import { SharedState } from "../../src/crdt/shared-state.js";
+import type { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { readSnapshot, snapshotEpisode } from "../../src/crdt/state-episodes.js";
+import { sharedStatesPerTest } from "./support/shared-states.js";
 
 /**
  * The episodes shared state writes to a subject's timeline: what a reader of the timeline (a
@@ -10,37 +10,7 @@ import { readSnapshot, snapshotEpisode } from "../../src/crdt/state-episodes.js"
  * the snapshots a replica opens from.
  */
 
-const stores: EmbeddedStore[] = [];
-const states: SharedState[] = [];
-afterEach(async () => {
-  for (const state of states.splice(0)) await state.close();
-  for (const store of stores.splice(0)) await store.close();
-});
-
-function memoryStore(): EmbeddedStore {
-  let id = 0;
-  const store = new EmbeddedStore({ path: ":memory:", generateId: () => `ep-${++id}` });
-  stores.push(store);
-  return store;
-}
-
-async function open(
-  store: EmbeddedStore,
-  agentId: string,
-  options: { clockStart?: number; peerId?: number } = {},
-): Promise<SharedState> {
-  let clock = options.clockStart ?? 0;
-  const state = await SharedState.open({
-    store,
-    subjectId: "run-1",
-    agentId,
-    now: () => ++clock,
-    live: false,
-    peerId: options.peerId,
-  });
-  states.push(state);
-  return state;
-}
+const { memoryStore, open } = sharedStatesPerTest({ live: false });
 
 async function episodesOfType(store: EmbeddedStore, type: string): Promise<Episode[]> {
   const timeline = await store.getTimeline("run-1", { limit: 1000 });
