@@ -1,15 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CreateEpisodeInput } from "../../src/context/context-store.js";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { type InvalidationNotice, SharedContext } from "../../src/context/shared-context.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
 import { deferred } from "../support/deferred.js";
+import { closeAfterEach } from "./support/shared-context-fixture.js";
 
 const subjectId = "project-1";
-const opened: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const item of opened.splice(0).reverse()) await item.close();
-});
+const opened = closeAfterEach();
 
 function setUp(options: { onError?: (error: unknown) => void; state?: SharedState } = {}) {
   const store = new EmbeddedStore({ path: ":memory:" });

@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type { JsonObject, Memory, StoreChange } from "../../src/context/context-store.js";
+import { describe, expect, it } from "vitest";
+import type { JsonObject, Memory } from "../../src/context/context-store.js";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { type InvalidationNotice, SharedContext } from "../../src/context/shared-context.js";
+import { captureFeed, closeAfterEach } from "./support/shared-context-fixture.js";
 
 /**
  * Memories another writer's store hands back (a Statewave server, an older `serve`) need not carry
@@ -10,26 +11,13 @@ import { type InvalidationNotice, SharedContext } from "../../src/context/shared
  */
 
 const subjectId = "project-1";
-const opened: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const item of opened.splice(0).reverse()) await item.close();
-});
+const opened = closeAfterEach();
 
 function setUp() {
   const store = new EmbeddedStore({ path: ":memory:" });
-  opened.push(store);
-  let feed: ((change: StoreChange) => void) | undefined;
-  const watch = store.watch.bind(store);
-  store.watch = (id, listener, options) => {
-    feed = listener;
-    return watch(id, listener, options);
-  };
+  const send = captureFeed(store);
   const shared = new SharedContext({ store, subjectId });
-  opened.push(shared);
-  const send = (change: StoreChange) => {
-    if (feed === undefined) throw new Error("SharedContext is not watching");
-    feed(change);
-  };
+  opened.push(store, shared);
   /** From now on, every memory the store returns has `metadata` changed by `change`. */
   const rewriteMetadata = (change: (metadata: JsonObject) => JsonObject) => {
     const rewrite = (memory: Memory): Memory => ({

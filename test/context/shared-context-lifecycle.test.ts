@@ -1,32 +1,19 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type { Memory, StoreChange } from "../../src/context/context-store.js";
+import { describe, expect, it } from "vitest";
+import type { Memory } from "../../src/context/context-store.js";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { type InvalidationNotice, SharedContext } from "../../src/context/shared-context.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
 import { deferred } from "../support/deferred.js";
+import { captureFeed, closeAfterEach } from "./support/shared-context-fixture.js";
 
 const subjectId = "project-1";
-const opened: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const item of opened.splice(0).reverse()) await item.close();
-});
+const opened = closeAfterEach();
 
 function setUp(options: { onError?: (error: unknown) => void; state?: SharedState } = {}) {
   const store = new EmbeddedStore({ path: ":memory:" });
-  opened.push(store);
-  // The listener SharedContext gives the store's change feed, to hand it changes directly.
-  let feed: ((change: StoreChange) => void) | undefined;
-  const watch = store.watch.bind(store);
-  store.watch = (id, listener, watchOptions) => {
-    feed = listener;
-    return watch(id, listener, watchOptions);
-  };
+  const send = captureFeed(store);
   const shared = new SharedContext({ store, subjectId, ...options });
-  opened.push(shared);
-  const send = (change: StoreChange) => {
-    if (feed === undefined) throw new Error("SharedContext is not watching");
-    feed(change);
-  };
+  opened.push(store, shared);
   return { store, shared, send };
 }
 
