@@ -14,6 +14,9 @@
 // Stryker writes its results only when a run ends, so a long folder run (an hour or more on a
 // 2-core machine) that is stopped keeps the batches that finished, and a rerun reuses them.
 // `--plan` prints the runs (what each mutates, which tests judge it) without running them.
+// `--equivalents` lists the mutants marked equivalent in the given paths' sources (the
+// `// Stryker disable next-line <mutator>: <reason>` directives, whose mutants Stryker reports as
+// Ignored and leaves out of the score), one line each with its reason.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -29,6 +32,7 @@ let breakAt = 0;
 let tests;
 let batches = 1;
 let planOnly = false;
+let listEquivalents = false;
 const runs = [];
 for (let index = 0; index < args.length; index += 1) {
   const arg = args[index] ?? "";
@@ -37,6 +41,8 @@ for (let index = 0; index < args.length; index += 1) {
     index += 1;
   } else if (arg === "--plan") {
     planOnly = true;
+  } else if (arg === "--equivalents") {
+    listEquivalents = true;
   } else if (arg === "--batches") {
     batches = Number(args[index + 1]);
     index += 1;
@@ -51,6 +57,34 @@ for (let index = 0; index < args.length; index += 1) {
   }
 }
 if (runs.length === 0) runs.push(...coreFolders);
+
+/** Every `// Stryker disable … : reason` under the given paths: the mutants marked equivalent. */
+function printEquivalents(paths) {
+  const directive = /\/\/ Stryker disable (?:next-line )?([\w,]+)(?::\s*(.*))?$/;
+  for (const target of paths) {
+    const files = target.endsWith(".ts") ? [target] : sourcesUnder(target);
+    const found = [];
+    for (const file of files) {
+      readFileSync(file, "utf8")
+        .split("\n")
+        .forEach((line, index) => {
+          const match = directive.exec(line.trim());
+          if (match)
+            found.push(`${file}:${index + 2}  ${match[1]}: ${match[2] ?? "(no reason given)"}`);
+        });
+    }
+    process.stdout.write(
+      `\n=== ${target}: ${found.length} marked equivalent\n${found.join("\n")}\n`,
+    );
+  }
+}
+
+if (listEquivalents) {
+  printEquivalents(
+    runs.flatMap((run) => run.split(",")).map((target) => target.replace(/\/+$/, "")),
+  );
+  process.exit(0);
+}
 
 function mutateGlobs(target) {
   const clean = target.replace(/\/+$/, "");
@@ -115,12 +149,23 @@ function testGlobs(targets) {
   );
 }
 
-/** Stryker's score: detected / (detected + undetected); mutants that do not compile are left out. */
-function scoreOf(reportFile) {
+/** Whether a report's file is one of the run's targets (a file, or a file under a folder). */
+function isMutatedBy(targets, file) {
+  return targets.some((target) => file === target || file.startsWith(`${target}/`));
+}
+
+/**
+ * Stryker's score: detected / (detected + undetected); mutants that do not compile, and those marked
+ * equivalent in the source (`// Stryker disable … : reason`, status Ignored), are left out. Only the
+ * run's own files count: a report also carries files its incremental file remembers from runs that
+ * mutated them (a file `--batches` moved to another batch would otherwise count twice).
+ */
+function scoreOf(reportFile, targets) {
   const report = JSON.parse(readFileSync(reportFile, "utf8"));
   const counts = {};
-  for (const file of Object.values(report.files)) {
-    for (const mutant of file.mutants) counts[mutant.status] = (counts[mutant.status] ?? 0) + 1;
+  for (const [file, result] of Object.entries(report.files)) {
+    if (!isMutatedBy(targets, file)) continue;
+    for (const mutant of result.mutants) counts[mutant.status] = (counts[mutant.status] ?? 0) + 1;
   }
   return { score: scoreOfCounts(counts), counts };
 }
@@ -148,7 +193,8 @@ function nameOf(targets) {
 }
 
 /** One Stryker run; the counts of its report, or undefined when it wrote none. */
-function runStryker({ label, name, mutate, testFiles }) {
+function runStryker({ label, name, targets, testFiles }) {
+  const mutate = targets.flatMap(mutateGlobs);
   const reportDir = path.join("reports", "mutation", name);
   process.stdout.write(`\n=== mutation: ${label} (report: ${reportDir}/)\n`);
   if (planOnly) {
@@ -183,7 +229,7 @@ function runStryker({ label, name, mutate, testFiles }) {
     summary.push(`${label}: no report (exit ${result.status}) after ${minutes} min`);
     return undefined;
   }
-  const { score, counts } = scoreOf(reportFile);
+  const { score, counts } = scoreOf(reportFile, targets);
   summary.push(`${label}: ${score.toFixed(2)} % (${JSON.stringify(counts)}) in ${minutes} min`);
   return counts;
 }
@@ -196,7 +242,7 @@ for (const run of runs) {
     runStryker({
       label: targets.join(", "),
       name: nameOf(targets),
-      mutate: targets.flatMap(mutateGlobs),
+      targets,
       testFiles,
     });
     continue;
@@ -210,7 +256,7 @@ for (const run of runs) {
     const counts = runStryker({
       label: `${folder} ${part} (${files.length} files)`,
       name: `${nameOf([folder])}.${part}`,
-      mutate: files,
+      targets: files,
       testFiles,
     });
     if (counts === undefined) complete = false;
