@@ -5,14 +5,12 @@
  * It only delays playback; each run's events stay the same.
  */
 
-interface MemberState {
-  /** The member's scenario time. */
-  time: number;
-  /** Doing work that takes no scenario time (a store call): it may still act at `time`. */
-  busy: boolean;
-  /** When idle: the time it wants to jump to next (Infinity: nothing left to play). */
-  nextDue: number;
-}
+/**
+ * The earliest scenario time at which a member may still act: its time while busy (work that
+ * takes no scenario time, a store call, may still act then), its next timer while idle (Infinity:
+ * nothing left to play). Both hold a jump back the same way, so one number is all a member needs.
+ */
+type HeldAt = number;
 
 /** One run's place in a {@link PlaybackGroup}. */
 export interface PlaybackMember {
@@ -35,7 +33,7 @@ export interface PlaybackGroup {
 
 /** A group whose members play in step. */
 export function createPlaybackGroup(): PlaybackGroup {
-  const members = new Map<symbol, MemberState>();
+  const members = new Map<symbol, HeldAt>();
   let wake: () => void = () => undefined;
   let changed = new Promise<void>((resolve) => {
     wake = resolve;
@@ -50,18 +48,18 @@ export function createPlaybackGroup(): PlaybackGroup {
   return {
     join: () => {
       const id = Symbol("run");
-      members.set(id, { time: 0, busy: false, nextDue: 0 });
-      const update = (state: MemberState) => {
-        members.set(id, state);
+      members.set(id, 0);
+      const update = (heldAt: HeldAt) => {
+        members.set(id, heldAt);
         notify();
       };
       return {
-        busy: (time) => update({ time, busy: true, nextDue: time }),
-        idle: (time, due) => update({ time, busy: false, nextDue: due }),
+        busy: (time) => update(time),
+        idle: (_time, due) => update(due),
         mayJumpTo: (due) => {
-          for (const [other, state] of members) {
+          for (const [other, heldAt] of members) {
             if (other === id) continue;
-            if (state.busy ? state.time < due : state.nextDue < due) return false;
+            if (heldAt < due) return false;
           }
           return true;
         },

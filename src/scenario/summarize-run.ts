@@ -76,8 +76,6 @@ export function summarizeRun(
         wastedTokens += event.wastedTokens;
         wastedMs += event.wastedMs;
         break;
-      default:
-        break;
     }
   }
   const modules = [...wastedModules].sort();
