@@ -533,7 +533,10 @@ export class StateReplica {
       const { id } = field;
       const last = field.entries[field.entries.length - 1];
       field.entries.push(entry);
-      const inOrder = last === undefined || compareEntries(last, entry) < 0;
+      const inOrder =
+        last === undefined ||
+        // Stryker disable next-line ConditionalExpression: a fast path; an entry taken as out of order only leaves the field to be sorted on its next view
+        compareEntries(last, entry) < 0;
       // Stryker disable next-line ConditionalExpression: a fast path; an unsorted field is sorted again on its next view, and only loses the extendView shortcut
       if (!inOrder) field.sorted = false;
       // A local write has seen every entry of the field, so it replaces them all (it is concurrent
@@ -559,7 +562,7 @@ export class StateReplica {
       // (a local write, or most imports in live sync) extends the cached view in O(its size);
       // anything else drops the view, derived again on the next read.
       const extended =
-        // Stryker disable next-line EqualityOperator,LogicalOperator: a fast path; sorted is false whenever inOrder is, no view is cached while unsorted, and extendView refuses a view of a field that held two kinds (it has an escalation)
+        // Stryker disable next-line EqualityOperator,LogicalOperator: a fast path; sorted is false whenever inOrder is false, no view is cached while unsorted, and extendView refuses a view of a field that held two kinds (it has an escalation)
         inOrder && field.kinds.size === 1 && field.sorted
           ? extendView(this.#views.get(id), entry, field.entries)
           : undefined;
