@@ -518,10 +518,13 @@ export class StateReplica {
           namespace: entry.data.n,
           key: entry.data.k,
           entries: [],
+          // Stryker disable next-line BooleanLiteral: a fast path; a field created unsorted is sorted by its first view (one entry), and extendView only skips that view
           sorted: true,
           kinds: new Set(),
           generation: 0,
+          // Stryker disable next-line BooleanLiteral: a fast path; a field of one mergeable kind has no escalations, so deriving its view to look for them finds none
           mayEscalate: false,
+          // Stryker disable next-line BooleanLiteral: a fast path; a new field's first entry is then derived below and found quiet (one entry cannot dispute)
           quiet: true,
         };
         this.#fields.set(id, field);
@@ -530,7 +533,11 @@ export class StateReplica {
       const { id } = field;
       const last = field.entries[field.entries.length - 1];
       field.entries.push(entry);
-      const inOrder = last === undefined || compareEntries(last, entry) < 0;
+      const inOrder =
+        last === undefined ||
+        // Stryker disable next-line ConditionalExpression: a fast path; an entry taken as out of order only leaves the field to be sorted on its next view
+        compareEntries(last, entry) < 0;
+      // Stryker disable next-line ConditionalExpression: a fast path; an unsorted field is sorted again on its next view, and only loses the extendView shortcut
       if (!inOrder) field.sorted = false;
       // A local write has seen every entry of the field, so it replaces them all (it is concurrent
       // with none): unless it joins a dispute (j), resolves one (r) or brings a second kind, it
@@ -538,7 +545,9 @@ export class StateReplica {
       const harmless =
         local &&
         field.quiet &&
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: a write joins (j) only heads its view found disputed, and that view left the field not quiet, so the write is already not harmless
         entry.data.j === undefined &&
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: a local resolution of a quiet field (its escalation already resolved) covers every entry, so its view raises nothing new and stays quiet
         entry.data.r === undefined &&
         (field.kinds.size === 0 || (field.kinds.size === 1 && field.kinds.has(entry.data.f)));
       field.kinds.add(entry.data.f);
@@ -553,14 +562,17 @@ export class StateReplica {
       // (a local write, or most imports in live sync) extends the cached view in O(its size);
       // anything else drops the view, derived again on the next read.
       const extended =
+        // Stryker disable next-line EqualityOperator,LogicalOperator: a fast path; sorted is false whenever inOrder is false, no view is cached while unsorted, and extendView refuses a view of a field that held two kinds (it has an escalation)
         inOrder && field.kinds.size === 1 && field.sorted
           ? extendView(this.#views.get(id), entry, field.entries)
           : undefined;
       if (extended) this.#views.set(id, extended);
       else this.#views.delete(id);
+      // Stryker disable next-line ConditionalExpression: a fast path; deriving a harmless write's view raises nothing and finds the field quiet
       if (harmless) {
         // Still quiet: a view is derived on the next read only.
       } else {
+        // Stryker disable next-line BooleanLiteral: every touched field gets quiet again below (true, or from a freshly derived view: an entry drops the view of a field that may escalate) before anything reads it
         field.quiet = false;
         touched.set(id, field);
       }
@@ -576,7 +588,9 @@ export class StateReplica {
     }
     const raised: RaisedEscalation[] = [];
     for (const field of touched.values()) {
+      // Stryker disable next-line BlockStatement: a fast path; the view of a field that cannot escalate has no escalations to raise
       if (!field.mayEscalate) {
+        // Stryker disable next-line BooleanLiteral: a fast path; quiet only spares views of register and map writes, and a field that cannot escalate holds no disputed heads to join
         field.quiet = true;
         continue;
       }
@@ -618,6 +632,7 @@ export class StateReplica {
     const entries = field?.entries ?? [];
     if (field && !field.sorted) {
       entries.sort(compareEntries);
+      // Stryker disable next-line BooleanLiteral: a fast path; the next view sorts the sorted entries again, and only extendView is skipped
       field.sorted = true;
     }
     const view = materializeField({
@@ -628,6 +643,7 @@ export class StateReplica {
       before: (earlier, later) => this.#happenedBefore(earlier, later),
     });
     this.#views.set(id, view);
+    // Stryker disable next-line BooleanLiteral: a fast path; a Disputed value with no disputed heads is a kind mismatch: its field held two kinds, so no write to it is harmless, and a write joins only disputed heads (none)
     if (field) field.quiet = view.disputedHeads.size === 0 && !(view.value instanceof Disputed);
     return view;
   }
@@ -662,6 +678,7 @@ export class StateReplica {
       }
     | undefined {
     for (const field of this.#fields.values()) {
+      // Stryker disable next-line ConditionalExpression: a fast path; a field that cannot escalate has no escalation to find
       if (!field.mayEscalate) continue;
       const view = this.#view(field.namespace, field.key);
       const escalation = view.escalations.find((candidate) => candidate.id === escalationId);
@@ -683,6 +700,7 @@ export class StateReplica {
  * returns how many elements it inserted.
  */
 function readInserted(peer: string, op: JsonOp, arrived: EntryRecord[]): number {
+  // Stryker disable next-line ConditionalExpression: a fast path; a list delete (the only other list op) carries no value array, so the check below returns 0 too
   if (op.content.type !== "insert") return 0;
   const { container } = op;
   if (!container.startsWith(entriesContainerPrefix) || !container.endsWith(listContainerSuffix)) {
@@ -736,6 +754,7 @@ function declaredKind(
 
 /** A deep copy that keeps `Disputed` instances (callers must not be able to change a cached view). */
 function cloneValue(value: unknown): unknown {
+  // Stryker disable next-line ConditionalExpression: a Disputed is neither an array nor a plain object: the last line returns it as it is too
   if (value instanceof Disputed) return value;
   if (Array.isArray(value)) return value.map(cloneValue);
   if (isPlainObject(value)) {
