@@ -292,14 +292,11 @@ export class SharedState {
       return;
     }
     // Opening: import the latest snapshot and only the updates it does not cover.
-    let snapshotIndex = -1;
-    for (let index = episodes.length - 1; index >= 0; index--) {
-      if (episodes[index]?.type === stateEpisodeTypes.snapshot) {
-        snapshotIndex = index;
-        break;
-      }
-    }
-    const snapshot = snapshotIndex >= 0 && episodes[snapshotIndex];
+    const snapshotIndex = episodes.findLastIndex(
+      (episode) => episode.type === stateEpisodeTypes.snapshot,
+    );
+    // No snapshot: the index is -1, and `episodes[-1]` is undefined.
+    const snapshot = episodes[snapshotIndex];
     const base = snapshot ? readSnapshot(snapshot) : undefined;
     const batch: Uint8Array[] = base ? [base.snapshot] : [];
     episodes.forEach((episode, index) => {
