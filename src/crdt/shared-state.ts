@@ -88,7 +88,6 @@ export class SharedState {
   #updatesSinceSnapshot = 0;
   #timelineOffset = 0;
   #pendingImports: Uint8Array[] = [];
-  #flushScheduled = false;
   #closed = false;
 
   private constructor(options: OpenSharedStateOptions) {
@@ -320,6 +319,7 @@ export class SharedState {
   #ingest(episode: Episode): void {
     if (this.#seenEpisodes.has(episode.id)) return;
     this.#seenEpisodes.add(episode.id);
+    // Any other episode (a resolution, an agent's note) is not the replica's: it passes.
     switch (episode.type) {
       case stateEpisodeTypes.update: {
         const update = readUpdate(episode);
@@ -327,7 +327,9 @@ export class SharedState {
         if (!update || update.peer === this.#replica.peer) return;
         this.#updatesSinceSnapshot++;
         this.#pendingImports.push(update.update);
-        this.#scheduleFlush();
+        // Updates arriving together are imported in one batch: the first of these microtasks
+        // imports every update pending by then, the later ones find none.
+        queueMicrotask(() => this.#flushImports());
         return;
       }
       case stateEpisodeTypes.snapshot:
@@ -335,8 +337,6 @@ export class SharedState {
         return;
       case stateEpisodeTypes.escalation:
         this.#noteAnnouncement(episode);
-        return;
-      default:
         return;
     }
   }
@@ -346,24 +346,14 @@ export class SharedState {
     if (typeof id === "string") this.#announced.add(id);
   }
 
-  /** Updates arriving together are imported in one batch, on a microtask. */
-  #scheduleFlush(): void {
-    if (this.#flushScheduled) return;
-    this.#flushScheduled = true;
-    queueMicrotask(() => {
-      this.#flushScheduled = false;
-      this.#flushImports();
-    });
-  }
-
   #flushImports(): void {
     const batch = this.#pendingImports;
     this.#pendingImports = [];
     this.#importNow(batch);
   }
 
+  /** Imports `batch` (the replica returns at once when it is empty). */
   #importNow(batch: Uint8Array[]): void {
-    if (batch.length === 0) return;
     try {
       this.#replica.import(batch);
     } catch (error) {
