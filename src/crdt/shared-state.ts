@@ -88,7 +88,6 @@ export class SharedState {
   #updatesSinceSnapshot = 0;
   #timelineOffset = 0;
   #pendingImports: Uint8Array[] = [];
-  #flushScheduled = false;
   #closed = false;
 
   private constructor(options: OpenSharedStateOptions) {
@@ -292,21 +291,21 @@ export class SharedState {
       return;
     }
     // Opening: import the latest snapshot and only the updates it does not cover.
-    let snapshotIndex = -1;
-    for (let index = episodes.length - 1; index >= 0; index--) {
-      if (episodes[index]?.type === stateEpisodeTypes.snapshot) {
-        snapshotIndex = index;
-        break;
-      }
-    }
-    const snapshot = snapshotIndex >= 0 && episodes[snapshotIndex];
+    const snapshotIndex = episodes.findLastIndex(
+      (episode) => episode.type === stateEpisodeTypes.snapshot,
+    );
+    // No snapshot: the index is -1, and `episodes[-1]` is undefined.
+    const snapshot = episodes[snapshotIndex];
     const base = snapshot ? readSnapshot(snapshot) : undefined;
     const batch: Uint8Array[] = base ? [base.snapshot] : [];
-    episodes.forEach((episode, index) => {
+    // The next snapshot is due after `snapshotEvery` updates since the latest one.
+    this.#updatesSinceSnapshot += episodes
+      .slice(snapshotIndex + 1)
+      .filter((episode) => episode.type === stateEpisodeTypes.update).length;
+    episodes.forEach((episode) => {
       this.#seenEpisodes.add(episode.id);
       if (episode.type === stateEpisodeTypes.escalation) this.#noteAnnouncement(episode);
       if (episode.type !== stateEpisodeTypes.update) return;
-      if (index > snapshotIndex) this.#updatesSinceSnapshot++;
       const update = readUpdate(episode);
       if (!update) return;
       if (base && (base.version[update.peer] ?? 0) >= update.to) return;
@@ -323,6 +322,7 @@ export class SharedState {
   #ingest(episode: Episode): void {
     if (this.#seenEpisodes.has(episode.id)) return;
     this.#seenEpisodes.add(episode.id);
+    // Any other episode (a resolution, an agent's note) is not the replica's: it passes.
     switch (episode.type) {
       case stateEpisodeTypes.update: {
         const update = readUpdate(episode);
@@ -330,7 +330,9 @@ export class SharedState {
         if (!update || update.peer === this.#replica.peer) return;
         this.#updatesSinceSnapshot++;
         this.#pendingImports.push(update.update);
-        this.#scheduleFlush();
+        // Updates arriving together are imported in one batch: the first of these microtasks
+        // imports every update pending by then, the later ones find none.
+        queueMicrotask(() => this.#flushImports());
         return;
       }
       case stateEpisodeTypes.snapshot:
@@ -338,8 +340,6 @@ export class SharedState {
         return;
       case stateEpisodeTypes.escalation:
         this.#noteAnnouncement(episode);
-        return;
-      default:
         return;
     }
   }
@@ -349,24 +349,14 @@ export class SharedState {
     if (typeof id === "string") this.#announced.add(id);
   }
 
-  /** Updates arriving together are imported in one batch, on a microtask. */
-  #scheduleFlush(): void {
-    if (this.#flushScheduled) return;
-    this.#flushScheduled = true;
-    queueMicrotask(() => {
-      this.#flushScheduled = false;
-      this.#flushImports();
-    });
-  }
-
   #flushImports(): void {
     const batch = this.#pendingImports;
     this.#pendingImports = [];
     this.#importNow(batch);
   }
 
+  /** Imports `batch` (the replica returns at once when it is empty). */
   #importNow(batch: Uint8Array[]): void {
-    if (batch.length === 0) return;
     try {
       this.#replica.import(batch);
     } catch (error) {
@@ -413,6 +403,7 @@ export class SharedState {
       },
     );
     this.#background.add(tracked);
+    // Stryker disable next-line ArrowFunction: a settled promise kept in the set only costs memory; allSettled in sync and close waits on it no longer
     void tracked.finally(() => this.#background.delete(tracked));
   }
 

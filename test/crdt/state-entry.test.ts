@@ -93,6 +93,17 @@ describe("parseEntryAt", () => {
   ])("refuses %s", (_, stored) => {
     expect(parseEntryAt("7", 3, stored)).toBeUndefined();
   });
+
+  // No replica writes these rows; a store could still hold them. Text is trusted to be JSON once
+  // parsed (a fast path on import, where every entry is parsed): its value is not walked again.
+  it.each<[string, string, unknown]>([
+    ["a number that overflows to Infinity", JSON.stringify(row).replace('"x"', "1e999"), Infinity],
+    ["a format 1 object without a value", JSON.stringify({ ...base, v: undefined }), undefined],
+  ])("takes JSON text as JSON.parse reads it: %s", (_, stored, value) => {
+    const entry = parseEntryAt("7", 3, stored);
+    expect(entry?.id).toBe("7:3");
+    expect(entry?.data.v).toBe(value);
+  });
 });
 
 describe("a replica importing rows another process wrote", () => {
