@@ -96,8 +96,8 @@ export function parseEntryAt(
   if (typeof n !== "string" || typeof k !== "string" || typeof a !== "string") return undefined;
   if (typeof f !== "string" || !(fieldKinds as readonly string[]).includes(f)) return undefined;
   if (typeof t !== "number" || typeof g !== "number" || typeof s !== "number") return undefined;
-  // JSON.parse only yields JSON: only an object stored as such needs checking.
-  if (typeof stored !== "string" && !isJsonValue(v)) return undefined;
+  // Checked for text too: JSON.parse yields Infinity for `1e999`, and an object may lack `v`.
+  if (!isJsonValue(v)) return undefined;
   const { j, r, rp, rv } = value;
   if (j !== undefined && !isStringArray(j)) return undefined;
   if (r !== undefined && typeof r !== "string") return undefined;
