@@ -272,7 +272,7 @@ export class StateReplica {
       for (const op of change.ops) {
         const count = readInserted(peer, op, arrived);
         // Its own earlier writes, back from the store: the next one goes after them.
-        if (peer === this.peer && op.container === this.#ownContainer) this.#ownLength += count;
+        if (op.container === this.#ownContainer && peer === this.peer) this.#ownLength += count;
       }
     }
     // A reopened replica (same peer id) gets its own earlier writes back from the store.
@@ -289,7 +289,9 @@ export class StateReplica {
   /** Every field of a namespace, by key. */
   list(namespace: string): Record<string, unknown> {
     const result: Record<string, unknown> = {};
-    for (const key of [...(this.#namespaces.get(namespace)?.keys() ?? [])].sort()) {
+    const fields = this.#namespaces.get(namespace);
+    if (!fields) return result;
+    for (const key of [...fields.keys()].sort()) {
       const value = this.get(namespace, key);
       if (value !== undefined) result[key] = value;
     }
@@ -313,9 +315,10 @@ export class StateReplica {
     for (const field of this.#fields.values()) {
       if (field.mayEscalate) all.push(...this.#view(field.namespace, field.key).escalations);
     }
-    return structuredClone(all).sort((left, right) =>
-      left.id < right.id ? -1 : left.id > right.id ? 1 : 0,
-    );
+    return structuredClone(all).sort((left, right) => {
+      if (left.id < right.id) return -1;
+      return left.id > right.id ? 1 : 0;
+    });
   }
 
   /** The whole state as plain JSON (disputes as `{ disputed, contenders }`), keys sorted. */
@@ -324,7 +327,8 @@ export class StateReplica {
     const result: Record<string, Record<string, unknown>> = {};
     for (const namespace of this.namespaces()) {
       const fields: Record<string, unknown> = {};
-      for (const key of [...(this.#namespaces.get(namespace)?.keys() ?? [])].sort()) {
+      const keys = this.#namespaces.get(namespace)?.keys() ?? [];
+      for (const key of [...keys].sort()) {
         const value = this.#view(namespace, key).value;
         if (value !== undefined) defineOwn(fields, key, value);
       }
@@ -445,7 +449,9 @@ export class StateReplica {
         // The writer may have read an older text (fewer segments): try the longest prefix first.
         const lines = view.attribution as Array<{ text: string }>;
         // Most appends do not repeat the text read: skip the prefix search (O(length)).
-        if (!text.startsWith(lines[0]?.text ?? "")) return text === "" ? undefined : text;
+        if (!text.startsWith(lines[0]?.text ?? "")) {
+          return text === "" ? undefined : text;
+        }
         const segments = lines.map((segment) => segment.text);
         let prefix = segments.join("\n");
         for (let count = segments.length; count > 0; count--) {
@@ -485,7 +491,7 @@ export class StateReplica {
   /** On a disputed register (or map leaf) a plain write joins the dispute instead of ending it. */
   #joinedHeads(kind: FieldKind, value: JsonValue, view: FieldView): string[] {
     if (kind === "register") return view.disputedHeads.get("") ?? [];
-    if (kind !== "map" || !isPlainObject(value)) return [];
+    if (!isPlainObject(value) || kind !== "map") return [];
     const written = leafPaths(value);
     const joined = new Set<string>();
     for (const [pathKey, heads] of view.disputedHeads) {
