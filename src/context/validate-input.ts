@@ -88,7 +88,10 @@ export interface ValidEpisodeInput {
  * @throws StoreValidationError
  */
 export function validateEpisodeInput(input: unknown, prefix = ""): ValidEpisodeInput {
-  if (!isJsonObject(input)) throw new StoreValidationError(prefix || "input", "an object");
+  if (!isJsonObject(input)) {
+    // The item itself: `episodes[2]`, not the `episodes[2].` its fields are named under.
+    throw new StoreValidationError(prefix.replace(/\.$/, "") || "input", "an object");
+  }
   const candidate = input as Partial<CreateEpisodeInput>;
   const sessionId = candidate.sessionId;
   if (

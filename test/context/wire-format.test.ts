@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fromWire, toWire } from "../../src/context/wire-format.js";
+import { fromWire, snakeKeyToCamel, toWire } from "../../src/context/wire-format.js";
 
 describe("wire-format", () => {
   it("rewrites keys recursively but leaves payload, metadata and provenance untouched", () => {
@@ -37,5 +37,20 @@ describe("wire-format", () => {
     expect(Object.keys(wire)).toEqual(["__proto__", "subject_id"]);
     expect(wire.polluted).toBeUndefined();
     expect(Object.getOwnPropertyDescriptor(wire, "__proto__")?.value).toEqual({ polluted: true });
+  });
+});
+
+describe("wire keys, the SDK's own rules", () => {
+  it("folds a run of underscores with the letter after it", () => {
+    expect(snakeKeyToCamel("subject__id")).toBe("subjectId");
+  });
+
+  it("leaves out a key whose value is undefined, as JSON would", () => {
+    expect(Object.keys(toWire({ subjectId: "s", sessionId: undefined }) as object)).toEqual([
+      "subject_id",
+    ]);
+    expect(Object.keys(fromWire({ subject_id: "s", session_id: undefined }) as object)).toEqual([
+      "subjectId",
+    ]);
   });
 });

@@ -1,0 +1,149 @@
+import { describe, expect, it } from "vitest";
+import { StoreValidationError } from "../../src/context/errors/store-validation-error.js";
+import {
+  codePointLength,
+  inputLimits,
+  requireInteger,
+  requireText,
+  validateEpisodeBatch,
+  validateEpisodeInput,
+} from "../../src/context/validate-input.js";
+
+const episode = { subjectId: "demo", source: "planner", type: "decision", payload: { text: "x" } };
+
+/** The field and expectation a validation error names, or the error itself when it is another. */
+function refusal(act: () => unknown): { field: string; expected: string } | unknown {
+  try {
+    act();
+  } catch (error) {
+    if (error instanceof StoreValidationError) {
+      expect(error.message).toBe(`Invalid ${error.field}: expected ${error.expected}`);
+      return { field: error.field, expected: error.expected };
+    }
+    return error;
+  }
+  return "accepted";
+}
+
+describe("codePointLength", () => {
+  it.each([
+    ["", 0],
+    ["abc", 3],
+    ["a😀b", 3],
+    ["😀😀", 2],
+  ])("counts %j as %i characters, as Statewave does", (text, length) => {
+    expect(codePointLength(text)).toBe(length);
+  });
+});
+
+describe("requireText", () => {
+  it("takes a string of exactly the limit, counted in code points", () => {
+    expect(requireText("source", "😀".repeat(4), 4)).toBe("😀😀😀😀");
+    expect(requireText("source", "abcd", 4)).toBe("abcd");
+  });
+
+  it.each([["abcde"], ["😀".repeat(5)], [""], [7]])("refuses %j, naming the limit", (value) => {
+    expect(refusal(() => requireText("source", value, 4))).toEqual({
+      field: "source",
+      expected: "a string of 1..4 characters",
+    });
+  });
+});
+
+describe("requireInteger", () => {
+  it("refuses what is out of range, naming the range", () => {
+    expect(refusal(() => requireInteger("limit", 0, 1, 100, 10))).toEqual({
+      field: "limit",
+      expected: "an integer in 1..100",
+    });
+  });
+});
+
+describe("validateEpisodeInput", () => {
+  it("fills the defaults of a minimal episode", () => {
+    expect(validateEpisodeInput(episode)).toEqual({
+      ...episode,
+      metadata: {},
+      provenance: {},
+      sessionId: null,
+    });
+  });
+
+  it.each([
+    ["not an object", "episode", "", { field: "input", expected: "an object" }],
+    [
+      "not an object, in a batch",
+      null,
+      "episodes[2].",
+      { field: "episodes[2]", expected: "an object" },
+    ],
+    [
+      "a source too long",
+      { ...episode, source: "s".repeat(inputLimits.source + 1) },
+      "",
+      { field: "source", expected: `a string of 1..${inputLimits.source} characters` },
+    ],
+    [
+      "a payload that is text",
+      { ...episode, payload: "text" },
+      "",
+      { field: "payload", expected: "a JSON object" },
+    ],
+    [
+      "no payload",
+      { ...episode, payload: undefined },
+      "",
+      { field: "payload", expected: "a JSON object" },
+    ],
+    [
+      "a session id that is a number",
+      { ...episode, sessionId: 5 },
+      "episodes[0].",
+      {
+        field: "episodes[0].sessionId",
+        expected: `null or a string of at most ${inputLimits.sessionId} characters`,
+      },
+    ],
+    [
+      "a session id one character too long",
+      { ...episode, sessionId: "s".repeat(inputLimits.sessionId + 1) },
+      "",
+      {
+        field: "sessionId",
+        expected: `null or a string of at most ${inputLimits.sessionId} characters`,
+      },
+    ],
+  ])("refuses %s, naming the field", (_, input, prefix, expected) => {
+    expect(refusal(() => validateEpisodeInput(input, prefix))).toEqual(expected);
+  });
+
+  it("takes a session id of exactly the limit", () => {
+    const sessionId = "😀".repeat(inputLimits.sessionId);
+    expect(validateEpisodeInput({ ...episode, sessionId }).sessionId).toBe(sessionId);
+  });
+});
+
+describe("validateEpisodeBatch", () => {
+  const batchRule = { field: "episodes", expected: `an array of 1..${inputLimits.batch} episodes` };
+
+  it("takes one episode, and the limit", () => {
+    expect(validateEpisodeBatch([episode])).toHaveLength(1);
+    expect(validateEpisodeBatch(Array(inputLimits.batch).fill(episode))).toHaveLength(
+      inputLimits.batch,
+    );
+  });
+
+  it.each([[[]], [Array(inputLimits.batch + 1).fill(episode)], [episode]])(
+    "refuses a batch that is empty, over the limit or not an array",
+    (batch) => {
+      expect(refusal(() => validateEpisodeBatch(batch))).toEqual(batchRule);
+    },
+  );
+
+  it("names the item that is wrong by its index", () => {
+    expect(refusal(() => validateEpisodeBatch([episode, { ...episode, type: "" }]))).toEqual({
+      field: "episodes[1].type",
+      expected: `a string of 1..${inputLimits.type} characters`,
+    });
+  });
+});
