@@ -11,7 +11,7 @@ export type EscalationReason = "concurrent-register" | "kind-mismatch";
 
 /** A genuine conflict, raised once, kept until someone resolves it. */
 export interface Escalation {
-  /** Deterministic: the same on every replica (`<namespace>/<key>#<generation>[:kind]`). */
+  /** Deterministic: the same on every replica (`<namespace>/<key>[.<leaf>]#<generation>[:kind]`, each name escaped). */
   id: string;
   subjectId: string;
   namespace: string;

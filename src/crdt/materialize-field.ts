@@ -144,6 +144,11 @@ export function materializeField(input: {
     return escalation;
   };
 
+  // An escalation id names its field (and leaf): `<namespace>/<key>[.<leaf path>]`. Each part is
+  // escaped, so a register `cfg.x` and the leaf `x` of a map `cfg` never share an id.
+  const idBase = (path: readonly string[] | undefined) =>
+    `${idPart(namespace)}/${[key, ...(path ?? [])].map(idPart).join(".")}`;
+
   // Kind mismatches, one escalation per generation. A generation's members are its writes plus
   // the resolutions that opened it (so a write of another kind on top of a resolution counts).
   for (const g of [...written].sort((left, right) => left - right)) {
@@ -151,7 +156,7 @@ export function materializeField(input: {
     const byKind = groupByKind(members);
     if (byKind.size < 2) continue;
     record(
-      `${namespace}/${key}#${g}:kind`,
+      `${idBase(undefined)}#${g}:kind`,
       key,
       undefined,
       "kind-mismatch",
@@ -165,7 +170,7 @@ export function materializeField(input: {
   const registerEntries = entries.filter((entry) => entry.data.f === "register");
   recordRegisterDisputes({
     cell: registerEntries.map((entry) => ({ entry, value: entry.data.v })),
-    idPrefix: `${namespace}/${key}`,
+    idPrefix: idBase(undefined),
     cellKey: key,
     path: undefined,
     concurrent,
@@ -185,7 +190,7 @@ export function materializeField(input: {
     const candidates = leafResolutionsFor(path);
     recordRegisterDisputes({
       cell: scalars.map((leaf) => ({ entry: leaf.entry, value: leaf.value })),
-      idPrefix: `${namespace}/${dotted}`,
+      idPrefix: idBase(path),
       cellKey: dotted,
       path,
       concurrent,
@@ -208,7 +213,7 @@ export function materializeField(input: {
     }
     for (const [g, members] of groupByGeneration([...contested])) {
       record(
-        `${namespace}/${dotted}#${g}:kind`,
+        `${idBase(path)}#${g}:kind`,
         dotted,
         path,
         "kind-mismatch",
@@ -235,7 +240,7 @@ export function materializeField(input: {
     const escalation =
       openFor(cellKey, reason) ??
       record(
-        `${namespace}/${cellKey}#${members.map((member) => member.id).join(",")}`,
+        `${idBase(path)}#${members.map((member) => member.id).join(",")}`,
         cellKey,
         path,
         reason,
@@ -955,4 +960,9 @@ function setAtPath(target: Record<string, unknown>, path: readonly string[], val
   const last = path[path.length - 1];
   if (last === undefined) return;
   defineOwn(current, last, value);
+}
+
+/** One part of an escalation id: `\`, `.`, `/` and `#` escaped with `\` (most names have none). */
+function idPart(name: string): string {
+  return name.replace(/[\\./#]/g, (character) => `\\${character}`);
 }
