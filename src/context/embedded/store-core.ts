@@ -392,7 +392,8 @@ export class EmbeddedStoreCore {
       for (const item of group) item.reject(error);
       return;
     }
-    const notified = new Set<string>();
+    // Each (tenant, subject) the group wrote to, once: one catch-up delivers all its changes.
+    const written = new Map<string, { tenantId: string | null; subjectId: string }>();
     for (const [index, outcome] of outcomes.entries()) {
       const item = group[index];
       if (!item) continue;
@@ -400,13 +401,14 @@ export class EmbeddedStoreCore {
         item.reject(outcome.error);
         continue;
       }
-      const key = `${item.tenantId ?? ""}\u0000${outcome.episode.subjectId}`;
-      if (!notified.has(key)) {
-        notified.add(key);
-        this.#hub.notify(item.tenantId, outcome.episode.subjectId);
-      }
+      const { subjectId } = outcome.episode;
+      written.set(`${item.tenantId ?? ""}\u0000${subjectId}`, {
+        tenantId: item.tenantId,
+        subjectId,
+      });
       item.resolve(outcome.episode);
     }
+    for (const { tenantId, subjectId } of written.values()) this.#hub.notify(tenantId, subjectId);
   }
 
   createEpisodesBatch(
