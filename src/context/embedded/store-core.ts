@@ -402,7 +402,8 @@ export class EmbeddedStoreCore {
         continue;
       }
       const { subjectId } = outcome.episode;
-      written.set(`${item.tenantId ?? ""}\u0000${subjectId}`, {
+      // JSON keeps the default tenant (null) apart from a tenant named "".
+      written.set(JSON.stringify([item.tenantId, subjectId]), {
         tenantId: item.tenantId,
         subjectId,
       });
