@@ -70,8 +70,10 @@ const sqliteAddon: string | undefined = (() => {
       "better-sqlite3/build/Release/better_sqlite3.node",
     );
   } catch {
-    return undefined;
+    // Elsewhere (a debug build). (Returned below: a `return` here would be a block no test can
+    // tell from an empty one, which returns undefined too.)
   }
+  return undefined;
 })();
 
 /** Options of the embedded store; see `EmbeddedStoreOptions` in `embedded-store.ts`. */
@@ -174,17 +176,19 @@ function toJsonText(field: string, value: JsonObject): string {
  */
 function scopePrefix(tenantId: string | null, subjectId: string): string {
   const key = `${tenantId === null ? "0" : `1${tenantId}`}\u0000${subjectId}`;
-  let prefix = scopePrefixes.get(key);
-  if (prefix === undefined) {
-    prefix = `s${createHash("sha256").update(key).digest("hex").slice(0, 20)}x`;
-    // A hash per context read is measurable; the subjects in use are few, so forget them all
-    // once there are many rather than track which were used last.
-    if (scopePrefixes.size >= 1000) scopePrefixes.clear();
-    scopePrefixes.set(key, prefix);
-  }
-  return prefix;
+  return scopePrefixes.get(key) ?? newScopePrefix(key);
 }
 const scopePrefixes = new Map<string, string>();
+
+/** Hashes the key of {@link scopePrefix} and keeps the prefix for the next read. */
+function newScopePrefix(key: string): string {
+  const prefix = `s${createHash("sha256").update(key).digest("hex").slice(0, 20)}x`;
+  // A hash per context read is measurable; the subjects in use are few, so forget them all
+  // once there are many rather than track which were used last.
+  if (scopePrefixes.size >= 1000) scopePrefixes.clear();
+  scopePrefixes.set(key, prefix);
+  return prefix;
+}
 
 /** A memory row as `getContext` read it, with its search words (see `#contextRows`). */
 interface ContextRow {
@@ -270,12 +274,14 @@ export class EmbeddedStoreCore {
 
   /** Prepared once, reused for the life of the handle. */
   #statement<Row = unknown>(sql: string): Database.Statement<unknown[], Row> {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#db.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
+    const statement = this.#statements.get(sql) ?? this.#prepare(sql);
     return statement as Database.Statement<unknown[], Row>;
+  }
+
+  #prepare(sql: string): Database.Statement {
+    const statement = this.#db.prepare(sql);
+    this.#statements.set(sql, statement);
+    return statement;
   }
 
   #open(signal?: AbortSignal): void {
