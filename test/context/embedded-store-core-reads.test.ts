@@ -59,6 +59,12 @@ describe("EmbeddedStore reads", () => {
   });
 
   describe("searchMemories", () => {
+    it("finds nothing with a limit of 0", async () => {
+      const store = open();
+      await memoriesOf(store, ["Use a queue"]);
+      expect(await store.searchMemories("run", { limit: 0 })).toEqual([]);
+    });
+
     it("takes an empty kind or q as no filter", async () => {
       const store = open();
       const ids = await memoriesOf(store, ["Use a queue", "Retry twice"]);

@@ -703,7 +703,6 @@ export class EmbeddedStoreCore {
       requireText("kind", options.kind, 128);
     }
     if (options.q !== undefined && typeof options.q !== "string") requireText("q", options.q, 4000);
-    if (limit === 0) return [];
     const filters = ["tenant_id IS ?", "subject_id = ?", "status = 'active'"];
     const parameters: unknown[] = [tenantId, subjectId];
     if (options.kind) {
@@ -751,8 +750,9 @@ export class EmbeddedStoreCore {
           `SELECT rowid AS seq, bm25(memory_fts) AS rank FROM memory_fts
            WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT ?`,
         ).all(match, contextCandidates.ftsWindow);
+        // The sort is stable and the window comes newest first: equal ranks stay newest first.
         const best = window
-          .sort((left, right) => left.rank - right.rank || right.seq - left.seq)
+          .sort((left, right) => left.rank - right.rank)
           .slice(0, contextCandidates.relevant);
         for (const row of best) rankBySeq.set(row.seq, row.rank);
       }
