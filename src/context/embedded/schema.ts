@@ -105,9 +105,8 @@ export function migrate(db: Database.Database, path: string): void {
   if (found === schemaVersion) return;
   db.transaction(() => {
     for (let version = readVersion(); version < schemaVersion; version += 1) {
-      const step = migrations[version];
-      if (step === undefined) break;
-      db.exec(step);
+      // Always a migration: the loop stops at schemaVersion, which is migrations.length.
+      db.exec(migrations[version] as string);
       db.pragma(`user_version = ${version + 1}`);
     }
   }).immediate();

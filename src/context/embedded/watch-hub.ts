@@ -69,6 +69,7 @@ export class WatchHub {
         ? { episode: 0, memory: 0 }
         : this.#source.cursors(tenantId, subjectId),
       delivering: false,
+      // Stryker disable next-line BooleanLiteral: #catchUp sets dirty to false before it ever reads it
       dirty: false,
       closed: false,
     };
@@ -86,11 +87,7 @@ export class WatchHub {
 
   /** Called right after this process committed a write to the subject. */
   notify(tenantId: string | null, subjectId: string): void {
-    for (const watcher of this.#watchers) {
-      if (watcher.tenantId === tenantId && watcher.subjectId === subjectId) {
-        this.#catchUp(watcher);
-      }
-    }
+    for (const watcher of this.#watchersOf(tenantId, subjectId)) this.#catchUp(watcher);
   }
 
   /**
@@ -99,10 +96,15 @@ export class WatchHub {
    */
   reset(tenantId: string | null, subjectId: string): void {
     const cursor = this.#source.cursors(tenantId, subjectId);
+    for (const watcher of this.#watchersOf(tenantId, subjectId)) {
+      watcher.cursor = { episode: 0, memory: cursor.memory };
+    }
+  }
+
+  /** The subject's watchers, read lazily from the live set (as a plain loop over it would). */
+  *#watchersOf(tenantId: string | null, subjectId: string): Generator<Watcher> {
     for (const watcher of this.#watchers) {
-      if (watcher.tenantId === tenantId && watcher.subjectId === subjectId) {
-        watcher.cursor = { episode: 0, memory: cursor.memory };
-      }
+      if (watcher.tenantId === tenantId && watcher.subjectId === subjectId) yield watcher;
     }
   }
 
@@ -122,7 +124,8 @@ export class WatchHub {
   }
 
   #catchUp(watcher: Watcher): void {
-    if (watcher.closed) return;
+    // A closed watcher needs no early return here: the loop below checks `closed` before each
+    // delivery and stops the paging.
     if (watcher.delivering) {
       // A listener wrote to its own subject: finish this round first, then look again.
       watcher.dirty = true;
@@ -130,7 +133,7 @@ export class WatchHub {
     }
     watcher.delivering = true;
     try {
-      let full = false;
+      let full: boolean;
       do {
         watcher.dirty = false;
         // Pages, so replaying a 100k-episode subject never loads it all at once.
@@ -172,7 +175,7 @@ export class WatchHub {
   }
 
   #stopPolling(): void {
-    if (this.#timer === undefined) return;
+    // clearInterval(undefined) does nothing, so no guard is needed when polling never started.
     clearInterval(this.#timer);
     this.#timer = undefined;
   }
