@@ -940,8 +940,8 @@ function mergeMap(options: {
 }
 
 /** Orders strings that are never equal within one sort (escalation ids, path keys). */
-function compareDistinct(left: string, right: string): number {
-  // Stryker disable next-line EqualityOperator: the strings compared are Map keys, never equal, so < and <= agree
+export function compareDistinct(left: string, right: string): number {
+  // Stryker disable next-line EqualityOperator: the strings compared are never equal (Map keys, escalation ids: escalation-ids.test.ts), so < and <= agree
   return left < right ? -1 : 1;
 }
 

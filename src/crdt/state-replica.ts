@@ -13,7 +13,12 @@ import {
   valueFitsKind,
 } from "./field-kind.js";
 import { canonicalJson, defineOwn, isJsonValue, isPlainObject } from "./json-value.js";
-import { extendView, type FieldView, materializeField } from "./materialize-field.js";
+import {
+  compareDistinct,
+  extendView,
+  type FieldView,
+  materializeField,
+} from "./materialize-field.js";
 import {
   compareEntries,
   type EntryRecord,
@@ -327,11 +332,8 @@ export class StateReplica {
       // Stryker disable next-line ConditionalExpression: a fast path; a field of one set, text or counter kind never has an escalation
       if (field.mayEscalate) all.push(...this.#view(field.namespace, field.key).escalations);
     }
-    return structuredClone(all).sort((left, right) => {
-      if (left.id < right.id) return -1;
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: V8's sort only asks whether a comparison is below 0, so 1 and 0 give the same order
-      return left.id > right.id ? 1 : 0;
-    });
+    // Ids are unique: escalations of different fields and leaves never share one.
+    return structuredClone(all).sort((left, right) => compareDistinct(left.id, right.id));
   }
 
   /** The whole state as plain JSON (disputes as `{ disputed, contenders }`), keys sorted. */
