@@ -90,6 +90,12 @@ describe("validateEpisodeInput", () => {
       { field: "payload", expected: "a JSON object" },
     ],
     [
+      "provenance that is a list",
+      { ...episode, provenance: [] },
+      "episodes[4].",
+      { field: "episodes[4].provenance", expected: "a JSON object" },
+    ],
+    [
       "no payload",
       { ...episode, payload: undefined },
       "",

@@ -12,27 +12,33 @@ import { SharedCtxError } from "../../../src/errors.js";
 describe("the store's errors", () => {
   it.each([
     [
-      new CompileJobNotFoundError("job-7"),
+      () => new CompileJobNotFoundError("job-7"),
       "CompileJobNotFoundError",
       "Compile job not found: job-7",
     ],
     [
-      new CompileTimeoutError("job-7", 250),
+      () => new CompileTimeoutError("job-7", 250),
       "CompileTimeoutError",
       "Compile job job-7 did not finish within 250 ms",
     ],
-    [new StoreClosedError("/tmp/ctx.db"), "StoreClosedError", "The store at /tmp/ctx.db is closed"],
     [
-      new StoreSchemaError("/tmp/ctx.db", 9, 4),
+      () => new StoreClosedError("/tmp/ctx.db"),
+      "StoreClosedError",
+      "The store at /tmp/ctx.db is closed",
+    ],
+    [
+      () => new StoreSchemaError("/tmp/ctx.db", 9, 4),
       "StoreSchemaError",
       "The store at /tmp/ctx.db has schema version 9, newer than this shared-ctx understands (4); upgrade shared-ctx.",
     ],
     [
-      new StoreValidationError("episodes[3].payload", "a JSON object"),
+      () => new StoreValidationError("episodes[3].payload", "a JSON object"),
       "StoreValidationError",
       "Invalid episodes[3].payload: expected a JSON object",
     ],
-  ])("%s is named %s and says what went wrong", (error, name, message) => {
+  ])("%o is named %s and says what went wrong", (create, name, message) => {
+    // Built inside the test: a mutation tool swaps code per test, not while the file loads.
+    const error = create();
     expect(error).toBeInstanceOf(SharedCtxError);
     expect(error.name).toBe(name);
     expect(error.message).toBe(message);
