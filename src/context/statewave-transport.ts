@@ -69,6 +69,7 @@ function parseJson(text: string): unknown {
   if (text === "") return null;
   try {
     return JSON.parse(text);
+    // Stryker disable next-line BlockStatement: an empty catch block returns undefined too
   } catch {
     return undefined;
   }
@@ -184,7 +185,8 @@ export class StatewaveTransport {
     }, timeoutMs);
     const onCallerAbort = () => controller.abort(request.signal?.reason);
     if (request.signal?.aborted) onCallerAbort();
-    request.signal?.addEventListener("abort", onCallerAbort, { once: true });
+    // No `once`: the `finally` below removes the listener, and a signal fires "abort" only once.
+    request.signal?.addEventListener("abort", onCallerAbort);
     try {
       const hasBody = request.body !== undefined;
       const response = await this.#settings.fetch(this.#url(request), {
@@ -249,7 +251,9 @@ export class StatewaveTransport {
   }
 
   #retryDelayMs(attempt: number, headers: Headers | undefined): number {
-    const retryAfterMs = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+    const retryAfterMsHeader = headers?.get("retry-after-ms");
+    // Stryker disable next-line StringLiteral: any non-numeric stand-in for a missing header parses to NaN, as "" does
+    const retryAfterMs = Number.parseFloat(retryAfterMsHeader ?? "");
     let fromServer = Number.isFinite(retryAfterMs) ? retryAfterMs : undefined;
     const retryAfter = headers?.get("retry-after");
     if (fromServer === undefined && retryAfter) {

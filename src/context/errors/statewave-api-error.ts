@@ -28,7 +28,8 @@ export class StatewaveAPIError extends SharedCtxError {
     super(`[${statusCode}] ${code}: ${message}`, { cause: options.cause });
     this.statusCode = statusCode;
     this.code = code;
-    if (details !== undefined) this.details = details;
-    if (requestId !== undefined) this.requestId = requestId;
+    // Unconditional: the class fields above already define both (as undefined) on every instance.
+    this.details = details;
+    this.requestId = requestId;
   }
 }
