@@ -286,6 +286,46 @@ describe("StatewaveClient writes and watches", () => {
     await client.close();
   });
 
+  it("closing a watch while others are still joined leaves the poller to the last one to leave", async () => {
+    const server = fakeStatewave();
+    const client = clientOf(server);
+    const first = client.watch("s", () => undefined);
+    const second = client.watch("s", () => undefined);
+    await settle();
+    first.close();
+    // Joins after the first close; the second close is then the last to leave.
+    const seen: StoreChange[] = [];
+    client.watch("s", (change) => seen.push(change));
+    second.close();
+    await settle();
+    const episode = await client.createEpisode(note);
+    expect(seen).toEqual([{ type: "episode", episode }]);
+    await client.close();
+  });
+
+  it("closing a watch twice does not take the poller from a watch that joined in between", async () => {
+    const server = fakeStatewave();
+    const client = clientOf(server);
+    const first = client.watch("s", () => undefined);
+    const second = client.watch("s", () => undefined);
+    await settle();
+    first.close();
+    const third = client.watch("s", () => undefined);
+    second.close();
+    // After the second close's check (which the third, joined by then, passes), the third leaves
+    // as a fourth joins; only then does the first close again.
+    const seen: StoreChange[] = [];
+    queueMicrotask(() => {
+      client.watch("s", (change) => seen.push(change));
+      third.close();
+    });
+    first.close();
+    await settle();
+    const episode = await client.createEpisode(note);
+    expect(seen).toEqual([{ type: "episode", episode }]);
+    await client.close();
+  });
+
   it("closing a watch after close() leaves the subject's next poller alone", async () => {
     const server = fakeStatewave();
     const client = clientOf(server);
