@@ -67,7 +67,11 @@ function fakeStatewave() {
       return json(200, { subject_id: url.searchParams.get("subject_id"), episodes, memories });
     }
     if (method === "POST" && url.pathname === "/v1/episodes") {
-      const episode = { id: `e-${episodes.length + 1}`, ...body, created_at: "2026-11-30T14:04:41Z" };
+      const episode = {
+        id: `e-${episodes.length + 1}`,
+        ...body,
+        created_at: "2026-11-30T14:04:41Z",
+      };
       episodes.push(episode);
       return json(201, episode);
     }
@@ -78,7 +82,8 @@ function fakeStatewave() {
     }
     if (method === "GET" && url.pathname === "/v1/memories/compile/job-1") {
       const status = jobStatuses[Math.min(statusReads++, jobStatuses.length - 1)] ?? "completed";
-      const done = status === "completed" ? { memories_created: 1, memories: [compiledMemory()] } : {};
+      const done =
+        status === "completed" ? { memories_created: 1, memories: [compiledMemory()] } : {};
       return json(200, { job_id: "job-1", status, subject_id: "s", ...done });
     }
     if (method === "GET" && url.pathname === "/v1/subjects") {
@@ -101,7 +106,7 @@ function fakeStatewave() {
     jobStatuses,
     fetch: fetchDouble as typeof fetch,
     holdTimeline(): () => void {
-      let release = () => undefined as void;
+      let release: () => void = () => undefined;
       timelineGate = new Promise<void>((resolve) => {
         release = () => {
           timelineGate = undefined;
@@ -167,7 +172,8 @@ describe("StatewaveClient requests", () => {
     const server = fakeStatewave();
     const client = clientOf(server);
     await client.createEpisode({ ...note, sessionId: "sess-1", idempotencyKey: "key-1" });
-    await client.createEpisode({ ...note, sessionId: null });
+    // An episode read back carries `sessionId: null`; a caller that copies it must not send it.
+    await client.createEpisode({ ...note, sessionId: null as unknown as string });
     await client.createEpisode(note);
     const bodies = server.sent.map((request) => request.body);
     const base = {
