@@ -88,12 +88,13 @@ export class StatewaveClient {
     this.#transport = new StatewaveTransport({
       baseUrl: this.baseUrl,
       ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-      ...(settings.tenantId !== undefined ? { tenantId: settings.tenantId } : {}),
+      // Left `undefined` when not given: the transport then applies its defaults.
+      tenantId: settings.tenantId,
       timeoutMs: settings.timeoutMs ?? 30_000,
       maxRetries: retry.maxRetries ?? settings.maxRetries ?? 2,
-      ...(retry.backoffBase !== undefined ? { backoffBaseMs: retry.backoffBase } : {}),
-      ...(retry.backoffMax !== undefined ? { backoffMaxMs: retry.backoffMax } : {}),
-      ...(retry.jitter !== undefined ? { jitter: retry.jitter } : {}),
+      backoffBaseMs: retry.backoffBase,
+      backoffMaxMs: retry.backoffMax,
+      jitter: retry.jitter,
       ...(retry.retryOnStatus !== undefined ? { retryOnStatus: new Set(retry.retryOnStatus) } : {}),
       // Looked up per call so a test or polyfill that replaces globalThis.fetch later still applies.
       fetch: settings.fetch ?? ((input, init) => globalThis.fetch(input, init)),
@@ -211,7 +212,7 @@ export class StatewaveClient {
   /** `POST /v1/context`: the subject's memories ranked for `task`, within `maxTokens`. */
   getContext(params: GetContextParams, options?: RequestOptions): Promise<ContextBundle> {
     const body: Record<string, unknown> = { subjectId: params.subjectId, task: params.task };
-    // Only the fields that are set, as the SDK sends them (contract §10).
+    // Only the fields that are set, as the SDK sends them (contract §10): `toWire` leaves `undefined` out.
     for (const name of [
       "maxTokens",
       "sessionId",
@@ -222,7 +223,7 @@ export class StatewaveClient {
       "callerId",
       "callerType",
     ] as const) {
-      if (params[name] !== undefined) body[name] = params[name];
+      body[name] = params[name];
     }
     return this.#call<ContextBundle>({
       method: "POST",
@@ -332,7 +333,8 @@ export class StatewaveClient {
         if (closed) return;
         closed = true;
         unsubscribe();
-        if (shared.size === 0 && this.#pollers.get(subjectId) === shared) {
+        // The callback re-checks that this poller is still the subject's (after `close()` it is not).
+        if (shared.size === 0) {
           // Only when no other subscriber is waiting for its baseline either.
           void shared.ready.then(() => {
             if (shared.size > 0 || this.#pollers.get(subjectId) !== shared) return;
@@ -368,7 +370,10 @@ function signalOf(options: RequestOptions | undefined): { signal?: AbortSignal }
   return options?.signal ? { signal: options.signal } : {};
 }
 
-/** The body the SDK sends: `metadata`/`provenance` always, the optional fields only when set. */
+/**
+ * The body the SDK sends: `metadata`/`provenance` always, the optional fields only when set
+ * (`toWire` leaves `undefined` out; a `null` session is left out too).
+ */
 function episodeBody(params: CreateEpisodeParams) {
   return {
     subjectId: params.subjectId,
@@ -377,9 +382,7 @@ function episodeBody(params: CreateEpisodeParams) {
     payload: params.payload,
     metadata: params.metadata ?? {},
     provenance: params.provenance ?? {},
-    ...(params.sessionId !== undefined && params.sessionId !== null
-      ? { sessionId: params.sessionId }
-      : {}),
-    ...(params.idempotencyKey !== undefined ? { idempotencyKey: params.idempotencyKey } : {}),
+    sessionId: params.sessionId ?? undefined,
+    idempotencyKey: params.idempotencyKey,
   };
 }
