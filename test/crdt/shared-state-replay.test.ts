@@ -37,6 +37,25 @@ describe("SharedState replaying the timeline", () => {
       expect(early.get("plan", "tags")).toStrictEqual(["auth", "crypto"]);
     });
 
+    it("imports state updates only, not another kind of episode that carries one", async () => {
+      // Another store's real update, copied into an episode that is not a state update (a tool
+      // that archives payloads, say): the state is not what it holds.
+      const elsewhere = memoryStore();
+      const writer = await open(elsewhere, "writer");
+      await writer.put("plan", "tags", ["archived"]);
+      const [update] = (await elsewhere.getTimeline("run-1", { limit: 10 })).episodes;
+      expect(update?.type).toBe("state_update");
+      const store = memoryStore();
+      await store.createEpisode({
+        subjectId: "run-1",
+        source: "archiver",
+        type: "note",
+        payload: update?.payload ?? {},
+      });
+      const reader = await open(store, "reader");
+      expect(reader.get("plan", "tags")).toBeUndefined();
+    });
+
     it("counts toward the next snapshot only the updates, not the other episodes", async () => {
       const store = memoryStore();
       const first = await open(store, "writer", { peerId: 5, snapshotEvery: 3 });
