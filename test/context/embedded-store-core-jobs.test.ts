@@ -1,27 +1,14 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { CompileJob } from "../../src/context/context-store.js";
-import { EmbeddedStore, type EmbeddedStoreOptions } from "../../src/context/embedded-store.js";
 import { CompileEpisodeError } from "../../src/context/errors/compile-episode-error.js";
 import { CompileJobNotFoundError } from "../../src/context/errors/compile-job-not-found-error.js";
 import { CompileTimeoutError } from "../../src/context/errors/compile-timeout-error.js";
 import { useTempDir } from "../support/temp-dir.js";
+import { embeddedStoresPerTest } from "./support/embedded-stores.js";
 
-const opened: EmbeddedStore[] = [];
-function open(options: Partial<EmbeddedStoreOptions> = {}): EmbeddedStore {
-  const store = new EmbeddedStore({
-    path: ":memory:",
-    now: () => new Date("2030-01-01T00:00:00.000Z"),
-    ...options,
-  });
-  opened.push(store);
-  return store;
-}
-afterEach(async () => {
-  vi.useRealTimers();
-  for (const store of opened.splice(0)) await store.close();
-});
+const open = embeddedStoresPerTest(() => ({ now: () => new Date("2030-01-01T00:00:00.000Z") }));
 
 function note(content: string) {
   return { subjectId: "run", source: "agent-a", type: "implementation_note", payload: { content } };

@@ -1,21 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ContextStore } from "../../src/context/context-store.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import type { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { StoreValidationError } from "../../src/context/errors/store-validation-error.js";
+import { embeddedStoresPerTest } from "./support/embedded-stores.js";
 
-const opened: EmbeddedStore[] = [];
-function open(): EmbeddedStore {
+const open = embeddedStoresPerTest(() => {
   let next = 0;
-  const store = new EmbeddedStore({
-    path: ":memory:",
+  return {
     now: () => new Date("2030-01-01T00:00:00.000Z"),
     generateId: () => `id-${String(++next).padStart(4, "0")}`,
-  });
-  opened.push(store);
-  return store;
-}
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
+  };
 });
 
 function episode(content: string, type = "implementation_note") {

@@ -1,27 +1,19 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type {
   CreateEpisodeInput,
   Episode,
   JsonObject,
   StoreChange,
 } from "../../src/context/context-store.js";
-import { EmbeddedStore, type EmbeddedStoreOptions } from "../../src/context/embedded-store.js";
+import type { EmbeddedStore } from "../../src/context/embedded-store.js";
 import { StoreClosedError } from "../../src/context/errors/store-closed-error.js";
 import { StoreValidationError } from "../../src/context/errors/store-validation-error.js";
 import { useTempDir } from "../support/temp-dir.js";
+import { embeddedStoresPerTest } from "./support/embedded-stores.js";
 
-const opened: EmbeddedStore[] = [];
-function open(options: Partial<EmbeddedStoreOptions> = {}): EmbeddedStore {
-  const store = new EmbeddedStore({ path: ":memory:", ...options });
-  opened.push(store);
-  return store;
-}
-afterEach(async () => {
-  vi.useRealTimers();
-  for (const store of opened.splice(0)) await store.close();
-});
+const open = embeddedStoresPerTest();
 
 function note(subjectId: string, content: string, extra: Partial<CreateEpisodeInput> = {}) {
   return {
