@@ -1,24 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { StateReplica } from "../../src/crdt/state-replica.js";
-
-/** Two replicas of one subject that write concurrently, then exchange what they wrote. */
-function concurrentReplicas() {
-  let clock = 0;
-  const now = () => ++clock;
-  const a = new StateReplica({ subjectId: "s", peerId: 1, now });
-  const b = new StateReplica({ subjectId: "s", peerId: 2, now });
-  const exchange = () => {
-    a.import([b.exportSnapshot()]);
-    b.import([a.exportSnapshot()]);
-  };
-  return { a, b, exchange };
-}
+import { replicaPair } from "./support/replica-pair.js";
 
 // An escalation id is what `resolve` takes: two disputes under one id would make a resolution
 // settle whichever of them a replica happens to list first.
 describe("escalation ids", () => {
   it("tell a register named `cfg.x` from the leaf `x` of a map `cfg`", () => {
-    const { a, b, exchange } = concurrentReplicas();
+    const { a, b, exchange } = replicaPair();
     a.write("alice", "plan", "cfg", { x: 1 });
     b.write("bob", "plan", "cfg", { x: 2 });
     a.write("alice", "plan", "cfg.x", "one");
@@ -39,7 +26,7 @@ describe("escalation ids", () => {
   });
 
   it("tell namespaces and keys apart where a `/` could join them either way", () => {
-    const { a, b, exchange } = concurrentReplicas();
+    const { a, b, exchange } = replicaPair();
     for (const [namespace, key] of [
       ["a/b", "c"],
       ["a", "b/c"],

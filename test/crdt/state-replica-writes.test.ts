@@ -3,20 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { Disputed } from "../../src/crdt/disputed.js";
 import { type StateChange, StateReplica } from "../../src/crdt/state-replica.js";
 import { SharedCtxError } from "../../src/errors.js";
-
-/** Replicas of one subject with fixed peers and one shared clock counting up from 1. */
-function replicas() {
-  let clock = 0;
-  const now = () => ++clock;
-  const create = (peerId: number) => new StateReplica({ subjectId: "s", peerId, now });
-  const a = create(1);
-  const b = create(2);
-  const exchange = () => {
-    a.import([b.exportSnapshot()]);
-    b.import([a.exportSnapshot()]);
-  };
-  return { a, b, exchange };
-}
+import { replicaPair as replicas } from "./support/replica-pair.js";
 
 /**
  * A replica's log as an ordinary (attached) Loro document shows it: every list by name, each
