@@ -133,9 +133,10 @@ export class StatewaveStore implements ContextStore {
   }
 
   compileMemoriesWait(subjectId: string, options: CompileWaitOptions = {}): Promise<CompileJob> {
+    // An option left `undefined` takes the client's default, as one left out would.
     return this.client.compileMemoriesWait(subjectId, {
-      ...(options.pollIntervalMs !== undefined ? { pollInterval: options.pollIntervalMs } : {}),
-      ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+      pollInterval: options.pollIntervalMs,
+      timeout: options.timeoutMs,
       ...signalOf(options),
     });
   }
@@ -150,11 +151,8 @@ export class StatewaveStore implements ContextStore {
     options: SearchMemoriesOptions & Signal = {},
   ): Promise<Memory[]> {
     const limit = options.limit ?? 20;
-    const base = {
-      subjectId,
-      ...(options.q !== undefined ? { query: options.q } : {}),
-      ...(options.semantic ? { semantic: true } : {}),
-    };
+    // The client sends neither an `undefined` query nor an unset `semantic`.
+    const base = { subjectId, query: options.q, semantic: options.semantic };
     const kind = options.kind;
     let memories: Memory[] = [];
     if (kind !== undefined && !statewaveMemoryKinds.has(kind)) {
@@ -188,12 +186,8 @@ export class StatewaveStore implements ContextStore {
     options: GetContextOptions & Signal = {},
   ): Promise<ContextBundle> {
     const bundle = await this.client.getContext(
-      {
-        subjectId,
-        task,
-        ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
-        ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
-      },
+      // The client leaves `undefined` fields out of the body.
+      { subjectId, task, maxTokens: options.maxTokens, sessionId: options.sessionId },
       signalOf(options),
     );
     this.#remember(bundle.episodes);
