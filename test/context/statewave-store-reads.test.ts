@@ -153,6 +153,20 @@ describe("StatewaveStore reads and writes on the wire", () => {
     });
   });
 
+  describe("createEpisode", () => {
+    it("on Statewave v0.7.1, types the memories of its own episodes without reading them back", async () => {
+      const server = emulated();
+      const store = storeOver(server.fetch);
+      await store.createEpisode(decision("Keep the cache"));
+      server.requests.length = 0;
+      const { memories } = await store.compileMemories("run");
+      expect(memories.map((memory) => memory.kind)).toEqual(["architectural_decision"]);
+      expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+        "POST /v1/memories/compile",
+      ]);
+    });
+  });
+
   describe("getContext", () => {
     it("sends the token budget and session when given, and neither when not", async () => {
       const server = serve();
@@ -262,11 +276,11 @@ describe("StatewaveStore reads and writes on the wire", () => {
   });
 
   describe("createEpisodesBatch", () => {
-    const notes = (count: number, subjectId = "run"): CreateEpisodeInput[] =>
+    const notes = (count: number, subjectId = "run", type = "note"): CreateEpisodeInput[] =>
       Array.from({ length: count }, (_, index) => ({
         subjectId,
         source: "planner",
-        type: "note",
+        type,
         payload: { content: `Note ${index}` },
       }));
 
@@ -279,12 +293,13 @@ describe("StatewaveStore reads and writes on the wire", () => {
       await expect(refused).rejects.toMatchObject({ statusCode: 422 });
     });
 
-    it("on Statewave v0.7.1 past its first 100, still refuses 101 at once", async () => {
+    it("on Statewave v0.7.1, refuses 101 at once even where the log would write them in pieces", async () => {
       const server = emulated();
       const store = storeOver(server.fetch);
-      await store.createEpisodesBatch(notes(100));
-      await store.createEpisodesBatch(notes(100));
-      const refused = store.createEpisodesBatch(notes(101));
+      // Past the first 100, run events go to the log's next segment, 100 at a time.
+      await store.createEpisodesBatch(notes(100, "run", "run_event"));
+      await store.createEpisodesBatch(notes(100, "run", "run_event"));
+      const refused = store.createEpisodesBatch(notes(101, "run", "run_event"));
       await expect(refused).rejects.toMatchObject({ statusCode: 422 });
       expect((await store.getTimeline("run", { limit: 1000 })).episodes).toHaveLength(200);
     });
@@ -305,7 +320,25 @@ describe("StatewaveStore reads and writes on the wire", () => {
 
     it("delivers the batch to a watch opened just before it, before it resolves", async () => {
       const server = serve();
-      const store = storeOver(server.fetch);
+      let written: () => void = () => undefined;
+      const landed = new Promise<void>((resolve) => {
+        written = resolve;
+      });
+      // The watches' first reads are held until a write has landed, or the event loop has turned
+      // a few times: a write that did not wait for a watch's baseline would be read as history.
+      const store = storeOver(async (input, init) => {
+        const url = new URL(String(input));
+        if (url.pathname === "/v1/timeline" && url.searchParams.get("subject_id") !== "setup") {
+          await Promise.race([landed, eventLoopTurns(20)]);
+        }
+        const response = await server.fetch(input, init);
+        if (init?.method === "POST") written();
+        return response;
+      });
+      // Two episodes of another subject tell the store that serve pages: then nothing but the
+      // baseline orders a watch's first read before the write.
+      await store.createEpisodesBatch(notes(2, "setup"));
+      await store.getTimeline("setup");
       const changes: StoreChange[] = [];
       store.watch("alpha", (change) => changes.push(change));
       store.watch("beta", (change) => changes.push(change));
@@ -319,3 +352,9 @@ describe("StatewaveStore reads and writes on the wire", () => {
     });
   });
 });
+
+async function eventLoopTurns(count: number): Promise<void> {
+  for (let turn = 0; turn < count; turn += 1) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
