@@ -11,7 +11,7 @@ import { createStatewaveEmulator } from "../../src/server/compat/statewave-v0-7-
 /**
  * What StatewaveStore's reads and writes send and return, seen from the wire: on `shared-ctx serve`
  * (which pages and indexes shared-ctx's kinds) and on an emulated Statewave v0.7.1 (which does
- * neither). Every request is recorded as `METHOD /path?query`.
+ * neither). Every request is recorded: method, path, query and JSON body.
  */
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
