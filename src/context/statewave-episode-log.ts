@@ -114,21 +114,20 @@ export class EpisodeLog {
   async #detect(subjectId: string, signal?: AbortSignal): Promise<void> {
     if (this.#paged !== undefined) return;
     const probe = await this.#client.getTimeline(subjectId, { limit: 1 }, signal ? { signal } : {});
+    const [first] = probe.episodes;
     if (probe.episodes.length > 1) this.#paged = false;
     else if (probe.episodesHasMore !== undefined) this.#paged = true;
-    else if (probe.episodes.length === 1) {
+    else if (first !== undefined) {
       const second = await this.#client.getTimeline(
         subjectId,
         { limit: 1, offset: 1 },
         signal ? { signal } : {},
       );
-      const first = probe.episodes[0];
-      // A server ignoring offset answers the first episode again.
-      if (second.episodes.length === 0 || second.episodes[0]?.id !== first?.id) {
-        if (second.episodes.length > 0) this.#paged = true;
-      } else {
-        this.#paged = false;
-      }
+      const again = second.episodes[0];
+      // A server ignoring offset answers the first episode again; one honouring it, the second
+      // episode (or none, when there is only one: then it cannot tell yet).
+      if (again?.id === first.id) this.#paged = false;
+      else if (again !== undefined) this.#paged = true;
     }
   }
 
@@ -198,7 +197,7 @@ export class EpisodeLog {
   read(subjectId: string, signal?: AbortSignal): Promise<Episode[] | undefined> {
     const log = this.#log(subjectId);
     return this.#serial(log, async () => {
-      if (this.#paged === undefined) await this.#detect(subjectId, signal);
+      await this.#detect(subjectId, signal);
       if (this.#paged === true) return undefined;
       await this.#reconcile(subjectId, log, signal);
       const seen = new Set<string>();
@@ -252,8 +251,8 @@ export class EpisodeLog {
       log.full.push(shown);
       log.open = [];
       log.pending = [];
-      if (lost.length === 0) continue;
-      // The segment filled up before these landed: they are invisible there, so write them again.
+      // The segment filled up before these landed: they are invisible there, so write them again
+      // (none lost: no copies, no request).
       const written = await this.#writeCopies(
         subjectId,
         index + 1,
@@ -312,10 +311,9 @@ function toParams(input: CreateEpisodeInput, subjectId: string) {
     source: input.source,
     type: input.type,
     payload: input.payload,
-    ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-    ...(input.provenance !== undefined ? { provenance: input.provenance } : {}),
-    ...(input.sessionId !== undefined && input.sessionId !== null
-      ? { sessionId: input.sessionId }
-      : {}),
+    // Absent ones are sent as the client's defaults (`{}`, no session).
+    metadata: input.metadata,
+    provenance: input.provenance,
+    sessionId: input.sessionId ?? undefined,
   };
 }
