@@ -224,7 +224,7 @@ export class StatewaveStore implements ContextStore {
       return {
         subjectId: timeline.subjectId,
         episodes: timeline.episodes,
-        memories: await this.#typed(subjectId, timeline.memories, { keepStatus: true }),
+        memories: await this.#typed(subjectId, timeline.memories),
       };
     }
     const whole = await this.#readCapped(subjectId, options.signal, log);
@@ -261,7 +261,7 @@ export class StatewaveStore implements ContextStore {
     );
     return {
       episodes: log,
-      memories: await this.#typed(subjectId, ordered, { keepStatus: true }),
+      memories: await this.#typed(subjectId, ordered),
     };
   }
 
@@ -390,11 +390,7 @@ export class StatewaveStore implements ContextStore {
   }
 
   /** Memories typed; the rule applied among those typed here. Reads the timeline once for unknown episodes. */
-  async #typed(
-    subjectId: string,
-    memories: readonly Memory[],
-    options: { keepStatus?: boolean } = {},
-  ): Promise<Memory[]> {
+  async #typed(subjectId: string, memories: readonly Memory[]): Promise<Memory[]> {
     const unknown = memories
       .filter(
         (memory) => memory.kind === "episode_summary" && Object.keys(memory.metadata).length === 0,
@@ -412,9 +408,6 @@ export class StatewaveStore implements ContextStore {
     const typed = memories.map((memory) =>
       typedMemory(memory, (id) => this.#episodes.get(id)?.episode),
     );
-    if (options.keepStatus && !typed.some((memory) => derivedDraftOf(memory) !== undefined)) {
-      return typed;
-    }
     return resolveKnowledge(typed, (memory) => this.#orderOf(memory));
   }
 
