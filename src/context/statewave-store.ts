@@ -267,10 +267,8 @@ export class StatewaveStore implements ContextStore {
 
   listSubjects(options: ListSubjectsOptions & Signal = {}): Promise<ListSubjectsResult> {
     return this.client.listSubjects(
-      {
-        ...(options.limit !== undefined ? { limit: options.limit } : {}),
-        ...(options.offset !== undefined ? { offset: options.offset } : {}),
-      },
+      // An undefined one is left out of the query (statewave-transport.ts), as if not passed.
+      { limit: options.limit, offset: options.offset },
       signalOf(options),
     );
   }
