@@ -307,15 +307,17 @@ export class StatewaveStore implements ContextStore {
         return;
       }
       const memory = typedMemory(change.memory, (id) => this.#episodes.get(id)?.episode);
-      if (derivedDraftOf(memory) === undefined) {
+      const known = ledger.get(memory.id);
+      if (known !== undefined) {
+        // A status change of a memory this feed already delivered, or nothing new: Statewave's own
+        // word-overlap supersede, or the timeline view's copy of a supersede this ledger already
+        // made (that copy is no longer typed client-side, so it must be looked up before that test).
+        if (known.status === memory.status) return;
+        ledger.set(memory.id, memory);
         deliver({ type: "memory", memory });
         return;
       }
-      const known = ledger.get(memory.id);
-      if (known !== undefined) {
-        // A server-side status change (Statewave's own word-overlap supersede), or nothing new.
-        if (known.status === memory.status) return;
-        ledger.set(memory.id, memory);
+      if (derivedDraftOf(memory) === undefined) {
         deliver({ type: "memory", memory });
         return;
       }
