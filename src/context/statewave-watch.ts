@@ -124,7 +124,6 @@ export class TimelineWatch {
 
   /** Polls now (after any round in progress) and settles when that round is done. Never rejects. */
   pollNow(): Promise<void> {
-    if (this.#closed) return Promise.resolve();
     this.#chain = this.#chain.then(() => this.#round());
     return this.#chain;
   }
@@ -140,7 +139,7 @@ export class TimelineWatch {
   /** Stops polling and cancels the request in flight. Idempotent. */
   close(): void {
     this.#closed = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#abort.abort();
   }
 
