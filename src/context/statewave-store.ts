@@ -360,11 +360,10 @@ export class StatewaveStore implements ContextStore {
     }
     const shared = poller;
     const unsubscribe = shared.subscribe(listener, options);
-    let closed = false;
     return {
+      // Idempotent without a flag: unsubscribing again changes nothing, and a poller is closed only
+      // while it has no subscriber and is still the subject's.
       close: () => {
-        if (closed) return;
-        closed = true;
         unsubscribe();
         void shared.ready.then(() => {
           if (shared.size > 0 || this.#pollers.get(subjectId) !== shared) return;
