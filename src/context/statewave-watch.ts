@@ -51,6 +51,8 @@ export class TimelineWatch {
   readonly #fetchPage: FetchTimelinePage;
   readonly #readAll: ReadWholeTimeline | undefined;
   readonly #subscribers = new Set<Subscriber>();
+  /** Subscribers waiting for the baseline: they count, so a close cannot stop the poller under them. */
+  readonly #joining = new Set<Subscriber>();
   /** Every change seen since the poller started, baseline included, for `replay` subscribers. */
   readonly #history: StoreChange[] = [];
   readonly #pollIntervalMs: number;
@@ -81,7 +83,7 @@ export class TimelineWatch {
 
   /** Subscribers left; the owner closes the poller when the last one leaves. */
   get size(): number {
-    return this.#subscribers.size;
+    return this.#subscribers.size + this.#joining.size;
   }
 
   /**
@@ -91,9 +93,10 @@ export class TimelineWatch {
    */
   subscribe(listener: (change: StoreChange) => void, options: SubscribeOptions): () => void {
     const subscriber: Subscriber = { listener, onError: options.onError };
-    let removed = false;
+    this.#joining.add(subscriber);
     void this.#baseline.then(() => {
-      if (removed || this.#closed) return;
+      // Not joining any more: it was removed before the baseline was read.
+      if (!this.#joining.delete(subscriber) || this.#closed) return;
       const history = [...this.#history];
       if (options.onHistory) {
         try {
@@ -106,7 +109,7 @@ export class TimelineWatch {
       this.#subscribers.add(subscriber);
     });
     return () => {
-      removed = true;
+      this.#joining.delete(subscriber);
       this.#subscribers.delete(subscriber);
     };
   }

@@ -192,6 +192,42 @@ describe("TimelineWatch", () => {
       await poller.pollNow();
       expect(labels(changes)).toEqual(["episode-1"]);
     });
+    it("delivers nothing to a subscriber removed before the baseline was read", async () => {
+      const timeline = pagedTimeline({ episodes: [episode(0)] });
+      const poller = startPoller(timeline.fetchPage);
+      const changes: StoreChange[] = [];
+      const histories: unknown[] = [];
+      const unsubscribe = poller.subscribe((change) => changes.push(change), {
+        replay: true,
+        onHistory: (history) => histories.push(history),
+      });
+      expect(poller.size).toBe(1);
+      unsubscribe();
+      expect(poller.size).toBe(0);
+      await poller.ready;
+      timeline.state.episodes.push(episode(1));
+      await poller.pollNow();
+      expect({ changes, histories }).toEqual({ changes: [], histories: [] });
+    });
+
+    it("counts a subscriber from the moment it subscribes until it is removed", async () => {
+      const poller = startPoller(pagedTimeline().fetchPage);
+      const unsubscribe = poller.subscribe(() => undefined, {});
+      expect(poller.size).toBe(1);
+      await poller.ready;
+      expect(poller.size).toBe(1);
+      unsubscribe();
+      expect(poller.size).toBe(0);
+    });
+
+    it("replays nothing when closed before the baseline was read", async () => {
+      const poller = startPoller(pagedTimeline({ episodes: [episode(0)] }).fetchPage);
+      const changes: StoreChange[] = [];
+      poller.subscribe((change) => changes.push(change), { replay: true });
+      poller.close();
+      await poller.ready;
+      expect(changes).toEqual([]);
+    });
   });
 
   describe("close", () => {
