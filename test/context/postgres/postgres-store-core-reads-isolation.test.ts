@@ -156,11 +156,30 @@ describe.skipIf(skip)("PostgresStore reads and deletes under concurrent writers"
 
   it("a deleted subject written again ranks its context as a new subject does", async () => {
     await withStore(async (store) => {
-      const words = ["alpha", "alpha gamma", "alpha delta", "alpha epsilon", "alpha zeta"];
-      await store.createEpisodesBatch(words.map((word) => note(`Use ${word}`)));
+      // Five documents with "alpha" before the delete: kept, they would make it a common word.
+      const before = ["alpha", "alpha one", "alpha two", "alpha three", "alpha four"];
+      await store.createEpisodesBatch(before.map((word) => note(`Use ${word}`)));
       await store.compileMemories("run");
       await store.deleteSubject("run");
-      const rewritten = ["Use beta", "Use alpha", "Use beta beta", "Use alpha alpha"];
+      // Two matches of equal bm25 while "alpha" is as rare as "beta"; many older memories keep
+      // the recency between them small next to bm25's share of the score.
+      const older = [
+        "red",
+        "green",
+        "blue",
+        "cyan",
+        "pink",
+        "gold",
+        "gray",
+        "navy",
+        "teal",
+        "plum",
+      ];
+      const rewritten = [
+        ...older.map((word) => `Use ${word}`),
+        "Use alpha beta beta",
+        "Use alpha alpha beta",
+      ];
       for (const subjectId of ["run", "fresh"]) {
         await store.createEpisodesBatch(rewritten.map((content) => note(content, subjectId)));
         await store.compileMemories(subjectId);

@@ -41,9 +41,10 @@ describe.skipIf(skip)("PostgresStore reads", () => {
         [async (s) => s.watch("", () => {}), "subjectId"],
       ];
       for (const [call, field] of calls) expect(await fieldOf(call(store))).toBe(field);
-      expect(
-        (await store.getContext("", "a task").catch((error: Error) => error)).message,
-      ).toContain("Invalid subjectId");
+      const error = await store.getContext("", "a task").catch((caught: unknown) => caught);
+      expect((error as Error).message).toBe(
+        "Invalid subjectId: expected a string of 1..256 characters",
+      );
     } finally {
       await store.close();
     }
