@@ -748,7 +748,8 @@ export class PostgresStoreCore {
     after: WatchCursor,
     limit: number,
   ): Promise<Array<{ change: StoreChange; episode?: number; memory?: number }>> {
-    if (this.#closed) return Promise.resolve([]);
+    // No closed check of its own: close() closes every hub watcher in the step that sets #closed,
+    // and the hub asks only for a watcher it has just seen open.
     return this.#run(undefined, async (pool) => {
       const episodes = await PostgresStoreCore.#query<EpisodeRow>(pool, {
         // Stryker disable next-line StringLiteral: a fast path; an unnamed statement runs the same query
@@ -795,7 +796,7 @@ export class PostgresStoreCore {
 
   /** Stops watchers, the LISTEN connection and the pool; pending compile jobs are dropped. Idempotent. */
   async close(): Promise<void> {
-    if (this.#closed) return;
+    // Idempotent without a check: a second call finds the hub's watchers gone and the pool taken.
     this.#closed = true;
     this.#hub.close();
     const pool = this.#pool;
