@@ -107,7 +107,8 @@ function waitForJob(
       finish();
       resolve();
     }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    // No `once`: finish() removes the listener on every path (abort, timer, job).
+    signal?.addEventListener("abort", onAbort);
     job?.then(() => {
       finish();
       resolve();
