@@ -109,6 +109,8 @@ function waitForJob(
     }, ms);
     // No `once`: finish() removes the listener on every path (abort, timer, job).
     signal?.addEventListener("abort", onAbort);
+    // Aborted while the status read was in flight: that abort event has passed, none will come.
+    if (signal?.aborted) onAbort();
     job?.then(() => {
       finish();
       resolve();
