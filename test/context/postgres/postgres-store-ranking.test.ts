@@ -1,5 +1,6 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
+import { EmbeddedStore } from "../../../src/context/embedded-store.js";
 import { StoreClosedError } from "../../../src/context/errors/store-closed-error.js";
 import { PostgresConnectionError } from "../../../src/context/postgres/errors/postgres-connection-error.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
@@ -66,6 +67,29 @@ describe.skipIf(skip)("PostgresStore getContext ranking", () => {
       expect(matches.filter((content) => offered.has(content))).toEqual(matches.slice(5));
     } finally {
       await store.close();
+    }
+  });
+
+  it("ranks an older, stronger bm25 match above a newer, weaker one, as the embedded store does", async () => {
+    const store = await open();
+    const embedded = new EmbeddedStore({ path: ":memory:" });
+    try {
+      // Both contain the task's one word (same overlap) and are nearly as recent: bm25 decides.
+      const strong = "queue queue queue";
+      const weak = "queue alpha beta gamma delta epsilon zeta eta theta iota kappa lambda";
+      const older = Array.from({ length: 18 }, (_, n) => `retry x${n}`);
+      for (const target of [store, embedded]) {
+        await target.createEpisodesBatch([...older, strong, weak].map(note));
+        await target.compileMemories("run");
+      }
+      const order = async (target: PostgresStore | EmbeddedStore) =>
+        (await target.getContext("run", "queue", everything)).facts.map((memory) => memory.content);
+      const onPostgres = await order(store);
+      expect(onPostgres.slice(0, 2)).toEqual([strong, weak]);
+      expect(onPostgres).toEqual(await order(embedded));
+    } finally {
+      await store.close();
+      await embedded.close();
     }
   });
 
