@@ -49,6 +49,7 @@ export async function readContextCandidates(
   // with bm25's statistics: ranked here exactly as FTS5 does, then the `relevant` best are read
   // whole below. Reading every match whole is what made this slow.
   const best = new Map<string, number>();
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path; with no search words the tsquery is empty and matches no memory
   if (terms.length > 0) {
     const window = await query<{
       mseq: string;
@@ -58,6 +59,7 @@ export async function readContextCandidates(
       active_tokens: string | null;
       doc_counts: Record<string, number> | null;
     }>(client, {
+      // Stryker disable next-line StringLiteral: a fast path; the name only lets Postgres reuse the parsed statement, unnamed it is parsed each time and reads the same rows
       name: "shared-ctx-context-window",
       text: `WITH stats AS (
                SELECT c.active_count, c.active_tokens,
@@ -88,49 +90,42 @@ export async function readContextCandidates(
             row.token_count,
             statistics,
           ),
-          seq: Number(row.mseq),
         }))
-        .sort((left, right) => left.rank - right.rank || right.seq - left.seq)
+        // Ties stay newest first: the window is read newest first and sort is stable.
+        .sort((left, right) => left.rank - right.rank)
         .slice(0, contextCandidates.relevant);
       for (const row of ranked) best.set(row.mseq, row.rank);
     }
   }
   // The best matches whole, the newest active memories, the newest active decisions: one statement.
-  const rows = await query<MemoryRow & { part: "fts" | "newest" | "decision" }>(client, {
+  const rows = await query<MemoryRow>(client, {
+    // Stryker disable next-line StringLiteral: a fast path; the name only lets Postgres reuse the parsed statement, unnamed it is parsed each time and reads the same rows
     name: "shared-ctx-context-candidates",
-    text: `SELECT 'fts' AS part, ${memoryColumns} FROM memories m WHERE m.mseq = ANY($3::bigint[])
+    text: `SELECT ${memoryColumns} FROM memories m WHERE m.mseq = ANY($3::bigint[])
              AND m.tenant_key = $1 AND m.subject_id = $2
            UNION ALL
-           SELECT 'newest', n.* FROM (
+           SELECT n.* FROM (
              SELECT ${memoryColumns} FROM memories m
              WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active'
              ORDER BY m.mseq DESC LIMIT ${contextCandidates.newest}) n
            UNION ALL
-           SELECT 'decision', d.* FROM (
+           SELECT d.* FROM (
              SELECT ${memoryColumns} FROM memories m
              WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active' AND m.kind = 'architectural_decision'
              ORDER BY m.mseq DESC LIMIT ${contextCandidates.decisions}) d`,
     values: [tenant, subjectId, [...best.keys()]],
   });
-  const seen = new Set<string>();
-  // The full-text candidates first, newest first (the embedded store's order), then the others.
-  const matched = rows
-    .filter((row) => row.part === "fts")
-    .sort((left, right) => Number(right.mseq) - Number(left.mseq));
-  for (const row of matched) {
-    seen.add(row.id);
+  // A memory can come twice (a best match among the newest too), with the same bm25 both times:
+  // rankContext keeps one per id and orders the candidates itself, so neither matters here.
+  for (const row of rows) {
     memories.push({
       memory: memoryFromRow(row),
       sequence: Number(row.mseq),
       bm25: best.get(row.mseq) ?? null,
     });
   }
-  for (const row of rows) {
-    if (row.part === "fts" || seen.has(row.id)) continue;
-    seen.add(row.id);
-    memories.push({ memory: memoryFromRow(row), sequence: Number(row.mseq), bm25: null });
-  }
   const episodes = await query<EpisodeRow>(client, {
+    // Stryker disable next-line StringLiteral: a fast path; the name only lets Postgres reuse the parsed statement, unnamed it is parsed each time and reads the same rows
     name: "shared-ctx-context-episodes",
     text: `SELECT ${episodeColumns} FROM episodes WHERE tenant_key = $1 AND subject_id = $2
                AND seq > COALESCE((SELECT compiled_seq FROM compile_state WHERE tenant_key = $1 AND subject_id = $2), 0)
