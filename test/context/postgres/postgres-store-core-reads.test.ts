@@ -26,6 +26,8 @@ describe.skipIf(skip)("PostgresStore reads", () => {
     const bad = 5 as unknown as string;
     try {
       const calls: Array<[(store: ContextStore) => Promise<unknown>, string]> = [
+        [(s) => s.searchMemories(""), "subjectId"],
+        [(s) => s.searchMemories("run", { limit: -1 }), "limit"],
         [(s) => s.searchMemories("run", { kind: bad }), "kind"],
         [(s) => s.searchMemories("run", { q: bad }), "q"],
         [(s) => s.getContext("", "a task"), "subjectId"],

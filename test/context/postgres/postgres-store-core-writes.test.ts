@@ -79,6 +79,23 @@ describe.skipIf(skip)("PostgresStore writes", () => {
         expected: "a JSON-serialisable object",
       },
       {
+        call: "createEpisode with metadata JSON cannot hold",
+        run: (store: PostgresStore) =>
+          store.createEpisode({ ...note("s", "x"), metadata: { count: 1n as unknown as number } }),
+        field: "metadata",
+        expected: "a JSON-serialisable object",
+      },
+      {
+        call: "createEpisode with provenance JSON cannot hold",
+        run: (store: PostgresStore) =>
+          store.createEpisode({
+            ...note("s", "x"),
+            provenance: { count: 1n as unknown as number },
+          }),
+        field: "provenance",
+        expected: "a JSON-serialisable object",
+      },
+      {
         call: "createEpisodesBatch with U+0000 in the second item's type",
         run: (store: PostgresStore) =>
           store.createEpisodesBatch([note("s", "x"), { ...note("s", "y"), type: "a\u0000" }]),
