@@ -26,4 +26,10 @@ describe("bm25 (FTS5's formula, computed over the subject)", () => {
     expect(score).toBeLessThan(0);
     expect(score).toBeCloseTo(-1e-6 * ((1 * 2.2) / (1 + 1.2)), 15);
   });
+  it("floors an IDF of exactly 0 too (a word in half the memories), as FTS5 does", () => {
+    // "queue" is in 1 of 2 memories: log(1.5 / 1.5) = 0, floored to 1e-6.
+    const score = bm25(["queue"], { queue: 1 }, 1, statistics(2, 2, { queue: 1 }));
+    expect(score).toBeCloseTo(-1e-6 * ((1 * 2.2) / (1 + 1.2)), 15);
+    expect(score).toBeLessThan(0);
+  });
 });
