@@ -139,11 +139,11 @@ export async function migrate(client: PoolClient, location: string): Promise<voi
       ).rows[0]?.version ?? 0,
     );
     if (found > schemaVersion) throw new StoreSchemaError(location, found, schemaVersion);
-    for (let version = found; version < schemaVersion; version += 1) {
-      const step = migrations[version];
-      if (step === undefined) break;
+    let version = found;
+    for (const step of migrations.slice(found)) {
       await client.query(step);
-      await client.query("INSERT INTO shared_ctx_schema (version) VALUES ($1)", [version + 1]);
+      version += 1;
+      await client.query("INSERT INTO shared_ctx_schema (version) VALUES ($1)", [version]);
     }
     await client.query("COMMIT");
   } catch (error) {
