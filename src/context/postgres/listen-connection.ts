@@ -75,7 +75,7 @@ export function listenForChanges(options: ListenOptions): () => void {
   void connect();
   return () => {
     stopped = true;
-    if (retry !== undefined) clearTimeout(retry);
+    clearTimeout(retry);
     const current = client;
     client = undefined;
     void current?.end().catch(() => undefined);
