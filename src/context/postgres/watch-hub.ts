@@ -112,8 +112,8 @@ export class PostgresWatchHub {
       this.#starting.add(start);
     }
     return {
+      // Closing twice is harmless: the second delete finds nothing and #stop is idempotent.
       close: () => {
-        if (watcher.closed) return;
         watcher.closed = true;
         this.#watchers.delete(watcher);
         if (this.#watchers.size === 0) this.#stop();
@@ -145,8 +145,9 @@ export class PostgresWatchHub {
     if (watcher.running !== undefined || watcher.cursor === undefined) {
       // Delivering already (finish, then look again), or the cursor is still being read.
       watcher.dirty = true;
-      if (watcher.cursor === undefined && watcher.running === undefined && !this.#isStarting()) {
-        // The cursor read failed: start from the subject's current end.
+      // Not delivering, so the cursor is what is missing (we only get here without one, or while
+      // running): its read failed, so start from the subject's current end.
+      if (watcher.running === undefined && !this.#isStarting()) {
         this.#retryCursor(watcher);
       }
       return;
@@ -178,7 +179,8 @@ export class PostgresWatchHub {
 
   async #deliver(watcher: Watcher): Promise<void> {
     try {
-      let full = false;
+      // Set by every pass before the loop condition reads it.
+      let full: boolean;
       do {
         watcher.dirty = false;
         const cursor = watcher.cursor;
@@ -226,7 +228,8 @@ export class PostgresWatchHub {
   #stop(): void {
     this.#stopListening?.();
     this.#stopListening = undefined;
-    if (this.#timer !== undefined) clearInterval(this.#timer);
+    // clearInterval(undefined) does nothing.
+    clearInterval(this.#timer);
     this.#timer = undefined;
   }
 }
