@@ -52,7 +52,7 @@ describe.skipIf(skip)("PostgresStore reads", () => {
     }
   });
 
-  it("searchMemories takes an empty q as no filter and a q as a filter", async () => {
+  it("searchMemories takes an empty q or kind as no filter, and a q or kind as a filter", async () => {
     const store = await open();
     try {
       await store.createEpisodesBatch([note("Use a queue"), note("Retry twice")]);
@@ -62,6 +62,11 @@ describe.skipIf(skip)("PostgresStore reads", () => {
         (await store.searchMemories("run", { q })).map((memory) => memory.id);
       expect(await ids("")).toEqual(newestFirst);
       expect(await ids("QUEUE")).toEqual([memories[0]?.id]);
+      // An empty kind is no filter either, as on the embedded store; any other string kind filters.
+      const ofKind = async (kind: string) =>
+        (await store.searchMemories("run", { kind })).map((memory) => memory.id);
+      expect(await ofKind("")).toEqual(newestFirst);
+      expect(await ofKind("k".repeat(200))).toEqual([]);
     } finally {
       await store.close();
     }
