@@ -68,7 +68,7 @@ export class PostgresWatchHub {
    * wait for it, so a watch started before a write (in program order) always sees that write.
    */
   settled(): Promise<void> {
-    if (this.#starting.size === 0) return Promise.resolve();
+    // No shortcut for none starting: Promise.all([]) settles at once too (a microtask later).
     return Promise.all([...this.#starting]).then(() => undefined);
   }
 
