@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Memory, StoreChange } from "../../src/context/context-store.js";
-import { StatewaveStore } from "../../src/context/statewave-store.js";
-import { createStatewaveEmulator } from "../../src/server/compat/statewave-v0-7-1.js";
+import type { StatewaveStore } from "../../src/context/statewave-store.js";
+import { emulatedStatewaveStoresPerTest } from "./support/emulated-statewave-stores.js";
 
 /**
  * `StatewaveStore.watch`'s client-side rule (its ledger) on a Statewave v0.7.1 (emulated), where
@@ -10,32 +10,29 @@ import { createStatewaveEmulator } from "../../src/server/compat/statewave-v0-7-
  * can make it answer as a capped v0.7.1 does for a long subject (a memory outside the window of its
  * timeline and search reads) or touch a memory (a new `updated_at`).
  */
-const stores: StatewaveStore[] = [];
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((store) => store.close()));
-});
+const openStore = emulatedStatewaveStoresPerTest();
 
 type WireMemory = { id: string; updated_at: string };
 
 function connect() {
-  const emulator = createStatewaveEmulator();
   /** Memory ids the server's reads leave out. */
   const hidden = new Set<string>();
   /** Memory id -> the `updated_at` the server's reads report instead of its own. */
   const touched = new Map<string, string>();
   const reads = /\/v1\/(timeline|memories\/search)$/;
-  const fetch: typeof globalThis.fetch = async (input, init) => {
-    const response = await emulator.clientFetch(input, init);
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    if ((init?.method ?? "GET") !== "GET" || !reads.test(url.pathname)) return response;
-    const body = (await response.json()) as { memories: WireMemory[] };
-    body.memories = body.memories
-      .filter((memory) => !hidden.has(memory.id))
-      .map((memory) => ({ ...memory, updated_at: touched.get(memory.id) ?? memory.updated_at }));
-    return Response.json(body, { status: response.status });
-  };
-  const store = new StatewaveStore({ fetch, pollIntervalMs: 60_000 });
-  stores.push(store);
+  const wrap =
+    (emulator: typeof globalThis.fetch): typeof globalThis.fetch =>
+    async (input, init) => {
+      const response = await emulator(input, init);
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if ((init?.method ?? "GET") !== "GET" || !reads.test(url.pathname)) return response;
+      const body = (await response.json()) as { memories: WireMemory[] };
+      body.memories = body.memories
+        .filter((memory) => !hidden.has(memory.id))
+        .map((memory) => ({ ...memory, updated_at: touched.get(memory.id) ?? memory.updated_at }));
+      return Response.json(body, { status: response.status });
+    };
+  const store = openStore({ wrap, pollIntervalMs: 60_000 });
   return { store, hidden, touched };
 }
 

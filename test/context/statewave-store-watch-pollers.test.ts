@@ -1,30 +1,25 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { StoreChange } from "../../src/context/context-store.js";
-import { StatewaveStore } from "../../src/context/statewave-store.js";
-import { createStatewaveEmulator } from "../../src/server/compat/statewave-v0-7-1.js";
+import type { StatewaveStore } from "../../src/context/statewave-store.js";
+import { emulatedStatewaveStoresPerTest } from "./support/emulated-statewave-stores.js";
 
 /**
  * `StatewaveStore.watch` shares one poller per subject among its watches and stops it when the
  * last one closes. The poll interval is long: rounds run because this store wrote, so what a
  * watcher receives and which requests reach the server follow from the writes alone.
  */
-const stores: StatewaveStore[] = [];
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((store) => store.close()));
-});
+const openStore = emulatedStatewaveStoresPerTest();
 
 function connect() {
-  const emulator = createStatewaveEmulator();
   const requests: string[] = [];
-  const store = new StatewaveStore({
-    fetch: (input, init) => {
+  const store = openStore({
+    wrap: (emulator) => (input, init) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
       requests.push(`${init?.method ?? "GET"} ${url.pathname}`);
-      return emulator.clientFetch(input, init);
+      return emulator(input, init);
     },
     pollIntervalMs: 60_000,
   });
-  stores.push(store);
   const write = (content: string) =>
     store.createEpisode({
       subjectId: "run",

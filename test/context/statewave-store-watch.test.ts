@@ -1,24 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { StoreChange } from "../../src/context/context-store.js";
-import { StatewaveStore } from "../../src/context/statewave-store.js";
-import { createStatewaveEmulator } from "../../src/server/compat/statewave-v0-7-1.js";
+import type { StatewaveStore } from "../../src/context/statewave-store.js";
 import { waitFor } from "./store-contract.js";
+import { emulatedStatewaveStoresPerTest } from "./support/emulated-statewave-stores.js";
 
 /**
  * The knowledge layer StatewaveStore applies client-side on a real Statewave v0.7.1 (emulated),
  * where decisions come back as `episode_summary` memories with `metadata: {}`.
  */
-const stores: StatewaveStore[] = [];
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((store) => store.close()));
-});
-
-function connect() {
-  const emulator = createStatewaveEmulator();
-  const store = new StatewaveStore({ fetch: emulator.clientFetch, pollIntervalMs: 5 });
-  stores.push(store);
-  return store;
-}
+/** A store over a fresh emulator, polling every 5 ms, closed after the test. */
+const connect = emulatedStatewaveStoresPerTest();
 
 async function decide(store: StatewaveStore, source: string, content: string) {
   await store.createEpisode({
