@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Memory, StoreChange } from "../../src/context/context-store.js";
+import type { StoreChange } from "../../src/context/context-store.js";
 import type { StatewaveStore } from "../../src/context/statewave-store.js";
-import { emulatedStatewaveStoresPerTest } from "./support/emulated-statewave-stores.js";
+import { decide, emulatedStatewaveStoresPerTest } from "./support/emulated-statewave-stores.js";
 
 /**
  * `StatewaveStore.watch`'s client-side rule (its ledger) on a Statewave v0.7.1 (emulated), where
@@ -34,26 +34,6 @@ function connect() {
     };
   const store = openStore({ wrap, pollIntervalMs: 60_000 });
   return { store, hidden, touched };
-}
-
-async function decide(
-  store: StatewaveStore,
-  source: string,
-  content: string,
-  target = "cache",
-): Promise<Memory> {
-  await store.createEpisode({
-    subjectId: "run",
-    source,
-    type: "architectural_decision",
-    payload: { content, target },
-  });
-  const { memories } = await store.compileMemories("run");
-  const memory = memories.find(
-    (item) => item.content === content && item.metadata.target === target,
-  );
-  if (memory === undefined) throw new Error(`no memory for ${content}`);
-  return memory;
 }
 
 /** Every memory change as `content (target): status`, repeats included. */

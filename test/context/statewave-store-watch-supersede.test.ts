@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StoreChange } from "../../src/context/context-store.js";
-import type { StatewaveStore } from "../../src/context/statewave-store.js";
 import { waitFor } from "./store-contract.js";
-import { emulatedStatewaveStoresPerTest } from "./support/emulated-statewave-stores.js";
+import { decide, emulatedStatewaveStoresPerTest } from "./support/emulated-statewave-stores.js";
 
 /**
  * `StatewaveStore.watch` on a Statewave v0.7.1 (emulated), where the supersede of a restated
@@ -10,16 +9,6 @@ import { emulatedStatewaveStoresPerTest } from "./support/emulated-statewave-sto
  */
 /** A store over a fresh emulator, polling every 5 ms, closed after the test. */
 const connect = emulatedStatewaveStoresPerTest();
-
-async function decide(store: StatewaveStore, source: string, content: string) {
-  await store.createEpisode({
-    subjectId: "run",
-    source,
-    type: "architectural_decision",
-    payload: { content, target: "cache" },
-  });
-  await store.compileMemories("run");
-}
 
 /** Every memory change as `content: status`, repeats included. */
 function memoryChanges(changes: readonly StoreChange[]): string[] {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StoreChange } from "../../src/context/context-store.js";
-import type { StatewaveStore } from "../../src/context/statewave-store.js";
 import { waitFor } from "./store-contract.js";
-import { emulatedStatewaveStoresPerTest } from "./support/emulated-statewave-stores.js";
+import { decide, emulatedStatewaveStoresPerTest } from "./support/emulated-statewave-stores.js";
 
 /**
  * The knowledge layer StatewaveStore applies client-side on a real Statewave v0.7.1 (emulated),
@@ -10,19 +9,6 @@ import { emulatedStatewaveStoresPerTest } from "./support/emulated-statewave-sto
  */
 /** A store over a fresh emulator, polling every 5 ms, closed after the test. */
 const connect = emulatedStatewaveStoresPerTest();
-
-async function decide(store: StatewaveStore, source: string, content: string) {
-  await store.createEpisode({
-    subjectId: "run",
-    source,
-    type: "architectural_decision",
-    payload: { content, target: "cache" },
-  });
-  const { memories } = await store.compileMemories("run");
-  const [memory] = memories.filter((item) => item.content === content);
-  if (memory === undefined) throw new Error(`no memory for ${content}`);
-  return memory;
-}
 
 /** Each memory change as `content: status`, consecutive repeats of one change once. */
 function memoryStatuses(changes: readonly StoreChange[]): string[] {

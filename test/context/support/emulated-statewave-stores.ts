@@ -1,4 +1,5 @@
 import { afterEach } from "vitest";
+import type { Memory } from "../../../src/context/context-store.js";
 import { StatewaveStore } from "../../../src/context/statewave-store.js";
 import { createStatewaveEmulator } from "../../../src/server/compat/statewave-v0-7-1.js";
 
@@ -28,4 +29,28 @@ export function emulatedStatewaveStoresPerTest(): (
     stores.push(store);
     return store;
   };
+}
+
+/**
+ * Writes `source`'s decision on `target` to subject "run", compiles, and returns its memory
+ * (typed client-side on v0.7.1, where the compile leaves `metadata` empty).
+ */
+export async function decide(
+  store: StatewaveStore,
+  source: string,
+  content: string,
+  target = "cache",
+): Promise<Memory> {
+  await store.createEpisode({
+    subjectId: "run",
+    source,
+    type: "architectural_decision",
+    payload: { content, target },
+  });
+  const { memories } = await store.compileMemories("run");
+  const memory = memories.find(
+    (item) => item.content === content && item.metadata.target === target,
+  );
+  if (memory === undefined) throw new Error(`no memory for ${content}`);
+  return memory;
 }
