@@ -1,5 +1,4 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
 import type { RunningServer } from "../../src/server/listen.js";
 import { startServer } from "../../src/server/listen.js";
+import { closedPort } from "../support/closed-port.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { waitFor } from "../support/wait-for.js";
 import { type CliResult, runWholeCli } from "./cli-harness.js";
@@ -37,20 +37,6 @@ function outcome(document: Record<string, unknown>) {
         rest,
     ),
   };
-}
-
-/** A loopback port nothing listens on (bound, then released). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address !== null
-          ? resolve(address.port)
-          : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 describe("the CLI against `shared-ctx serve` over loopback (--store statewave --url)", () => {

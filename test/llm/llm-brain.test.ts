@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBrainFromEnv } from "../../src/agents/create-brain.js";
 import { EmbeddedStore } from "../../src/context/embedded-store.js";
@@ -10,6 +9,7 @@ import { LlmTimeoutError } from "../../src/llm/errors/llm-timeout-error.js";
 import { createVirtualClock } from "../../src/scenario/clock.js";
 import { loadScenario } from "../../src/scenario/load-scenario.js";
 import { startRun } from "../../src/scenario/scenario-runner.js";
+import { closedPort } from "../support/closed-port.js";
 import {
   type FakeReply,
   ruleFollowingReply,
@@ -34,16 +34,6 @@ function brainFor(url: string, extra: Record<string, string> = {}) {
     LLM_BASE_URL: url,
     ...extra,
   });
-}
-
-/** A loopback port nobody listens on: bound by the OS, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
 
 const step = { agentId: "coder", module: "legacy-cache", decisions: [], disputes: [] };

@@ -1,26 +1,15 @@
-import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../../src/context/embedded-store.js";
 import { StoreClosedError } from "../../../src/context/errors/store-closed-error.js";
 import { PostgresConnectionError } from "../../../src/context/postgres/errors/postgres-connection-error.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
+import { closedPort } from "../../support/closed-port.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 const skip = postgresSkipReason("postgres-store-ranking.test.ts") !== undefined;
 
 function note(content: string) {
   return { subjectId: "run", source: "agent-a", type: "implementation_note", payload: { content } };
-}
-
-/** A loopback port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 1;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const everything = { maxTokens: 128_000 };

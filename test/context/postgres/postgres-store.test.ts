@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { ContextStore, CreateEpisodeInput } from "../../../src/context/context-store.js";
 import { createContextStore } from "../../../src/context/create-context-store.js";
@@ -7,21 +6,11 @@ import { StoreValidationError } from "../../../src/context/errors/store-validati
 import { redactDatabaseUrl } from "../../../src/context/postgres/database-url.js";
 import { PostgresConnectionError } from "../../../src/context/postgres/errors/postgres-connection-error.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
+import { closedPort } from "../../support/closed-port.js";
 import { spawnTsChild, waitForExit } from "../../support/run-child.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 const skip = postgresSkipReason("postgres-store.test.ts") !== undefined;
-
-/** A loopback port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 1;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe("PostgresStore without a server", () => {
   it("names the server (password hidden) and the fix when nothing listens", async () => {
