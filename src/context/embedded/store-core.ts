@@ -45,6 +45,7 @@ import {
   validateEpisodeBatch,
   validateEpisodeInput,
 } from "../validate-input.js";
+import { waitForJob } from "../wait-for-job.js";
 import {
   type CompileJobRow,
   type EpisodeRow,
@@ -109,34 +110,6 @@ const contextCandidates = {
  * literal (fixed identifiers, never user input).
  */
 const hiddenEpisodeTypes = `(${[...nonMemoryEpisodeTypes].map((type) => `'${type}'`).join(", ")})`;
-
-/** Resolves when `job` settles or after `ms`; rejects when `signal` aborts. Leaves no timer or listener behind. */
-function waitForJob(
-  job: Promise<void> | undefined,
-  ms: number,
-  signal?: AbortSignal,
-): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const finish = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    };
-    const onAbort = () => {
-      finish();
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      finish();
-      resolve();
-    }, ms);
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: onAbort's finish() removes the listener itself, so `once` changes nothing
-    signal?.addEventListener("abort", onAbort, { once: true });
-    job?.then(() => {
-      finish();
-      resolve();
-    });
-  });
-}
 
 /** What the supersede rule needs from an already compiled memory row. */
 function supersedeCandidate(row: MemoryRow): SupersedeCandidate {

@@ -34,6 +34,7 @@ import {
   validateEpisodeBatch,
   validateEpisodeInput,
 } from "../validate-input.js";
+import { waitForJob } from "../wait-for-job.js";
 import { compileLocked, memoriesByIds } from "./compile.js";
 import { readContextCandidates } from "./context-candidates.js";
 import { redactDatabaseUrl } from "./database-url.js";
@@ -87,35 +88,6 @@ interface PreparedEpisode {
   payload: string;
   metadata: string;
   provenance: string;
-}
-
-function waitForJob(
-  job: Promise<void> | undefined,
-  ms: number,
-  signal?: AbortSignal,
-): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const finish = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    };
-    const onAbort = () => {
-      finish();
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      finish();
-      resolve();
-    }, ms);
-    // No `once`: finish() removes the listener on every path (abort, timer, job).
-    signal?.addEventListener("abort", onAbort);
-    // Aborted while the status read was in flight: that abort event has passed, none will come.
-    if (signal?.aborted) onAbort();
-    job?.then(() => {
-      finish();
-      resolve();
-    });
-  });
 }
 
 /**
