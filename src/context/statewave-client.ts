@@ -26,7 +26,7 @@ import type {
   StatewaveTimeline,
   TimelineParams,
 } from "./statewave-types.js";
-import { type SubscribeOptions, TimelineWatch } from "./statewave-watch.js";
+import { joinSharedPoller, type SubscribeOptions, TimelineWatch } from "./statewave-watch.js";
 import { fromWire, toWire } from "./wire-format.js";
 
 /** Options of {@link StatewaveClient}: the SDK's `ClientOptions` plus injectable I/O. */
@@ -308,42 +308,26 @@ export class StatewaveClient {
     listener: (change: StoreChange) => void,
     options: WatchOptions & Pick<SubscribeOptions, "onHistory"> = {},
   ): Subscription {
-    let poller = this.#pollers.get(subjectId);
-    if (poller === undefined) {
-      poller = new TimelineWatch({
-        subjectId,
-        pollIntervalMs: this.#pollIntervalMs,
-        fetchPage: (offset, limit, signal) =>
-          this.#call<StatewaveTimeline>({
-            method: "GET",
-            path: "/v1/timeline",
-            query: { subject_id: subjectId, limit, offset },
-            signal,
-            // The poll loop itself is the retry.
-            maxRetries: 0,
-          }),
-      });
-      this.#pollers.set(subjectId, poller);
-    }
-    const shared = poller;
-    const unsubscribe = shared.subscribe(listener, options);
-    let closed = false;
-    return {
-      close: () => {
-        if (closed) return;
-        closed = true;
-        unsubscribe();
-        // The callback re-checks that this poller is still the subject's (after `close()` it is not).
-        if (shared.size === 0) {
-          // Only when no other subscriber is waiting for its baseline either.
-          void shared.ready.then(() => {
-            if (shared.size > 0 || this.#pollers.get(subjectId) !== shared) return;
-            shared.close();
-            this.#pollers.delete(subjectId);
-          });
-        }
-      },
-    };
+    return joinSharedPoller(
+      this.#pollers,
+      subjectId,
+      () =>
+        new TimelineWatch({
+          subjectId,
+          pollIntervalMs: this.#pollIntervalMs,
+          fetchPage: (offset, limit, signal) =>
+            this.#call<StatewaveTimeline>({
+              method: "GET",
+              path: "/v1/timeline",
+              query: { subject_id: subjectId, limit, offset },
+              signal,
+              // The poll loop itself is the retry.
+              maxRetries: 0,
+            }),
+        }),
+      listener,
+      options,
+    );
   }
 
   /** Stops every watch. The client holds no other resources. Idempotent. */

@@ -27,7 +27,7 @@ import {
   statewaveMemoryKinds,
   typedMemory,
 } from "./statewave-knowledge.js";
-import { type SubscribeOptions, TimelineWatch } from "./statewave-watch.js";
+import { joinSharedPoller, type SubscribeOptions, TimelineWatch } from "./statewave-watch.js";
 
 /** Options of {@link StatewaveStore}: a client's options, or the client to use. */
 export type StatewaveStoreOptions = StatewaveClientOptions & {
@@ -342,32 +342,21 @@ export class StatewaveStore implements ContextStore {
     listener: (change: StoreChange) => void,
     options: SubscribeOptions,
   ): Subscription {
-    let poller = this.#pollers.get(subjectId);
-    if (poller === undefined) {
-      poller = new TimelineWatch({
-        subjectId,
-        pollIntervalMs: this.#pollIntervalMs,
-        fetchPage: (offset, limit, signal) =>
-          this.getTimeline(subjectId, { offset, limit, signal }),
-        // On a capped server the log is read whole anyway: once per round, not once per page.
-        readAll: (signal) => this.#readCapped(subjectId, signal),
-      });
-      this.#pollers.set(subjectId, poller);
-    }
-    const shared = poller;
-    const unsubscribe = shared.subscribe(listener, options);
-    return {
-      // Idempotent without a flag: unsubscribing again changes nothing, and a poller is closed only
-      // while it has no subscriber and is still the subject's.
-      close: () => {
-        unsubscribe();
-        void shared.ready.then(() => {
-          if (shared.size > 0 || this.#pollers.get(subjectId) !== shared) return;
-          shared.close();
-          this.#pollers.delete(subjectId);
-        });
-      },
-    };
+    return joinSharedPoller(
+      this.#pollers,
+      subjectId,
+      () =>
+        new TimelineWatch({
+          subjectId,
+          pollIntervalMs: this.#pollIntervalMs,
+          fetchPage: (offset, limit, signal) =>
+            this.getTimeline(subjectId, { offset, limit, signal }),
+          // On a capped server the log is read whole anyway: once per round, not once per page.
+          readAll: (signal) => this.#readCapped(subjectId, signal),
+        }),
+      listener,
+      options,
+    );
   }
 
   /** Stops the watches; first makes sure every episode written here is kept in its log. */

@@ -1,4 +1,11 @@
-import type { Episode, Memory, StoreChange, Timeline, WatchOptions } from "./context-store.js";
+import type {
+  Episode,
+  Memory,
+  StoreChange,
+  Subscription,
+  Timeline,
+  WatchOptions,
+} from "./context-store.js";
 
 /** A timeline page, as `GET /v1/timeline?subject_id&limit&offset` returns it. */
 export type FetchTimelinePage = (
@@ -222,4 +229,36 @@ export class TimelineWatch {
       if (page.memories.length < pageSize) return changed;
     }
   }
+}
+
+/**
+ * Joins the subject's shared poller in `pollers`, starting one with `start` when it has none. The
+ * subscription's close leaves it; the poller is closed and dropped once nobody is subscribed or
+ * still waiting for its baseline, if it is still the subject's (after its owner's `close()` it is
+ * not). Idempotent: leaving again changes nothing. The Statewave client's and store's watches.
+ */
+export function joinSharedPoller(
+  pollers: Map<string, TimelineWatch>,
+  subjectId: string,
+  start: () => TimelineWatch,
+  listener: (change: StoreChange) => void,
+  options: SubscribeOptions,
+): Subscription {
+  let poller = pollers.get(subjectId);
+  if (poller === undefined) {
+    poller = start();
+    pollers.set(subjectId, poller);
+  }
+  const shared = poller;
+  const unsubscribe = shared.subscribe(listener, options);
+  return {
+    close: () => {
+      unsubscribe();
+      void shared.ready.then(() => {
+        if (shared.size > 0 || pollers.get(subjectId) !== shared) return;
+        shared.close();
+        pollers.delete(subjectId);
+      });
+    },
+  };
 }
