@@ -14,9 +14,9 @@
 // Stryker writes its results only when a run ends, so a long folder run (an hour or more on a
 // 2-core machine) that is stopped keeps the batches that finished, and a rerun reuses them.
 // `--plan` prints the runs (what each mutates, which tests judge it) without running them.
-// `--equivalents` lists the mutants marked equivalent in the given paths' sources (the
-// `// Stryker disable next-line <mutator>: <reason>` directives, whose mutants Stryker reports as
-// Ignored and leaves out of the score), one line each with its reason.
+// `--equivalents` lists the mutants shown equivalent in the given paths, from
+// mutation-equivalents.json (the source carries no directives, so Stryker counts them as
+// survivors: the list explains that part of the gap), one line each with its reason.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -58,23 +58,25 @@ for (let index = 0; index < args.length; index += 1) {
 }
 if (runs.length === 0) runs.push(...coreFolders);
 
-/** Every `// Stryker disable … : reason` under the given paths: the mutants marked equivalent. */
+/**
+ * The mutants shown equivalent under the given paths, from mutation-equivalents.json beside the
+ * Stryker configuration (file, the code the mutant sits on, the mutators, why no test can tell
+ * them apart). The source carries no directives: Stryker counts these mutants as survivors, and
+ * this list explains that part of the gap between a folder's score and 100 %.
+ */
 function printEquivalents(paths) {
-  const directive = /\/\/ Stryker disable (?:next-line )?([\w,]+)(?::\s*(.*))?$/;
+  const equivalents = JSON.parse(readFileSync("mutation-equivalents.json", "utf8"));
   for (const target of paths) {
-    const files = target.endsWith(".ts") ? [target] : sourcesUnder(target);
-    const found = [];
-    for (const file of files) {
-      readFileSync(file, "utf8")
-        .split("\n")
-        .forEach((line, index) => {
-          const match = directive.exec(line.trim());
-          if (match)
-            found.push(`${file}:${index + 2}  ${match[1]}: ${match[2] ?? "(no reason given)"}`);
-        });
-    }
+    const inTarget = (file) =>
+      target.endsWith(".ts") ? file === target : file.startsWith(`${target}/`);
+    const found = equivalents
+      .filter((entry) => inTarget(entry.file))
+      .map(
+        (entry) =>
+          `${entry.file}  ${entry.mutators.join(",")} on \`${entry.code}\`: ${entry.reason}`,
+      );
     process.stdout.write(
-      `\n=== ${target}: ${found.length} marked equivalent\n${found.join("\n")}\n`,
+      `\n=== ${target}: ${found.length} listed equivalent\n${found.join("\n")}\n`,
     );
   }
 }
@@ -122,9 +124,9 @@ function splitBySize(files, count) {
  * its dry run times out on a busy machine. Their code paths are judged by the unit tests beside them.
  */
 const slowTests = [
-  "test/context/embedded-store.processes.test.ts",
-  "test/context/statewave-v0-7-1.scenarios.test.ts",
-  "test/context/statewave-v0-7-1.mcp.test.ts",
+  "test/context/embedded/embedded-store.processes.test.ts",
+  "test/context/statewave/statewave-v0-7-1.scenarios.test.ts",
+  "test/context/statewave/statewave-v0-7-1.mcp.test.ts",
 ];
 
 /** The Postgres store's tests need a Postgres started per file: they judge src/context/postgres only. */
@@ -155,8 +157,8 @@ function isMutatedBy(targets, file) {
 }
 
 /**
- * Stryker's score: detected / (detected + undetected); mutants that do not compile, and those marked
- * equivalent in the source (`// Stryker disable … : reason`, status Ignored), are left out. Only the
+ * Stryker's score: detected / (detected + undetected); mutants that do not compile are left out, and
+ * the equivalents of mutation-equivalents.json count as undetected (the list explains them). Only the
  * run's own files count: a report also carries files its incremental file remembers from runs that
  * mutated them (a file `--batches` moved to another batch would otherwise count twice).
  */

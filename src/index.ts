@@ -48,13 +48,10 @@ export {
   type CreateContextStoreOptions,
   createContextStore,
 } from "./context/create-context-store.js";
-export { EmbeddedStore, type EmbeddedStoreOptions } from "./context/embedded-store.js";
+export { EmbeddedStore, type EmbeddedStoreOptions } from "./context/embedded/embedded-store.js";
 // Errors.
 export { CompileJobNotFoundError } from "./context/errors/compile-job-not-found-error.js";
 export { CompileTimeoutError } from "./context/errors/compile-timeout-error.js";
-export { StatewaveAPIError } from "./context/errors/statewave-api-error.js";
-export { StatewaveConnectionError } from "./context/errors/statewave-connection-error.js";
-export { StatewaveTimeoutError } from "./context/errors/statewave-timeout-error.js";
 export { StoreClosedError } from "./context/errors/store-closed-error.js";
 export { StoreSchemaError } from "./context/errors/store-schema-error.js";
 export { StoreValidationError } from "./context/errors/store-validation-error.js";
@@ -67,8 +64,14 @@ export {
   type MemoryDispute,
   SharedContext,
 } from "./context/shared-context.js";
-export { StatewaveClient, type StatewaveClientOptions } from "./context/statewave-client.js";
-export { StatewaveStore, type StatewaveStoreOptions } from "./context/statewave-store.js";
+export { StatewaveAPIError } from "./context/statewave/errors/statewave-api-error.js";
+export { StatewaveConnectionError } from "./context/statewave/errors/statewave-connection-error.js";
+export { StatewaveTimeoutError } from "./context/statewave/errors/statewave-timeout-error.js";
+export {
+  StatewaveClient,
+  type StatewaveClientOptions,
+} from "./context/statewave/statewave-client.js";
+export { StatewaveStore, type StatewaveStoreOptions } from "./context/statewave/statewave-store.js";
 export type {
   BatchCreateResult,
   ClientOptions,
@@ -81,7 +84,7 @@ export type {
   SearchResult,
   StatewaveTimeline,
   TimelineParams,
-} from "./context/statewave-types.js";
+} from "./context/statewave/statewave-types.js";
 export { FieldKindError } from "./crdt/errors/field-kind-error.js";
 export { InvalidStateValueError } from "./crdt/errors/invalid-state-value-error.js";
 export { SharedStateClosedError } from "./crdt/errors/shared-state-closed-error.js";

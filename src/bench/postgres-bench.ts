@@ -4,7 +4,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContextStore, CreateEpisodeInput } from "../context/context-store.js";
-import { EmbeddedStore } from "../context/embedded-store.js";
+import { EmbeddedStore } from "../context/embedded/embedded-store.js";
 import { redactDatabaseUrl } from "../context/postgres/database-url.js";
 import { PostgresStore } from "../context/postgres/postgres-store.js";
 import { type LatencyFigures, latency, makeEpisodes } from "./store-bench.js";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { CreateEpisodeInput } from "../context/context-store.js";
-import { EmbeddedStore } from "../context/embedded-store.js";
+import { EmbeddedStore } from "../context/embedded/embedded-store.js";
 import type { HttpLoadFigures, HttpLoadPlan } from "./http-load-client.js";
 
 /**

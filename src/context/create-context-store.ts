@@ -1,7 +1,7 @@
 import type { ContextStore } from "./context-store.js";
-import { EmbeddedStore } from "./embedded-store.js";
+import { EmbeddedStore } from "./embedded/embedded-store.js";
 import { PostgresStore } from "./postgres/postgres-store.js";
-import { StatewaveStore } from "./statewave-store.js";
+import { StatewaveStore } from "./statewave/statewave-store.js";
 import { type CreateContextStoreOptions, resolveStoreSettings } from "./store-location.js";
 
 // The selection alone lives in store-location.ts (no store's code): a command that opens one store

@@ -16,11 +16,11 @@ export async function openContextStore(
       return new PostgresStore(settings);
     }
     case "statewave": {
-      const { StatewaveStore } = await import("./statewave-store.js");
+      const { StatewaveStore } = await import("./statewave/statewave-store.js");
       return new StatewaveStore(settings);
     }
     case "embedded": {
-      const { EmbeddedStore } = await import("./embedded-store.js");
+      const { EmbeddedStore } = await import("./embedded/embedded-store.js");
       return new EmbeddedStore(settings);
     }
   }

@@ -43,7 +43,6 @@ const stopWords: ReadonlySet<string> = new Set(
 export function textTerms(text: string): string[] {
   // Plain ASCII (the common case) has no accents to fold: skip the costly normalize.
   const ascii = !/[^\p{ASCII}]/u.test(text);
-  // Stryker disable next-line Regex: a global replace of `\p{M}` one mark at a time removes the same marks
   const folded = (ascii ? text : text.normalize("NFKD").replace(/\p{M}+/gu, "")).toLowerCase();
   const terms: string[] = [];
   for (const match of folded.matchAll(/[\p{L}\p{N}]+/gu)) {
@@ -112,7 +111,6 @@ function sectionOf(kind: string): string {
  * collapse (the common case) is returned as it is, without building a copy per memory per read.
  */
 function oneLine(text: string): string {
-  // Stryker disable next-line Regex: a test weakened to `[\S ]` or `[^\s ]` only lets through a replace that changes nothing
   return /\s\s|[^\S ]/.test(text) ? text.replace(/\s+/g, " ") : text;
 }
 
@@ -148,7 +146,6 @@ function scoreMemories(task: string, candidates: readonly MemoryCandidate[]): Sc
     }
     const bm25Share = best < 0 && candidate.bm25 !== null ? candidate.bm25 / best : 0;
     const relevance = 4 * overlap + bm25Share;
-    // Stryker disable next-line ArithmeticOperator: `+ oldest` adds the same amount to every score, so the order stays
     const sinceOldest = candidate.sequence - oldest;
     const recency = newest === oldest ? 1.5 : (1.5 * sinceOldest) / (newest - oldest);
     // hasOwn: a kind stored by another writer may be `constructor` or `__proto__`.

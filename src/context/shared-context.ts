@@ -149,7 +149,6 @@ export class SharedContext {
       this.#store.getContext(
         this.#subjectId,
         task,
-        // Stryker disable next-line ConditionalExpression: every store reads `maxTokens: undefined` as no limit
         options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {},
       ),
       this.#store.searchMemories(this.#subjectId, { kind: decisionKind, limit: 100 }),
@@ -196,7 +195,6 @@ export class SharedContext {
       const target = targetOf(memory);
       if (target === undefined) continue;
       const key = `${memory.kind}\u0000${target}`;
-      // Stryker disable next-line ConditionalExpression: a fast path; a second memory on the key rebuilds the same dispute
       if (disputes.has(key)) continue;
       let active = activeByKind.get(memory.kind);
       if (active === undefined) {

@@ -27,7 +27,6 @@ export const inputLimits = {
  */
 export function codePointLength(text: string): number {
   // Every code point takes one or two UTF-16 units: no surrogate means units = code points.
-  // Stryker disable next-line ConditionalExpression: a fast path; the loop below counts any string's code points too
   if (!/[\uD800-\uDFFF]/.test(text)) return text.length;
   let length = 0;
   for (const _ of text) length += 1;
@@ -91,7 +90,6 @@ export interface ValidEpisodeInput {
 export function validateEpisodeInput(input: unknown, prefix = ""): ValidEpisodeInput {
   if (!isJsonObject(input)) {
     // The item itself: `episodes[2]`, not the `episodes[2].` its fields are named under.
-    // Stryker disable next-line Regex: a batch prefix (`episodes[N].`) holds one dot, its last character
     throw new StoreValidationError(prefix.replace(/\.$/, "") || "input", "an object");
   }
   const candidate = input as Partial<CreateEpisodeInput>;

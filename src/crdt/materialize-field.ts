@@ -87,7 +87,6 @@ export function materializeField(input: {
   const concurrent = (left: EntryRecord, right: EntryRecord): boolean =>
     !supersedes(left, right) && !supersedes(right, left);
 
-  // Stryker disable next-line MethodExpression,ConditionalExpression: replicas write a version (rv) only on a resolution, and an entry without one covers nothing wherever `resolutions` is read
   const resolutions = entries.filter((entry) => entry.data.r !== undefined);
   const fieldResolutions = resolutions.filter((entry) => entry.data.rp === undefined);
   const leafResolutionsFor = (path: readonly string[]): EntryRecord[] =>
@@ -571,7 +570,6 @@ function isChain(
   for (let index = 1; index < entries.length; index++) {
     const previous = entries[index - 1];
     const current = entries[index];
-    // Stryker disable next-line ConditionalExpression: a join names concurrent heads, so a joining entry is never on one chain: the concurrent test below returns false for it too
     if (!previous || !current || current.data.j !== undefined) return false;
     if (concurrent(previous, current)) return false;
   }
@@ -580,7 +578,6 @@ function isChain(
 
 /** Whether `resolution` had seen `entry` when it was written. */
 function coveredBy(entry: EntryRecord, resolution: EntryRecord): boolean {
-  // Stryker disable next-line ConditionalExpression: a resolution's version is taken before it is appended, so it never covers itself: the test below is false for it too
   if (entry === resolution) return false;
   return (resolution.data.rv?.[entry.peer] ?? 0) > entry.counter;
 }
@@ -668,7 +665,6 @@ function recordRegisterDisputes(options: {
 }): void {
   const { cell, concurrent } = options;
   const canonical = cell.map((item) => canonicalJson(item.value));
-  // Stryker disable next-line ConditionalExpression: a fast path; the pair scan below skips pairs of equal values, so one value contests nothing
   if (new Set(canonical).size < 2) return;
   // Cheap common case: one writer after another, each having seen the previous write.
   if (
@@ -679,11 +675,9 @@ function recordRegisterDisputes(options: {
   )
     return;
   const contested = new Set<number>();
-  // Stryker disable next-line EqualityOperator: one step past the end reads undefined, which the next line skips
   for (let index = 0; index < cell.length; index++) {
     const item = cell[index];
     if (!item) continue;
-    // Stryker disable next-line ArithmeticOperator,EqualityOperator: starting at index - 1 only compares a pair again (same result) and an item with itself (equal values, skipped); one step past the end reads undefined, skipped
     for (let otherIndex = index + 1; otherIndex < cell.length; otherIndex++) {
       const other = cell[otherIndex];
       if (!other || canonical[otherIndex] === canonical[index]) continue;
@@ -941,7 +935,6 @@ function mergeMap(options: {
 
 /** Orders strings that are never equal within one sort (escalation ids, path keys). */
 export function compareDistinct(left: string, right: string): number {
-  // Stryker disable next-line EqualityOperator: the strings compared are never equal (Map keys, escalation ids: escalation-ids.test.ts), so < and <= agree
   return left < right ? -1 : 1;
 }
 

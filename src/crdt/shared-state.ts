@@ -403,7 +403,6 @@ export class SharedState {
       },
     );
     this.#background.add(tracked);
-    // Stryker disable next-line ArrowFunction: a settled promise kept in the set only costs memory; allSettled in sync and close waits on it no longer
     void tracked.finally(() => this.#background.delete(tracked));
   }
 

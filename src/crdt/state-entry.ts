@@ -72,7 +72,6 @@ export function encodeEntry(entry: StoredEntry): string {
   const row: unknown[] = [entry.n, entry.k, entry.f, entry.a, entry.v, entry.t, entry.g, entry.s];
   const optional = [entry.j, entry.r, entry.rp, entry.rv];
   let last = optional.length;
-  // Stryker disable next-line EqualityOperator: at 0, optional[-1] is undefined too: one more step leaves -1, and the loop below pushes nothing either way
   while (last > 0 && optional[last - 1] === undefined) last--;
   for (let index = 0; index < last; index++) row.push(optional[index] ?? null);
   return JSON.stringify(row);

@@ -183,9 +183,7 @@ export class StateReplica {
     // Sets and counters never need the current value, nor registers and maps with no dispute to
     // join: writing them stays O(1) as fields grow. Text needs the text it may extend.
     const needsView =
-      // Stryker disable next-line ConditionalExpression: a fast path; a field never written has an empty view, with no text to extend and no dispute to join
       field !== undefined &&
-      // Stryker disable next-line ConditionalExpression,LogicalOperator: a fast path; a set or counter write never reads the view, and a quiet field has no dispute to join
       (kind === "text" || ((kind === "register" || kind === "map") && !field.quiet));
     const view = needsView ? this.#view(namespace, key) : undefined;
     const stored = this.#storedValue(kind, value, view);
@@ -262,14 +260,12 @@ export class StateReplica {
 
   /** Imports other replicas' updates or snapshots (in any order; duplicates are ignored). */
   import(updates: readonly Uint8Array[]): void {
-    // Stryker disable next-line ConditionalExpression: a fast path; importing nothing adds nothing, and the version check below returns
     if (updates.length === 0) return;
     const before = this.doc.oplogVersion();
     // One batch: Loro decodes and applies every pending update in one pass.
     if (updates.length === 1 && updates[0]) this.doc.import(updates[0]);
     else this.doc.importBatch([...updates]);
     const after = this.doc.oplogVersion();
-    // Stryker disable next-line ConditionalExpression: a fast path; an import that added nothing exports no change, and settling no entry tells no one
     if (before.compare(after) === 0) return;
     // Exactly the operations this import added, with their ids, in one call: the cost follows the
     // size of the import, not of the document.
@@ -281,12 +277,7 @@ export class StateReplica {
       for (const op of change.ops) {
         const count = readInserted(peer, op, arrived);
         // Its own earlier writes, back from the store: the next one goes after them.
-        if (
-          op.container === this.#ownContainer &&
-          // Stryker disable next-line ConditionalExpression: only the replica with this peer id writes its list (`#append`), so every op in it is its own
-          peer === this.peer
-        )
-          this.#ownLength += count;
+        if (op.container === this.#ownContainer && peer === this.peer) this.#ownLength += count;
       }
     }
     // A reopened replica (same peer id) gets its own earlier writes back from the store.
@@ -296,7 +287,6 @@ export class StateReplica {
 
   /** The merged value, a `Disputed`, or undefined when the field was never written. */
   get(namespace: string, key: string): unknown {
-    // Stryker disable next-line ConditionalExpression: a fast path; a field never written has no entries, and its view's value is undefined
     if (!this.#namespaces.get(namespace)?.has(key)) return undefined;
     return cloneValue(this.#view(namespace, key).value);
   }
@@ -308,7 +298,6 @@ export class StateReplica {
     if (!fields) return result;
     for (const key of [...fields.keys()].sort()) {
       const value = this.get(namespace, key);
-      // Stryker disable next-line ConditionalExpression: every key here was written, and a written field always has a value (its live entries are never empty)
       if (value !== undefined) result[key] = value;
     }
     return result;
@@ -329,7 +318,6 @@ export class StateReplica {
   escalations(): Escalation[] {
     const all: Escalation[] = [];
     for (const field of this.#fields.values()) {
-      // Stryker disable next-line ConditionalExpression: a fast path; a field of one set, text or counter kind never has an escalation
       if (field.mayEscalate) all.push(...this.#view(field.namespace, field.key).escalations);
     }
     // Ids are unique: escalations of different fields and leaves never share one.
@@ -342,11 +330,9 @@ export class StateReplica {
     const result: Record<string, Record<string, unknown>> = {};
     for (const namespace of this.namespaces()) {
       const fields: Record<string, unknown> = {};
-      // Stryker disable next-line ArrayDeclaration: namespaces() lists only the namespaces held, so the fallback is never taken
       const keys = this.#namespaces.get(namespace)?.keys() ?? [];
       for (const key of [...keys].sort()) {
         const value = this.#view(namespace, key).value;
-        // Stryker disable next-line ConditionalExpression: a written field always has a value, and the JSON round trip below drops an undefined one anyway
         if (value !== undefined) defineOwn(fields, key, value);
       }
       defineOwn(result, namespace, fields);
@@ -441,17 +427,13 @@ export class StateReplica {
    */
   #nextLamport(frontiers: readonly OpId[]): number {
     let next = 0;
-    // Stryker disable next-line BlockStatement: Loro computes the timestamp from the deps itself (see above)
     for (const head of frontiers) {
       const last = this.#lastOwn;
-      // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: Loro computes the timestamp from the deps itself (see above)
       if (last && head.peer === this.peer && head.counter === last.counter) {
-        // Stryker disable next-line MethodExpression,ArithmeticOperator: Loro computes the timestamp from the deps itself (see above)
         next = Math.max(next, last.lamport + 1);
         continue;
       }
       const change = this.doc.getChangeAt(head);
-      // Stryker disable next-line MethodExpression,ArithmeticOperator: Loro computes the timestamp from the deps itself (see above)
       next = Math.max(next, change.lamport + (head.counter - change.counter) + 1);
     }
     return next;
@@ -472,13 +454,11 @@ export class StateReplica {
         // The writer may have read an older text (fewer segments): try the longest prefix first.
         const lines = view.attribution as Array<{ text: string }>;
         // Most appends do not repeat the text read: skip the prefix search (O(length)).
-        // Stryker disable next-line ConditionalExpression,BlockStatement,StringLiteral: a fast path; every prefix the search below tries starts with the first segment (a text view has one), so it finds none either
         if (!text.startsWith(lines[0]?.text ?? "")) {
           return text === "" ? undefined : text;
         }
         const segments = lines.map((segment) => segment.text);
         let prefix = segments.join("\n");
-        // Stryker disable next-line EqualityOperator: a turn with count 0 would try the empty prefix, which the guard below skips
         for (let count = segments.length; count > 0; count--) {
           if (prefix.length > 0 && text.startsWith(prefix)) {
             const rest = text.slice(prefix.length);
@@ -492,17 +472,14 @@ export class StateReplica {
         }
         return text === "" ? undefined : text;
       }
-      // Stryker disable next-line ConditionalExpression: storage only; the array stored as written reads the same, since reading a set keeps each element once (its first adder)
       case "set": {
         // A set write never reads the field (see `needsView` in `write`): it stores its elements
         // once each, and reading the field drops the ones already present.
-        // Stryker disable next-line ArrayDeclaration: a set's value is always an array (inferred from one, or checked against the declared kind)
         const elements = Array.isArray(value) ? value : [value];
         const present = new Set<string>();
         const added: JsonValue[] = [];
         for (const element of elements) {
           const canonical = canonicalJson(element);
-          // Stryker disable next-line ConditionalExpression: storage only; reading a set keeps each element once (its first adder)
           if (present.has(canonical)) continue;
           present.add(canonical);
           added.push(element);
@@ -519,18 +496,12 @@ export class StateReplica {
   /** On a disputed register (or map leaf) a plain write joins the dispute instead of ending it. */
   #joinedHeads(kind: FieldKind, value: JsonValue, view: FieldView): string[] {
     if (kind === "register") return view.disputedHeads.get("") ?? [];
-    if (
-      !isPlainObject(value) ||
-      // Stryker disable next-line ConditionalExpression: only texts and maps get here with a view (see needsView), and a text's value is a string
-      kind !== "map"
-    )
-      return [];
+    if (!isPlainObject(value) || kind !== "map") return [];
     const written = leafPaths(value);
     const joined = new Set<string>();
     for (const [pathKey, heads] of view.disputedHeads) {
       if (pathKey === "") continue;
       const path = JSON.parse(pathKey) as string[];
-      // Stryker disable next-line ConditionalExpression: joining the heads of a leaf it does not write changes nothing: a write's joins only count in the cells it writes
       if (written.some((leaf) => related(leaf, path))) for (const head of heads) joined.add(head);
     }
     return [...joined];
@@ -538,7 +509,6 @@ export class StateReplica {
 
   /** Indexes new entries, re-derives fields that may escalate, then tells listeners. */
   #settle(arrived: readonly EntryRecord[], local: boolean): void {
-    // Stryker disable next-line ConditionalExpression: a fast path; settling no entry tells no one
     if (arrived.length === 0) return;
     /** Fields whose escalations must be re-derived now: only those an entry may have disputed. */
     const touched = new Map<string, FieldIndex>();
@@ -559,13 +529,10 @@ export class StateReplica {
           namespace: entry.data.n,
           key: entry.data.k,
           entries: [],
-          // Stryker disable next-line BooleanLiteral: a fast path; a field created unsorted is sorted by its first view (one entry), and extendView only skips that view
           sorted: true,
           kinds: new Set(),
           generation: 0,
-          // Stryker disable next-line BooleanLiteral: a fast path; a field of one mergeable kind has no escalations, so deriving its view to look for them finds none
           mayEscalate: false,
-          // Stryker disable next-line BooleanLiteral: a fast path; a new field's first entry is then derived below and found quiet (one entry cannot dispute)
           quiet: true,
         };
         this.#fields.set(id, field);
@@ -574,11 +541,7 @@ export class StateReplica {
       const { id } = field;
       const last = field.entries[field.entries.length - 1];
       field.entries.push(entry);
-      const inOrder =
-        last === undefined ||
-        // Stryker disable next-line ConditionalExpression: a fast path; an entry taken as out of order only leaves the field to be sorted on its next view
-        compareEntries(last, entry) < 0;
-      // Stryker disable next-line ConditionalExpression: a fast path; an unsorted field is sorted again on its next view, and only loses the extendView shortcut
+      const inOrder = last === undefined || compareEntries(last, entry) < 0;
       if (!inOrder) field.sorted = false;
       // A local write has seen every entry of the field, so it replaces them all (it is concurrent
       // with none): unless it joins a dispute (j), resolves one (r) or brings a second kind, it
@@ -586,9 +549,7 @@ export class StateReplica {
       const harmless =
         local &&
         field.quiet &&
-        // Stryker disable next-line ConditionalExpression,EqualityOperator: a write joins (j) only heads its view found disputed, and that view left the field not quiet, so the write is already not harmless
         entry.data.j === undefined &&
-        // Stryker disable next-line ConditionalExpression,EqualityOperator: a local resolution of a quiet field (its escalation already resolved) covers every entry, so its view raises nothing new and stays quiet
         entry.data.r === undefined &&
         (field.kinds.size === 0 || (field.kinds.size === 1 && field.kinds.has(entry.data.f)));
       field.kinds.add(entry.data.f);
@@ -603,17 +564,14 @@ export class StateReplica {
       // (a local write, or most imports in live sync) extends the cached view in O(its size);
       // anything else drops the view, derived again on the next read.
       const extended =
-        // Stryker disable next-line EqualityOperator,LogicalOperator: a fast path; sorted is false whenever inOrder is false, no view is cached while unsorted, and extendView refuses a view of a field that held two kinds (it has an escalation)
         inOrder && field.kinds.size === 1 && field.sorted
           ? extendView(this.#views.get(id), entry, field.entries)
           : undefined;
       if (extended) this.#views.set(id, extended);
       else this.#views.delete(id);
-      // Stryker disable next-line ConditionalExpression: a fast path; deriving a harmless write's view raises nothing and finds the field quiet
       if (harmless) {
         // Still quiet: a view is derived on the next read only.
       } else {
-        // Stryker disable next-line BooleanLiteral: every touched field gets quiet again below (true, or from a freshly derived view: an entry drops the view of a field that may escalate) before anything reads it
         field.quiet = false;
         touched.set(id, field);
       }
@@ -629,9 +587,7 @@ export class StateReplica {
     }
     const raised: RaisedEscalation[] = [];
     for (const field of touched.values()) {
-      // Stryker disable next-line BlockStatement: a fast path; the view of a field that cannot escalate has no escalations to raise
       if (!field.mayEscalate) {
-        // Stryker disable next-line BooleanLiteral: a fast path; quiet only spares views of register and map writes, and a field that cannot escalate holds no disputed heads to join
         field.quiet = true;
         continue;
       }
@@ -673,7 +629,6 @@ export class StateReplica {
     const entries = field?.entries ?? [];
     if (field && !field.sorted) {
       entries.sort(compareEntries);
-      // Stryker disable next-line BooleanLiteral: a fast path; the next view sorts the sorted entries again, and only extendView is skipped
       field.sorted = true;
     }
     const view = materializeField({
@@ -684,7 +639,6 @@ export class StateReplica {
       before: (earlier, later) => this.#happenedBefore(earlier, later),
     });
     this.#views.set(id, view);
-    // Stryker disable next-line BooleanLiteral: a fast path; a Disputed value with no disputed heads is a kind mismatch: its field held two kinds, so no write to it is harmless, and a write joins only disputed heads (none)
     if (field) field.quiet = view.disputedHeads.size === 0 && !(view.value instanceof Disputed);
     return view;
   }
@@ -719,7 +673,6 @@ export class StateReplica {
       }
     | undefined {
     for (const field of this.#fields.values()) {
-      // Stryker disable next-line ConditionalExpression: a fast path; a field that cannot escalate has no escalation to find
       if (!field.mayEscalate) continue;
       const view = this.#view(field.namespace, field.key);
       const escalation = view.escalations.find((candidate) => candidate.id === escalationId);
@@ -741,7 +694,6 @@ export class StateReplica {
  * returns how many elements it inserted.
  */
 function readInserted(peer: string, op: JsonOp, arrived: EntryRecord[]): number {
-  // Stryker disable next-line ConditionalExpression: a fast path; a list delete (the only other list op) carries no value array, so the check below returns 0 too
   if (op.content.type !== "insert") return 0;
   const { container } = op;
   if (!container.startsWith(entriesContainerPrefix) || !container.endsWith(listContainerSuffix)) {
@@ -795,7 +747,6 @@ function declaredKind(
 
 /** A deep copy that keeps `Disputed` instances (callers must not be able to change a cached view). */
 function cloneValue(value: unknown): unknown {
-  // Stryker disable next-line ConditionalExpression: a Disputed is neither an array nor a plain object: the last line returns it as it is too
   if (value instanceof Disputed) return value;
   if (Array.isArray(value)) return value.map(cloneValue);
   if (isPlainObject(value)) {

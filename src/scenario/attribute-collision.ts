@@ -43,7 +43,6 @@ export function collisionCauseOf(
       event.type === "module-start" &&
       event.module === facts.module &&
       event.agentId === build.agentId &&
-      // Stryker disable next-line EqualityOperator: a start at the build's own moment gives the same bound as no start
       event.at <= build.at,
   );
   const joined = events.find(

@@ -85,11 +85,9 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
   const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   async function drive(): Promise<void> {
-    // Stryker disable next-line BooleanLiteral: a second driver loop finds the same earliest timer and takes turns with the first; the order of firing is unchanged
     driving = true;
     try {
       for (;;) {
-        // Stryker disable next-line EqualityOperator: one more idle turn only waits longer for work that has already settled
         for (let index = 0; index < idleTurns; index += 1) await turn();
         if (tracked.size > 0) {
           member?.busy(time);
@@ -134,9 +132,7 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
 
   function insert(timer: VirtualTimer): void {
     timers.push(timer);
-    // Stryker disable next-line ArithmeticOperator: V8's sort is stable and timers are pushed in sequence order, so the tie-break never decides
     timers.sort((a, b) => a.due - b.due || a.sequence - b.sequence);
-    // Stryker disable next-line ConditionalExpression: a second driver loop finds the same earliest timer and takes turns with the first; the order of firing is unchanged
     if (!driving) void drive();
   }
 

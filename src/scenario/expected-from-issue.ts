@@ -117,7 +117,6 @@ export function expectedFromIssue(issue: z.core.$ZodIssue): string {
       return `${tooBig(issue)}${receivedSuffix(issue)}`;
     case "invalid_value": {
       const values = issue.values.map((value) => JSON.stringify(value) ?? String(value));
-      // Stryker disable next-line StringLiteral: with one value, `values[0]` is never undefined
       const what = values.length === 1 ? (values[0] ?? "") : `one of ${values.join("|")}`;
       return `${what}${receivedSuffix(issue)}`;
     }

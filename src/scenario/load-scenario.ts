@@ -80,7 +80,6 @@ export async function loadScenario(
   options: { cwd?: string } = {},
 ): Promise<Scenario> {
   if (looksLikePath(nameOrPath)) {
-    // Stryker disable next-line StringLiteral: `resolve` reads "" as the working folder, as it reads "."
     const path = isAbsolute(nameOrPath) ? nameOrPath : resolve(options.cwd ?? ".", nameOrPath);
     return readScenarioFile(path);
   }
@@ -104,7 +103,6 @@ export async function listScenarios(): Promise<
     .map(({ name, title, task }) => ({ name, title, task }))
     .sort(
       (a, b) =>
-        // Stryker disable next-line ConditionalExpression: the files arrive sorted, so V8's insertion sort only ever compares the default as `a`
         Number(b.name === defaultScenarioName) - Number(a.name === defaultScenarioName) ||
         a.name.localeCompare(b.name),
     );

@@ -287,7 +287,6 @@ export function startRun(options: StartRunOptions): RunHandle {
       // Planners stay on duty (to settle escalations) until the Coders are done; the work is done
       // when every Coder has ended and every Planner has published (a Planner that fails counts).
       const coders = workers.filter((_, index) => workerAgents[index]?.role === "coder");
-      // Stryker disable next-line MethodExpression,ConditionalExpression: the Coders are awaited beside it (Promise.all below), so also waiting for them here ends at the same moment
       const planners = workers.filter((_, index) => workerAgents[index]?.role === "planner");
       const plannersOut = Promise.race([plannersDecided, Promise.allSettled(planners)]);
       void Promise.all([Promise.allSettled(coders), plannersOut]).then(() => releaseWorkers());

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { toRunEventEpisode } from "../../src/scenario/run-record.js";
 import { statewaveAvoidedEvents } from "../support/fixtures/run-events.js";
 import { waitForExit } from "../support/run-child.js";

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { CliDeps } from "../../src/cli/cli-deps.js";
 import { runCli } from "../../src/cli/main.js";
 import type { RunJsonDocument } from "../../src/cli/output.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { fromRunEventEpisode } from "../../src/scenario/run-record.js";
 import { startFakeOpenAiServer } from "../llm/support/fake-openai-server.js";
 import { useTempDir } from "../support/temp-dir.js";

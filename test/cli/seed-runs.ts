@@ -1,4 +1,4 @@
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { toRunEventEpisode } from "../../src/scenario/run-record.js";
 import type { ScenarioEvent } from "../../src/scenario/scenario-events.js";
 import { naiveCollisionEvents, statewaveAvoidedEvents } from "../support/fixtures/run-events.js";

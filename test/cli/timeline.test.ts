@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeTimelineCommand } from "../../src/cli/commands/timeline.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { toRunEventEpisode } from "../../src/scenario/run-record.js";
 import { statewaveAvoidedEvents } from "../support/fixtures/run-events.js";
 import { useTempDir } from "../support/temp-dir.js";

@@ -6,7 +6,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { CliDeps } from "../../src/cli/cli-deps.js";
 import { InterruptedError } from "../../src/cli/interrupted-error.js";
 import { runCli } from "../../src/cli/main.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { listRuns } from "../../src/ui/data/read-run.js";
 import { runOutcome } from "../../src/ui/format/runs-table.js";
 import { startFakeOpenAiServer } from "../llm/support/fake-openai-server.js";

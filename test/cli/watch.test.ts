@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeTimelineCommand } from "../../src/cli/commands/timeline.js";
 import { makeWatchCommand } from "../../src/cli/commands/watch.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { runCommand } from "./cli-harness.js";

@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createContextStore } from "../../src/context/create-context-store.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
-import { StatewaveStore } from "../../src/context/statewave-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
+import { StatewaveStore } from "../../src/context/statewave/statewave-store.js";
 import { startServer } from "../../src/server/listen.js";
 import { useTempDir } from "../support/temp-dir.js";
 

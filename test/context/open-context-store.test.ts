@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { StoreValidationError } from "../../src/context/errors/store-validation-error.js";
 import { openContextStore } from "../../src/context/open-context-store.js";
 import { PostgresStore } from "../../src/context/postgres/postgres-store.js";
-import { StatewaveStore } from "../../src/context/statewave-store.js";
+import { StatewaveStore } from "../../src/context/statewave/statewave-store.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 /** The same selection as createContextStore (its own tests cover the rules), loaded on demand. */

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { startServer } from "../../src/server/listen.js";
 import { spawnTsChild } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";

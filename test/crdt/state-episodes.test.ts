@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Episode } from "../../src/context/context-store.js";
-import type { EmbeddedStore } from "../../src/context/embedded-store.js";
+import type { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { readSnapshot, snapshotEpisode } from "../../src/crdt/state-episodes.js";
 import { sharedStatesPerTest } from "./support/shared-states.js";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CreateEpisodeInput, JsonObject } from "../../src/context/context-store.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import type { NamespaceSchema } from "../../src/crdt/field-kind.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
 import { decodeBytes } from "../../src/crdt/state-episodes.js";

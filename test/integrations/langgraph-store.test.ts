@@ -10,7 +10,7 @@ import {
 } from "@langchain/langgraph";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { InvalidStateValueError } from "../../src/crdt/errors/invalid-state-value-error.js";
 import { Disputed, nodeStore, SyncedStore } from "../../src/langgraph.js";
 import { deferred } from "../support/deferred.js";

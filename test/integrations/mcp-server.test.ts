@@ -7,7 +7,7 @@ import {
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { SyncedStore } from "../../src/langgraph.js";
 import { deferred } from "../support/deferred.js";
 import { useTempDir } from "../support/temp-dir.js";

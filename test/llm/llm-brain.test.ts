@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createBrainFromEnv } from "../../src/agents/create-brain.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { LlmAuthError } from "../../src/llm/errors/llm-auth-error.js";
 import { LlmConnectionError } from "../../src/llm/errors/llm-connection-error.js";
 import { LlmOutputError } from "../../src/llm/errors/llm-output-error.js";

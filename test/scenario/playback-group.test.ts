@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ContextStore } from "../../src/context/context-store.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { loadScenario } from "../../src/scenario/load-scenario.js";
 import { createPlaybackGroup } from "../../src/scenario/playback-group.js";
 import type { ScenarioEvent } from "../../src/scenario/scenario-events.js";

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Brain, ReviewFinding } from "../../src/agents/brain.js";
 import { createOfflineBrain } from "../../src/agents/offline-brain.js";
 import type { ContextStore } from "../../src/context/context-store.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { createVirtualClock } from "../../src/scenario/clock.js";
 import { loadScenario } from "../../src/scenario/load-scenario.js";
 import { createPlaybackGroup } from "../../src/scenario/playback-group.js";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { createVirtualClock } from "../../src/scenario/clock.js";
 import { listScenarios, loadScenario, scenarioFromTask } from "../../src/scenario/load-scenario.js";
 import { fromRunEventEpisode } from "../../src/scenario/run-record.js";

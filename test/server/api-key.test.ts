@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { createApiKeyCheck, publicPaths } from "../../src/server/api-key.js";
 import { createApp } from "../../src/server/app.js";
 

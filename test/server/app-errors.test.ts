@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ContextStore } from "../../src/context/context-store.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { CompileEpisodeError } from "../../src/context/errors/compile-episode-error.js";
 import { CompileJobNotFoundError } from "../../src/context/errors/compile-job-not-found-error.js";
 import { StoreClosedError } from "../../src/context/errors/store-closed-error.js";

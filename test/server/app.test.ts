@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ContextStore } from "../../src/context/context-store.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { createApp } from "../../src/server/app.js";
 
 const base = "http://test";

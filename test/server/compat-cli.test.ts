@@ -2,7 +2,7 @@ import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import type { CliDeps } from "../../src/cli/cli-deps.js";
 import { makeServeCommand } from "../../src/cli/commands/serve.js";
-import { StatewaveClient } from "../../src/context/statewave-client.js";
+import { StatewaveClient } from "../../src/context/statewave/statewave-client.js";
 
 async function waitForText(read: () => string, pattern: RegExp): Promise<RegExpExecArray> {
   for (let attempt = 0; attempt < 500; attempt++) {

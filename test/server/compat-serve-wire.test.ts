@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { SharedContext } from "../../src/context/shared-context.js";
-import { StatewaveClient } from "../../src/context/statewave-client.js";
-import { StatewaveStore } from "../../src/context/statewave-store.js";
+import { StatewaveClient } from "../../src/context/statewave/statewave-client.js";
+import { StatewaveStore } from "../../src/context/statewave/statewave-store.js";
 import { createApp } from "../../src/server/app.js";
 
 /** `shared-ctx serve` as a Statewave client sees it: Statewave's kinds on the wire (contract §14). */

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
-import { StatewaveAPIError } from "../../src/context/errors/statewave-api-error.js";
-import { StatewaveStore } from "../../src/context/statewave-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
+import { StatewaveAPIError } from "../../src/context/statewave/errors/statewave-api-error.js";
+import { StatewaveStore } from "../../src/context/statewave/statewave-store.js";
 import { type RunningServer, startServer } from "../../src/server/listen.js";
 import { useTempDir } from "../support/temp-dir.js";
 

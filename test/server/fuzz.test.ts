@@ -1,7 +1,7 @@
 import { Agent, request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { type RunningServer, startServer } from "../../src/server/listen.js";
 
 /**

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { CompileEpisodeError } from "../../src/context/errors/compile-episode-error.js";
 import { createApp } from "../../src/server/app.js";
 import { boundedEcho, echoLimits } from "../../src/server/bounded-json.js";

@@ -1,6 +1,6 @@
 import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { StoreClosedError } from "../../src/context/errors/store-closed-error.js";
 import { type RunningServer, startServer } from "../../src/server/listen.js";
 import { PortInUseError } from "../../src/server/port-in-use-error.js";

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
-import { StatewaveClient } from "../../src/context/statewave-client.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
+import { StatewaveClient } from "../../src/context/statewave/statewave-client.js";
 import { spawnTsChild, waitForExit } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
 

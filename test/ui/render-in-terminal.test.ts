@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { CliDeps } from "../../src/cli/cli-deps.js";
 import { runCli } from "../../src/cli/main.js";
-import { EmbeddedStore } from "../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { type RunningServer, startServer } from "../../src/server/listen.js";
 import { fakeTerminal } from "../support/fake-terminal.js";
 import { useTempDir } from "../support/temp-dir.js";

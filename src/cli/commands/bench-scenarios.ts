@@ -28,7 +28,7 @@ export function makeBenchScenariosCommand(deps: CliDeps): Command {
       }
       const [{ listScenarios, loadScenario }, { EmbeddedStore }, bench] = await Promise.all([
         import("../../scenario/load-scenario.js"),
-        import("../../context/embedded-store.js"),
+        import("../../context/embedded/embedded-store.js"),
         import("../../bench/scenarios-bench.js"),
       ]);
       const names = flags.scenario ?? (await listScenarios()).map((listed) => listed.name);

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from "commander";
-import type { EmbeddedStore } from "../../context/embedded-store.js";
+import type { EmbeddedStore } from "../../context/embedded/embedded-store.js";
 import type { PostgresStore } from "../../context/postgres/postgres-store.js";
 import type { startServer } from "../../server/listen.js";
 import type { CliDeps } from "../cli-deps.js";
@@ -93,7 +93,7 @@ export function makeServeCommand(deps: CliDeps): Command {
       const [{ resolveDbPath }, { EmbeddedStore }, { startServer }, { PortInUseError }] =
         await Promise.all([
           import("../../context/store-location.js"),
-          import("../../context/embedded-store.js"),
+          import("../../context/embedded/embedded-store.js"),
           import("../../server/listen.js"),
           import("../../server/port-in-use-error.js"),
         ]);

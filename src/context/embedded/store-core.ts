@@ -159,7 +159,6 @@ function newScopePrefix(key: string): string {
   const prefix = `s${createHash("sha256").update(key).digest("hex").slice(0, 20)}x`;
   // A hash per context read is measurable; the subjects in use are few, so forget them all
   // once there are many rather than track which were used last.
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: when the memo of a pure hash is cleared changes no prefix (fast path)
   if (scopePrefixes.size >= 1000) scopePrefixes.clear();
   scopePrefixes.set(key, prefix);
   return prefix;
@@ -217,9 +216,7 @@ export class EmbeddedStoreCore {
     this.#generateId = options.generateId ?? randomUUID;
     this.groupCommit = options.groupCommit ?? false;
     const inMemory = options.path === ":memory:" || options.path === "";
-    // Stryker disable next-line ConditionalExpression: dirname of ":memory:" and "" is ".", and mkdir -p of "." is a no-op (even in a deleted folder)
     if (!inMemory) mkdirSync(dirname(options.path), { recursive: true });
-    // Stryker disable next-line ObjectLiteral: without it better-sqlite3 finds the same addon itself, through `bindings` (fast path)
     this.#db = new Database(options.path, sqliteAddon ? { nativeBinding: sqliteAddon } : {});
     try {
       // WAL: readers never block the writer, and several processes can share the file.
@@ -243,7 +240,6 @@ export class EmbeddedStoreCore {
         cursors: (tenantId, subjectId) => this.#cursors(tenantId, subjectId),
         changesAfter: (tenantId, subjectId, after, limit) =>
           this.#changesAfter(tenantId, subjectId, after, limit),
-        // Stryker disable next-line ObjectLiteral,BooleanLiteral: the row form reads as NaN, so every poll catches up, and a catch-up with nothing new delivers nothing (fast path)
         dataVersion: () => Number(this.#db.pragma("data_version", { simple: true })),
       },
       { pollIntervalMs: options.pollIntervalMs ?? 25, crossProcess: !inMemory },
@@ -351,7 +347,6 @@ export class EmbeddedStoreCore {
     this.#flushScheduled = false;
     const group = this.#pending;
     this.#pending = [];
-    // Stryker disable next-line ConditionalExpression: fast path; an empty group runs an empty transaction and settles nothing
     if (group.length === 0) return;
     if (this.#closed) {
       for (const item of group) item.reject(new StoreClosedError(this.path));
@@ -481,7 +476,6 @@ export class EmbeddedStoreCore {
       const validFrom = row.created_at;
       const contradicted: string[] = [];
       const supersededIds: string[] = [];
-      // Stryker disable next-line ConditionalExpression: `target = NULL` matches no row in SQL, so the loop would find nothing (fast path)
       if (draft.target !== null) {
         for (const old of findSameTarget.all(tenantId, subjectId, draft.kind, draft.target)) {
           // Only a write made knowing the older memory replaces it; otherwise both stay
@@ -556,7 +550,6 @@ export class EmbeddedStoreCore {
     const marked = this.#statement(
       `UPDATE compile_marks SET compiled_seq = ? WHERE tenant_id IS ? AND subject_id = ?`,
     ).run(compiledSeq, tenantId, subjectId);
-    // Stryker disable next-line ConditionalExpression: an extra INSERT only adds a duplicate mark; the UPDATE above moves every mark of the subject, so #compiledUpTo reads the same seq
     if (marked.changes === 0) {
       this.#statement(
         `INSERT INTO compile_marks (tenant_id, subject_id, compiled_seq) VALUES (?, ?, ?)`,
@@ -611,7 +604,6 @@ export class EmbeddedStoreCore {
       const ids = JSON.stringify(result.memories.map((memory) => memory.id));
       setStatus.run("completed", result.memoriesCreated, ids, null, this.#timestamp(), jobId);
     } catch (error) {
-      // Stryker disable next-line ConditionalExpression: after close the "failed" write below throws and its catch swallows it, as returning does
       if (this.#closed) return;
       // Our own errors say what happened in words; anything else is named, never quoted.
       const message =
@@ -648,12 +640,10 @@ export class EmbeddedStoreCore {
       job.memories = this.#statement<MemoryRow>(
         `SELECT m.* FROM json_each(?) AS j JOIN memories m ON m.id = j.value ORDER BY m.seq`,
       )
-        // Stryker disable next-line StringLiteral: a completed job always gets its memory ids with its status; the fallback never runs
         .all(row.memory_ids ?? "[]")
         .map(memoryFromRow);
     }
     if (row.status === "failed") {
-      // Stryker disable next-line StringLiteral: a failed job always gets its error with its status; the fallback never runs
       job.error = row.error ?? "compile failed";
     }
     return job;
@@ -801,21 +791,17 @@ export class EmbeddedStoreCore {
 
   /** The rows of these active memories' seqs, from `#contextRows` or read (and kept) now. */
   #contextRowsOf(seqs: readonly number[]): ContextRow[] {
-    // Stryker disable next-line MethodExpression: the cache's bookkeeping: a kept row equals a re-read one (rows are never changed in place), so only memory use differs
     const missing = seqs.filter((seq) => !this.#contextRows.has(seq));
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path; reading an empty list reads no rows
     if (missing.length > 0) {
       const read = this.#statement(
         `SELECT ${memoryRawColumns} FROM memories WHERE seq IN (SELECT value FROM json_each(?))`,
       ).raw(true);
       for (const row of read.all(JSON.stringify(missing)) as MemoryRawRow[]) {
-        // Stryker disable next-line ArithmeticOperator: the cache's bookkeeping: a kept row equals a re-read one (rows are never changed in place), so only memory use differs
         const size = row.reduce<number>(
           (total, value) => total + (typeof value === "string" ? value.length : 8),
           0,
         );
         this.#contextRows.set(row[0], { row, terms: new Set(textTerms(row[4])), size });
-        // Stryker disable next-line AssignmentOperator: the cache's bookkeeping: a kept row equals a re-read one (rows are never changed in place), so only memory use differs
         this.#contextRowChars += size;
       }
     }
@@ -825,12 +811,9 @@ export class EmbeddedStoreCore {
       if (kept) rows.push(kept);
     }
     // After the rows of this read are taken: they are returned even when over the budget.
-    // Stryker disable next-line BlockStatement: the cache's bookkeeping: a kept row equals a re-read one (rows are never changed in place), so only memory use differs
     for (const [seq, kept] of this.#contextRows) {
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: the cache's bookkeeping: a kept row equals a re-read one (rows are never changed in place), so only memory use differs
       if (this.#contextRowChars <= contextRowBudget) break;
       this.#contextRows.delete(seq);
-      // Stryker disable next-line AssignmentOperator: the cache's bookkeeping: a kept row equals a re-read one (rows are never changed in place), so only memory use differs
       this.#contextRowChars -= kept.size;
     }
     return rows;
@@ -954,7 +937,6 @@ export class EmbeddedStoreCore {
     after: { episode: number; memory: number },
     limit: number,
   ): Array<{ change: StoreChange; episode?: number; memory?: number }> {
-    // Stryker disable next-line ConditionalExpression: the hub closes every watcher before the handle closes and never asks for a closed watcher's changes
     if (this.#closed) return [];
     return this.#db.transaction(() => {
       const changes: Array<{ change: StoreChange; episode?: number; memory?: number }> = [];
@@ -980,7 +962,6 @@ export class EmbeddedStoreCore {
 
   /** Closes the handle and stops every watcher; pending compile jobs are dropped. Idempotent. */
   close(): void {
-    // Stryker disable next-line ConditionalExpression: a second close repeats only harmless steps (no create can be pending; hub and handle close twice without effect)
     if (this.#closed) return;
     // Episodes already accepted into a group commit are written before the handle closes.
     this.#flushPending();

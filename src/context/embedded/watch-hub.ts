@@ -69,7 +69,6 @@ export class WatchHub {
         ? { episode: 0, memory: 0 }
         : this.#source.cursors(tenantId, subjectId),
       delivering: false,
-      // Stryker disable next-line BooleanLiteral: #catchUp sets dirty to false before it ever reads it
       dirty: false,
       closed: false,
     };

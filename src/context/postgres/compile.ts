@@ -87,7 +87,6 @@ export async function compileLocked(
     if (list === undefined) {
       // ORDER BY mseq: the contradiction list must come out the same on every compile.
       const rows = await client.query<{ mseq: string; id: string; metadata: string }>({
-        // Stryker disable next-line StringLiteral: a fast path; an unnamed statement runs the same query
         name: "shared-ctx-compile-same-target",
         text: `SELECT mseq, id, metadata FROM memories WHERE tenant_key = $1 AND subject_id = $2
                  AND kind = $3 AND target = $4 AND status = 'active' ORDER BY mseq`,
@@ -105,7 +104,6 @@ export async function compileLocked(
 
   for (;;) {
     const page = await client.query<EpisodeRow>({
-      // Stryker disable next-line StringLiteral: a fast path; an unnamed statement runs the same query
       name: "shared-ctx-compile-page",
       text: `SELECT seq, id, type, source, payload, provenance, created_at FROM episodes
              WHERE tenant_key = $1 AND subject_id = $2 AND seq > $3 ORDER BY seq LIMIT ${pageSize}`,
@@ -165,7 +163,6 @@ export async function compileLocked(
     }
     if (page.rows.length < pageSize) break;
   }
-  // Stryker disable next-line ConditionalExpression: a fast path; with no new episode the rest writes nothing new (empty lists, compile_state set to its own values, no notify) and returns []
   if (compiledSeq === startSeq) return [];
 
   // bm25's statistics move with the set of active memories: what leaves it, what joins it.
@@ -177,7 +174,6 @@ export async function compileLocked(
     tokenDelta += sign * indexed.tokens;
     for (const term of indexed.terms) termDeltas.set(term, (termDeltas.get(term) ?? 0) + sign);
   };
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path; an UPDATE over empty lists changes no row and returns none
   if (superseded.length > 0) {
     const left = await client.query<{ content: string }>(
       `UPDATE memories AS m SET status = 'superseded', valid_to = v.valid_to, updated_at = $1, change_seq = v.change_seq
@@ -198,7 +194,6 @@ export async function compileLocked(
     if (item.memory.status === "active" && terms) count(terms, 1);
   });
   // Inserted in creation order in chunks, so mseq (the memories' order) follows it.
-  // Stryker disable next-line EqualityOperator: a fast path; the extra pass `<=` adds (count a multiple of 1000) inserts an empty chunk, no row
   for (let start = 0; start < inserts.length; start += 1000) {
     const chunk = inserts.slice(start, start + 1000);
     const chunkTerms = indexed.slice(start, start + 1000);
@@ -235,9 +230,7 @@ export async function compileLocked(
       ],
     );
   }
-  // Stryker disable next-line MethodExpression,ConditionalExpression: a fast path; a term nets 0 only when a superseded stored active memory had it, so its term_stats row exists and adding 0 keeps it
   const changedTerms = [...termDeltas].filter(([, delta]) => delta !== 0);
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path; an upsert over empty lists writes no row
   if (changedTerms.length > 0) {
     await client.query(
       `INSERT INTO term_stats (tenant_key, subject_id, term, doc_count)
@@ -257,7 +250,6 @@ export async function compileLocked(
      WHERE tenant_key = $1 AND subject_id = $2`,
     [tenant, subjectId, compiledSeq, changeSeq, inserts.length, activeDelta, tokenDelta],
   );
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path; a notify only makes watchers catch up, and with no memory written (episodes were notified when stored) a catch-up delivers nothing
   if (inserts.length > 0) {
     await client.query("SELECT pg_notify($1, $2)", [context.notifyChannel, context.changeKey]);
   }

@@ -49,7 +49,6 @@ export async function readContextCandidates(
   // with bm25's statistics: ranked here exactly as FTS5 does, then the `relevant` best are read
   // whole below. Reading every match whole is what made this slow.
   const best = new Map<string, number>();
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path; with no search words the tsquery is empty and matches no memory
   if (terms.length > 0) {
     const window = await query<{
       mseq: string;
@@ -59,7 +58,6 @@ export async function readContextCandidates(
       active_tokens: string | null;
       doc_counts: Record<string, number> | null;
     }>(client, {
-      // Stryker disable next-line StringLiteral: a fast path; the name only lets Postgres reuse the parsed statement, unnamed it is parsed each time and reads the same rows
       name: "shared-ctx-context-window",
       text: `WITH stats AS (
                SELECT c.active_count, c.active_tokens,
@@ -99,7 +97,6 @@ export async function readContextCandidates(
   }
   // The best matches whole, the newest active memories, the newest active decisions: one statement.
   const rows = await query<MemoryRow>(client, {
-    // Stryker disable next-line StringLiteral: a fast path; the name only lets Postgres reuse the parsed statement, unnamed it is parsed each time and reads the same rows
     name: "shared-ctx-context-candidates",
     text: `SELECT ${memoryColumns} FROM memories m WHERE m.mseq = ANY($3::bigint[])
              AND m.tenant_key = $1 AND m.subject_id = $2
@@ -125,7 +122,6 @@ export async function readContextCandidates(
     });
   }
   const episodes = await query<EpisodeRow>(client, {
-    // Stryker disable next-line StringLiteral: a fast path; the name only lets Postgres reuse the parsed statement, unnamed it is parsed each time and reads the same rows
     name: "shared-ctx-context-episodes",
     text: `SELECT ${episodeColumns} FROM episodes WHERE tenant_key = $1 AND subject_id = $2
                AND seq > COALESCE((SELECT compiled_seq FROM compile_state WHERE tenant_key = $1 AND subject_id = $2), 0)

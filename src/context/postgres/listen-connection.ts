@@ -43,17 +43,12 @@ export function listenForChanges(options: ListenOptions): () => void {
       const { default: pg } = await import("pg");
       const next = new pg.Client({ connectionString: options.url });
       next.on("notification", (message) => {
-        if (
-          message.payload &&
-          // Stryker disable next-line ConditionalExpression: this connection LISTENs on options.channel only (store-core's lowercase constant), so every notification it gets is on it
-          message.channel === options.channel
-        )
+        if (message.payload && message.channel === options.channel)
           options.onChange(message.payload);
       });
       // A dropped connection also ends it: "end" reconnects.
       next.on("error", () => undefined);
       next.on("end", () => {
-        // Stryker disable next-line ConditionalExpression,EqualityOperator: only stop() reads client; a client that is not current ends before it is assigned (client is undefined then), and pg's end() on an ended client is a no-op
         if (client === next) client = undefined;
         schedule();
       });

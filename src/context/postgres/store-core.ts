@@ -257,7 +257,6 @@ export class PostgresStoreCore {
       // One statement, one transaction: the upsert row-locks the subject's sequence until the
       // insert commits, so episodes of a subject commit in seq order on every replica.
       await pool.query({
-        // Stryker disable next-line StringLiteral: the statement name only lets Postgres reuse the plan; unnamed, the same SQL gives the same rows (a fast path)
         name: "shared-ctx-insert-episode",
         text: `WITH s AS (
                  INSERT INTO subjects (tenant_key, subject_id, last_seq, episode_count) VALUES ($1, $2, 1, 1)
@@ -312,7 +311,6 @@ export class PostgresStoreCore {
         for (const subjectId of subjects) {
           const items = bySubject.get(subjectId) ?? [];
           const [row] = await PostgresStoreCore.#query<{ last_seq: string }>(client, {
-            // Stryker disable next-line StringLiteral: the statement name only lets Postgres reuse the plan; unnamed, the same SQL gives the same rows (a fast path)
             name: "shared-ctx-allocate-seqs",
             text: `INSERT INTO subjects (tenant_key, subject_id, last_seq, episode_count) VALUES ($1, $2, $3, $3)
                    ON CONFLICT (tenant_key, subject_id) DO UPDATE
@@ -326,7 +324,6 @@ export class PostgresStoreCore {
           });
         }
         await client.query({
-          // Stryker disable next-line StringLiteral: the statement name only lets Postgres reuse the plan; unnamed, the same SQL gives the same rows (a fast path)
           name: "shared-ctx-insert-episodes",
           text: `INSERT INTO episodes (tenant_key, subject_id, seq, id, source, type, payload, metadata, provenance, session_id, created_at)
                  SELECT $1, v.subject_id, v.seq, v.id, v.source, v.type, v.payload, v.metadata, v.provenance, v.session_id, $2
@@ -382,7 +379,6 @@ export class PostgresStoreCore {
         }),
       ),
     );
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path; the compile's own pg_notify reaches this store's watchers through LISTEN too, and a catch-up that finds nothing new delivers nothing
     if (memories.length > 0) this.#hub.notify(key);
     return { subjectId, memoriesCreated: memories.length, memories };
   }
@@ -417,7 +413,6 @@ export class PostgresStoreCore {
   }
 
   async #runJob(jobId: string, tenantId: string | null, subjectId: string): Promise<void> {
-    // Stryker disable next-line ConditionalExpression: a fast path; on a closed store setStatus (through #run) throws StoreClosedError and the catch below writes nothing either
     if (this.#closed) return;
     const setStatus = (
       status: string,
@@ -441,7 +436,6 @@ export class PostgresStoreCore {
         null,
       );
     } catch (error) {
-      // Stryker disable next-line ConditionalExpression: a fast path; on a closed store setStatus (through #run) throws StoreClosedError, which the .catch below drops
       if (this.#closed) return;
       const message = error instanceof Error ? error.message : String(error);
       // The database itself may be failing: then the job stays "running" for pollers.
@@ -503,7 +497,6 @@ export class PostgresStoreCore {
       const running = this.#jobs.get(started.jobId);
       await waitForJob(
         running,
-        // Stryker disable next-line MethodExpression: with no job running here its row is final (finished, or left "running" by a failing database): a longer sleep returns the same answer later, never past the deadline (a fast path)
         running ? remaining : Math.min(pollIntervalMs, remaining),
         options.signal,
       );
@@ -582,13 +575,11 @@ export class PostgresStoreCore {
     return this.#run(options.signal, (pool) =>
       this.#transaction(pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", async (client) => {
         const episodes = await PostgresStoreCore.#query<EpisodeRow>(client, {
-          // Stryker disable next-line StringLiteral: a fast path; an unnamed statement runs the same query
           name: "shared-ctx-timeline-episodes",
           text: `SELECT ${episodeColumns} FROM episodes WHERE tenant_key = $1 AND subject_id = $2 ORDER BY seq LIMIT $3 OFFSET $4`,
           values: [tenant, subjectId, limit, offset],
         });
         const memories = await PostgresStoreCore.#query<MemoryRow>(client, {
-          // Stryker disable next-line StringLiteral: a fast path; an unnamed statement runs the same query
           name: "shared-ctx-timeline-memories",
           text: `SELECT ${memoryColumns} FROM memories m WHERE m.tenant_key = $1 AND m.subject_id = $2 ORDER BY m.mseq LIMIT $3 OFFSET $4`,
           values: [tenant, subjectId, limit, offset],
@@ -613,7 +604,6 @@ export class PostgresStoreCore {
       FROM subjects s LEFT JOIN compile_state c ON c.tenant_key = s.tenant_key AND c.subject_id = s.subject_id
       WHERE s.tenant_key = $1 AND (s.episode_count > 0 OR COALESCE(c.memory_count, 0) > 0)`;
     return this.#run(options.signal, (pool) =>
-      // Stryker disable next-line StringLiteral: both queries read the same tables, so no lock a test takes can stop the store between them; only a write racing in between, which no test can place there, tells one snapshot from two
       this.#transaction(pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", async (client) => {
         const [count] = await PostgresStoreCore.#query<{ total: string }>(client, {
           text: `SELECT count(*) AS total FROM (${subjectsSql}) AS s`,
@@ -712,7 +702,6 @@ export class PostgresStoreCore {
         episode: string | null;
         memory: string | null;
       }>(pool, {
-        // Stryker disable next-line StringLiteral: a fast path; an unnamed statement runs the same query
         name: "shared-ctx-watch-cursors",
         text: `SELECT (SELECT last_seq FROM subjects WHERE tenant_key = $1 AND subject_id = $2) AS episode,
                       (SELECT memory_change FROM compile_state WHERE tenant_key = $1 AND subject_id = $2) AS memory`,
@@ -732,13 +721,11 @@ export class PostgresStoreCore {
     // and the hub asks only for a watcher it has just seen open.
     return this.#run(undefined, async (pool) => {
       const episodes = await PostgresStoreCore.#query<EpisodeRow>(pool, {
-        // Stryker disable next-line StringLiteral: a fast path; an unnamed statement runs the same query
         name: "shared-ctx-watch-episodes",
         text: `SELECT ${episodeColumns} FROM episodes WHERE tenant_key = $1 AND subject_id = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
         values: [tenant, subjectId, after.episode, limit],
       });
       const memories = await PostgresStoreCore.#query<MemoryRow>(pool, {
-        // Stryker disable next-line StringLiteral: a fast path; an unnamed statement runs the same query
         name: "shared-ctx-watch-memories",
         text: `SELECT ${memoryColumns} FROM memories m WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.change_seq > $3 ORDER BY m.change_seq LIMIT $4`,
         values: [tenant, subjectId, after.memory, limit],

@@ -43,7 +43,6 @@ function decisionOf(message: BusMessage): DecisionMessage | undefined {
     by: message.from,
     content: message.content,
     at: Number(at),
-    // Stryker disable next-line ConditionalExpression,StringLiteral,ArrayDeclaration: an id `""` or "Stryker was here" names no decision, so superseding it changes nothing
     supersedes: typeof supersedes === "string" && supersedes !== "" ? supersedes.split(",") : [],
   };
 }
@@ -163,7 +162,6 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
       return { decisions, disputes: [], claims, tokens };
     },
     publishDecision: async (agentId, decision) => {
-      // Stryker disable next-line AssignmentOperator: counting down keeps every decision id unique, and ids are only compared
       decisionCount += 1;
       const overrules = (lastRead.get(agentId) ?? [])
         .filter((known) => known.target === decision.target && known.by !== agentId)

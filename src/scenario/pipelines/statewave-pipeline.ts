@@ -33,7 +33,6 @@ export interface StatewaveCoordinationOptions {
 /** Who wrote the inventory memories: the project as it was before the run. */
 export const projectSource = "project";
 /** The shared-state namespace for what merges cleanly: notes (text) and tags (set). */
-// Stryker disable next-line StringLiteral: one constant that every reader and writer of the namespace shares; any name works alike
 export const projectNamespace = "project";
 
 /** A 53-bit peer id from a name (FNV-1a): the same replica of the same run gets the same id. */
@@ -42,7 +41,6 @@ function replicaPeerId(name: string): bigint {
   for (const byte of new TextEncoder().encode(name)) {
     hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
   }
-  // Stryker disable next-line ArithmeticOperator: `- 1n` differs only for a name whose 53-bit hash is 0, which no agent name of a run has
   return (hash & 0x1fffffffffffffn) + 1n;
 }
 
@@ -101,7 +99,6 @@ export async function createStatewaveCoordination(
       // register's merge lists first depends on peer ids, and a run must depend only on scenario,
       // mode and seed (each run has its own subject, so ids need only differ within one run).
       peerId: replicaPeerId(`${agentId}/work`),
-      // Stryker disable next-line ObjectLiteral: inference gives the same kinds (`notes` is text by its name, an array is a set); statewave-pipeline-details.test.ts checks both merge
       schema: { [projectNamespace]: { notes: "text", tags: "set" } },
       live: false,
       // Contenders' times in scenario milliseconds: the arbitrating lead compares them.

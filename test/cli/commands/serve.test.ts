@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { CliDeps } from "../../../src/cli/cli-deps.js";
 import { makeServeCommand } from "../../../src/cli/commands/serve.js";
 import { FatalError } from "../../../src/cli/fatal-error.js";
-import { StatewaveClient } from "../../../src/context/statewave-client.js";
+import { StatewaveClient } from "../../../src/context/statewave/statewave-client.js";
 import { useTempDir } from "../../support/temp-dir.js";
 
 function captureDeps(env: Record<string, string>, cwd: string, signal: AbortSignal) {

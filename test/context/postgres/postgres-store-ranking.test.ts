@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 import { StoreClosedError } from "../../../src/context/errors/store-closed-error.js";
 import { PostgresConnectionError } from "../../../src/context/postgres/errors/postgres-connection-error.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";

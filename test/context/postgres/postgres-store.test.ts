@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ContextStore, CreateEpisodeInput } from "../../../src/context/context-store.js";
 import { createContextStore } from "../../../src/context/create-context-store.js";
-import { EmbeddedStore } from "../../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 import { StoreValidationError } from "../../../src/context/errors/store-validation-error.js";
 import { redactDatabaseUrl } from "../../../src/context/postgres/database-url.js";
 import { PostgresConnectionError } from "../../../src/context/postgres/errors/postgres-connection-error.js";

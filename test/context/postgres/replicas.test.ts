@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ContextStore, Episode, StoreChange } from "../../../src/context/context-store.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { type InvalidationNotice, SharedContext } from "../../../src/context/shared-context.js";
-import { StatewaveStore } from "../../../src/context/statewave-store.js";
+import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
 import { SharedState } from "../../../src/crdt/shared-state.js";
 import { spawnTsChild, waitForExit } from "../../support/run-child.js";
 import { uniqueSubject } from "../store-contract.js";

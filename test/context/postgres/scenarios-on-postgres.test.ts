@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeRunCommand } from "../../../src/cli/commands/run.js";
-import { EmbeddedStore } from "../../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { type RunningServer, startServer } from "../../../src/server/listen.js";
 import { runCommand } from "../../cli/cli-harness.js";

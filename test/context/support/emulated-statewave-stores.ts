@@ -1,6 +1,6 @@
 import { afterEach } from "vitest";
 import type { Memory } from "../../../src/context/context-store.js";
-import { StatewaveStore } from "../../../src/context/statewave-store.js";
+import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
 import { createStatewaveEmulator } from "../../../src/server/compat/statewave-v0-7-1.js";
 
 type Fetch = typeof globalThis.fetch;

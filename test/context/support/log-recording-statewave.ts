@@ -1,5 +1,5 @@
-import { StatewaveClient } from "../../../src/context/statewave-client.js";
-import { EpisodeLog } from "../../../src/context/statewave-episode-log.js";
+import { StatewaveClient } from "../../../src/context/statewave/statewave-client.js";
+import { EpisodeLog } from "../../../src/context/statewave/statewave-episode-log.js";
 import { createStatewaveEmulator } from "../../../src/server/compat/statewave-v0-7-1.js";
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach } from "vitest";
 import type { StoreChange } from "../../../src/context/context-store.js";
-import type { EmbeddedStore } from "../../../src/context/embedded-store.js";
+import type { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 
 /** Something a test opens and must close: a store, a shared context, a shared state. */
 interface Closable {

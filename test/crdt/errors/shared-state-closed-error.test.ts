@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 import { SharedStateClosedError } from "../../../src/crdt/errors/shared-state-closed-error.js";
 import { SharedState } from "../../../src/crdt/shared-state.js";
 import { SharedCtxError } from "../../../src/errors.js";

@@ -1,6 +1,6 @@
 import { afterEach } from "vitest";
 import type { ContextStore } from "../../../src/context/context-store.js";
-import { EmbeddedStore } from "../../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 import { type OpenSharedStateOptions, SharedState } from "../../../src/crdt/shared-state.js";
 
 /** What `open` takes besides the store and agent: any open option, and where its clock starts. */

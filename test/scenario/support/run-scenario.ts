@@ -1,4 +1,4 @@
-import { EmbeddedStore } from "../../../src/context/embedded-store.js";
+import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 import { createVirtualClock } from "../../../src/scenario/clock.js";
 import type { RunMode, RunSummary, ScenarioEvent } from "../../../src/scenario/scenario-events.js";
 import { type StartRunOptions, startRun } from "../../../src/scenario/scenario-runner.js";

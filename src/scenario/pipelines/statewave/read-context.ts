@@ -8,10 +8,8 @@ import { estimateTokens } from "../read-tokens.js";
 import type { DecisionIndex } from "./decision-index.js";
 
 /** The shared-state namespace holding one register per module: who builds it. */
-// Stryker disable next-line StringLiteral: read-context.test.ts pins it and fails when it is emptied by hand; Stryker does not load a module's constants again per mutant
 export const modulesNamespace = "modules";
 /** A claim's value in the modules register. */
-// Stryker disable next-line StringLiteral: read-context.test.ts pins it and fails when it is emptied by hand; Stryker does not load a module's constants again per mutant
 export const claimedPrefix = "claimed-by:";
 
 /** What {@link readContext} needs besides the agent and the task. */

@@ -1,0 +1,262 @@
+import type {
+  Episode,
+  Memory,
+  StoreChange,
+  Subscription,
+  Timeline,
+  WatchOptions,
+} from "../context-store.js";
+
+/** A timeline page, as `GET /v1/timeline?subject_id&limit&offset` returns it. */
+export type FetchTimelinePage = (
+  offset: number,
+  limit: number,
+  signal: AbortSignal,
+) => Promise<Timeline>;
+
+/** The whole timeline in one read, or `undefined` when it must be paged with {@link FetchTimelinePage}. */
+export type ReadWholeTimeline = (
+  signal: AbortSignal,
+) => Promise<{ episodes: readonly Episode[]; memories: readonly Memory[] } | undefined>;
+
+/** Page size of the watch's timeline reads. */
+const pageSize = 1000;
+
+function memorySignature(memory: Memory): string {
+  const validTo = memory.validTo ?? "";
+  return `${memory.status}|${validTo}|${memory.updatedAt}`;
+}
+
+/** How a subscriber joins a shared poller. */
+export interface SubscribeOptions extends WatchOptions {
+  /**
+   * Told, once, what the poller had seen before this subscriber joined (whether or not `replay`
+   * delivers it), just before live delivery starts: a layer above can build its state from it.
+   */
+  onHistory?: (history: readonly StoreChange[]) => void;
+}
+
+/** One subscriber of a shared poller. */
+interface Subscriber {
+  listener: (change: StoreChange) => void;
+  onError: ((error: unknown) => void) | undefined;
+}
+
+/**
+ * `StatewaveClient.watch`: ONE poller per subject and client, however many subscribers (issue 12),
+ * following the subject by polling `GET /v1/timeline`. New episodes are
+ * read from an offset (the episode sequence is append-only); memories are re-read in full each
+ * round, because compile changes old ones (status `superseded`, `valid_to`). Everything is also
+ * de-duplicated by id, so a server that ignores `offset` still delivers each episode once.
+ *
+ * A real Statewave v0.7.1 ignores `limit`/`offset` and returns only the OLDEST 100 episodes and
+ * memories (contract §5.7), so against it a watch sees nothing past the 100th episode.
+ */
+export class TimelineWatch {
+  readonly subjectId: string;
+  readonly #fetchPage: FetchTimelinePage;
+  readonly #readAll: ReadWholeTimeline | undefined;
+  readonly #subscribers = new Set<Subscriber>();
+  /** Subscribers waiting for the baseline: they count, so a close cannot stop the poller under them. */
+  readonly #joining = new Set<Subscriber>();
+  /** Every change seen since the poller started, baseline included, for `replay` subscribers. */
+  readonly #history: StoreChange[] = [];
+  readonly #pollIntervalMs: number;
+  readonly #abort = new AbortController();
+  readonly #seenEpisodes = new Set<string>();
+  readonly #memories = new Map<string, string>();
+  #episodeOffset = 0;
+  #chain: Promise<void>;
+  readonly #baseline: Promise<void>;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+
+  constructor(options: {
+    subjectId: string;
+    fetchPage: FetchTimelinePage;
+    /** Reads everything in one call when it can (answers `undefined` otherwise): one read per round. */
+    readAll?: ReadWholeTimeline;
+    pollIntervalMs: number;
+  }) {
+    this.subjectId = options.subjectId;
+    this.#fetchPage = options.fetchPage;
+    this.#readAll = options.readAll;
+    this.#pollIntervalMs = options.pollIntervalMs;
+    // The first round records what exists; subscribers asking for a replay get it from history.
+    this.#baseline = this.#round().finally(() => this.#schedule());
+    this.#chain = this.#baseline;
+  }
+
+  /** Subscribers left; the owner closes the poller when the last one leaves. */
+  get size(): number {
+    return this.#subscribers.size + this.#joining.size;
+  }
+
+  /**
+   * Adds a subscriber once the baseline is read: with `replay`, everything seen so far is delivered
+   * first, synchronously, then the live changes, so nothing is missed or delivered twice.
+   * @returns the function that removes it
+   */
+  subscribe(listener: (change: StoreChange) => void, options: SubscribeOptions): () => void {
+    const subscriber: Subscriber = { listener, onError: options.onError };
+    this.#joining.add(subscriber);
+    void this.#baseline.then(() => {
+      // Not joining any more: it was removed before the baseline was read.
+      if (!this.#joining.delete(subscriber) || this.#closed) return;
+      const history = [...this.#history];
+      if (options.onHistory) {
+        try {
+          options.onHistory(history);
+        } catch (error) {
+          subscriber.onError?.(error);
+        }
+      }
+      if (options.replay) for (const change of history) this.#deliver(subscriber, change);
+      this.#subscribers.add(subscriber);
+    });
+    return () => {
+      this.#joining.delete(subscriber);
+      this.#subscribers.delete(subscriber);
+    };
+  }
+
+  #deliver(subscriber: Subscriber, change: StoreChange): void {
+    try {
+      subscriber.listener(change);
+    } catch (error) {
+      subscriber.onError?.(error);
+    }
+  }
+
+  /** Settles when the first round (the baseline, or the replay) is done. Never rejects. */
+  get ready(): Promise<void> {
+    return this.#baseline;
+  }
+
+  /** Polls now (after any round in progress) and settles when that round is done. Never rejects. */
+  pollNow(): Promise<void> {
+    this.#chain = this.#chain.then(() => this.#round());
+    return this.#chain;
+  }
+
+  /**
+   * The subject was deleted through this client: read episodes from the start again (ids already
+   * delivered are still skipped). A deletion by another process is not noticed.
+   */
+  reset(): void {
+    this.#episodeOffset = 0;
+  }
+
+  /** Stops polling and cancels the request in flight. Idempotent. */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#abort.abort();
+  }
+
+  #schedule(): void {
+    if (this.#closed) return;
+    this.#timer = setTimeout(() => {
+      this.pollNow().finally(() => this.#schedule());
+    }, this.#pollIntervalMs);
+    // A forgotten watch must not keep a finished process alive (the embedded store does the same).
+    this.#timer.unref?.();
+  }
+
+  async #round(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      const changes: StoreChange[] = [];
+      const whole = await this.#readAll?.(this.#abort.signal);
+      const episodes = whole ? this.#unseen(whole.episodes) : await this.#newEpisodes();
+      for (const episode of episodes) changes.push({ type: "episode", episode });
+      const memories = whole ? this.#changed(whole.memories) : await this.#changedMemories();
+      for (const memory of memories) changes.push({ type: "memory", memory });
+      for (const change of changes) {
+        this.#history.push(change);
+        for (const subscriber of [...this.#subscribers]) {
+          if (this.#closed) return;
+          this.#deliver(subscriber, change);
+        }
+      }
+    } catch (error) {
+      if (this.#closed) return;
+      for (const subscriber of [...this.#subscribers]) subscriber.onError?.(error);
+    }
+  }
+
+  #unseen(episodes: readonly Episode[]): Episode[] {
+    const fresh = episodes.filter((episode) => !this.#seenEpisodes.has(episode.id));
+    for (const episode of fresh) this.#seenEpisodes.add(episode.id);
+    return fresh;
+  }
+
+  #changed(memories: readonly Memory[]): Memory[] {
+    return memories.filter((memory) => {
+      const signature = memorySignature(memory);
+      if (this.#memories.get(memory.id) === signature) return false;
+      this.#memories.set(memory.id, signature);
+      return true;
+    });
+  }
+
+  async #newEpisodes(): Promise<Episode[]> {
+    const fresh: Episode[] = [];
+    for (;;) {
+      const page = await this.#fetchPage(this.#episodeOffset, pageSize, this.#abort.signal);
+      for (const episode of page.episodes) {
+        if (this.#seenEpisodes.has(episode.id)) continue;
+        this.#seenEpisodes.add(episode.id);
+        fresh.push(episode);
+      }
+      this.#episodeOffset += page.episodes.length;
+      if (page.episodes.length < pageSize) return fresh;
+    }
+  }
+
+  async #changedMemories(): Promise<Memory[]> {
+    const changed: Memory[] = [];
+    for (let offset = 0; ; offset += pageSize) {
+      const page = await this.#fetchPage(offset, pageSize, this.#abort.signal);
+      for (const memory of page.memories) {
+        const signature = memorySignature(memory);
+        if (this.#memories.get(memory.id) === signature) continue;
+        this.#memories.set(memory.id, signature);
+        changed.push(memory);
+      }
+      if (page.memories.length < pageSize) return changed;
+    }
+  }
+}
+
+/**
+ * Joins the subject's shared poller in `pollers`, starting one with `start` when it has none. The
+ * subscription's close leaves it; the poller is closed and dropped once nobody is subscribed or
+ * still waiting for its baseline, if it is still the subject's (after its owner's `close()` it is
+ * not). Idempotent: leaving again changes nothing. The Statewave client's and store's watches.
+ */
+export function joinSharedPoller(
+  pollers: Map<string, TimelineWatch>,
+  subjectId: string,
+  start: () => TimelineWatch,
+  listener: (change: StoreChange) => void,
+  options: SubscribeOptions,
+): Subscription {
+  let poller = pollers.get(subjectId);
+  if (poller === undefined) {
+    poller = start();
+    pollers.set(subjectId, poller);
+  }
+  const shared = poller;
+  const unsubscribe = shared.subscribe(listener, options);
+  return {
+    close: () => {
+      unsubscribe();
+      void shared.ready.then(() => {
+        if (shared.size > 0 || pollers.get(subjectId) !== shared) return;
+        shared.close();
+        pollers.delete(subjectId);
+      });
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type InvalidationNotice, SharedContext } from "../../../src/context/shared-context.js";
+import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
+import { createStatewaveEmulator } from "../../../src/server/compat/statewave-v0-7-1.js";
+import { waitFor } from "../store-contract.js";
+
+/**
+ * shared-ctx's knowledge layer against what a real Statewave v0.7.1 returns (the emulation,
+ * checked against the recorded fixtures in test/server/compat-statewave-v0-7-1.test.ts):
+ * `episode_summary` memories with `metadata: {}`, linked to their episodes by `source_episode_ids`.
+ */
+describe("StatewaveStore on a Statewave v0.7.1 server", () => {
+  const stores: StatewaveStore[] = [];
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+  });
+
+  function setUp() {
+    const emulator = createStatewaveEmulator();
+    const connect = () => {
+      const store = new StatewaveStore({ fetch: emulator.clientFetch, pollIntervalMs: 5 });
+      stores.push(store);
+      return store;
+    };
+    return { emulator, connect };
+  }
+
+  it("types a decision from its source episode: kind, target, author", async () => {
+    const { connect } = setUp();
+    const store = connect();
+    const shared = new SharedContext({ store, subjectId: "run" });
+    const { memories } = await shared.decide("planner", "Deprecate legacy-session-token.", {
+      kind: "architectural_decision",
+      target: "legacy-session-token",
+      payload: { value: "deprecate" },
+    });
+    expect(memories).toHaveLength(1);
+    expect(memories[0]).toMatchObject({
+      kind: "architectural_decision",
+      metadata: { source: "planner", target: "legacy-session-token" },
+    });
+    const read = await shared.beforeActing("coder", "implement the login endpoint");
+    expect(read.decisions.map((memory) => memory.content)).toEqual([
+      "Deprecate legacy-session-token.",
+    ]);
+    expect(read.decisions[0]?.metadata.target).toBe("legacy-session-token");
+    await shared.close();
+  });
+
+  it("reads another process's decisions through the timeline (nothing cached locally)", async () => {
+    const { connect } = setUp();
+    const writer = new SharedContext({ store: connect(), subjectId: "run" });
+    await writer.decide("planner", "Keep the cache.", {
+      kind: "architectural_decision",
+      target: "cache",
+    });
+    const reader = new SharedContext({ store: connect(), subjectId: "run" });
+    const read = await reader.beforeActing("coder", "cache");
+    expect(read.decisions).toHaveLength(1);
+    expect(read.decisions[0]).toMatchObject({
+      kind: "architectural_decision",
+      metadata: { source: "planner", target: "cache" },
+    });
+    await writer.close();
+    await reader.close();
+  });
+
+  it("reports two planners who had not read each other as a dispute; both stay decisions", async () => {
+    const { connect } = setUp();
+    const shared = new SharedContext({ store: connect(), subjectId: "run" });
+    await shared.decide("planner-a", "Deprecate legacy-session-token.", {
+      kind: "architectural_decision",
+      target: "legacy-session-token",
+    });
+    await shared.decide("planner-b", "Keep legacy-session-token for mobile.", {
+      kind: "architectural_decision",
+      target: "legacy-session-token",
+    });
+    const read = await shared.beforeActing("coder", "login");
+    expect(read.decisions).toHaveLength(2);
+    expect(read.contradictions).toHaveLength(1);
+    expect(read.contradictions[0]?.target).toBe("legacy-session-token");
+    expect(read.contradictions[0]?.memories.map((memory) => memory.metadata.source)).toEqual([
+      "planner-a",
+      "planner-b",
+    ]);
+    await shared.close();
+  });
+
+  it("supersedes a decision its author restates, and tells whoever read it", async () => {
+    const { connect } = setUp();
+    const shared = new SharedContext({ store: connect(), subjectId: "run" });
+    await shared.decide("planner", "Deprecate legacy-session-token.", {
+      kind: "architectural_decision",
+      target: "legacy-session-token",
+    });
+    const notices: InvalidationNotice[] = [];
+    shared.onInvalidated("coder", (notice) => notices.push(notice));
+    await shared.beforeActing("coder", "login");
+    await shared.decide("planner", "Keep legacy-session-token after all.", {
+      kind: "architectural_decision",
+      target: "legacy-session-token",
+    });
+    const read = await shared.beforeActing("coder", "login");
+    expect(read.decisions.map((memory) => memory.content)).toEqual([
+      "Keep legacy-session-token after all.",
+    ]);
+    expect(read.contradictions).toEqual([]);
+    await waitFor(() => expect(notices).toHaveLength(1));
+    expect(notices[0]).toMatchObject({ target: "legacy-session-token", by: "planner" });
+    expect(notices[0]?.reason).toContain("superseded by planner");
+    await shared.close();
+  });
+
+  it("a decision that declares it read the older one settles the dispute", async () => {
+    const { connect } = setUp();
+    const shared = new SharedContext({ store: connect(), subjectId: "run" });
+    await shared.decide("planner-a", "Deprecate x.", {
+      kind: "architectural_decision",
+      target: "x",
+    });
+    await shared.beforeActing("planner-b", "x");
+    await shared.decide("planner-b", "Keep x.", { kind: "architectural_decision", target: "x" });
+    const read = await shared.beforeActing("coder", "x");
+    expect(read.decisions.map((memory) => memory.content)).toEqual(["Keep x."]);
+    await shared.close();
+  });
+});

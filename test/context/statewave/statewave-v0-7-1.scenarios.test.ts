@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import type { ContextStore } from "../../../src/context/context-store.js";
+import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
+import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
+import { createVirtualClock } from "../../../src/scenario/clock.js";
+import { listScenarios, loadScenario } from "../../../src/scenario/load-scenario.js";
+import type { ScenarioEvent } from "../../../src/scenario/scenario-events.js";
+import { startRun } from "../../../src/scenario/scenario-runner.js";
+import { createApp } from "../../../src/server/app.js";
+import { createStatewaveEmulator } from "../../../src/server/compat/statewave-v0-7-1.js";
+
+/** Counter ids, so both runs name everything alike. */
+function sequentialIds(): () => string {
+  let next = 0;
+  return () => (next++).toString(36).padStart(8, "0");
+}
+
+async function run(name: string, store: ContextStore) {
+  const handle = startRun({
+    clock: createVirtualClock(),
+    seed: 1,
+    generateId: sequentialIds(),
+    scenario: await loadScenario(name),
+    mode: "statewave",
+    store,
+  });
+  const events: ScenarioEvent[] = [];
+  handle.subscribe((event) => events.push(event));
+  const summary = await handle.done;
+  await store.close();
+  return { summary, events };
+}
+
+/**
+ * What may differ between stores: real (wall) time spent waiting on it, and the size of the
+ * context it assembled (each `context-read`'s `tokens` and `memoryIds`, the summary's `read`: the
+ * server ranks and renders the bundle its own way, and a real Statewave's holds more summaries).
+ * Ids are the stores' own.
+ * Outcome, events, their order and scenario times may not differ.
+ */
+const storeChosen = new Set(["storeMs", "read", "tokens", "memoryIds"]);
+
+function comparable(value: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(value, (key, inner) => (storeChosen.has(key) ? undefined : inner)).replace(
+      /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/g,
+      "<id>",
+    ),
+  );
+}
+
+describe("every shipped scenario over HTTP: on serve, and on a Statewave v0.7.1 server (emulated)", async () => {
+  const names = (await listScenarios()).map((scenario) => scenario.name);
+
+  it.each(names)(
+    "%s on shared-ctx serve: the same outcome, events and scenario times",
+    async (name) => {
+      const embedded = await run(name, new EmbeddedStore({ path: ":memory:" }));
+      const served = new EmbeddedStore({ path: ":memory:" });
+      const app = createApp({ store: served });
+      const fetch: typeof globalThis.fetch = async (input, init) =>
+        app.fetch(new Request(input, init));
+      const remote = await run(name, new StatewaveStore({ fetch, pollIntervalMs: 5 }));
+      await served.close();
+      expect(comparable(remote.events)).toEqual(comparable(embedded.events));
+      expect(comparable(remote.summary)).toEqual(comparable(embedded.summary));
+    },
+  );
+
+  it.each(names)(
+    "%s: the same outcome, events and scenario times as on the embedded store",
+    async (name) => {
+      const embedded = await run(name, new EmbeddedStore({ path: ":memory:" }));
+      const emulator = createStatewaveEmulator();
+      const remote = await run(
+        name,
+        new StatewaveStore({ fetch: emulator.clientFetch, pollIntervalMs: 5 }),
+      );
+      expect(comparable(remote.summary)).toEqual(comparable(embedded.summary));
+      expect(comparable(remote.events)).toEqual(comparable(embedded.events));
+    },
+  );
+});
