@@ -33,15 +33,25 @@ const politePrefix =
 const deprecateVerb =
   /^(?:deprecate|retire|remove|drop|sunset|phase out|decommission|delete|get rid of|rip out|stop using|kill off|kill)\s+/i;
 const keepVerb =
-  /^(?:keep using|keep|continue using|stick with|retain|preserve|do not remove|don't remove|do not touch|don't touch)\s+/i;
+  /^(?:keep using|keep|continue using|continue to use|stick with|retain|preserve|leave|do not remove|don't remove|do not touch|don't touch|do not delete|don't delete)\s+/i;
 const buildVerb =
   /^(?:build|implement|add|create|write|develop|ship|introduce|set up|setup|design|launch|stand up|spin up|deliver|support)\b\s*|^make\s+(?=an?\s)/i;
 const updateVerb =
-  /^(?:update|fix|refactor|extend|improve|upgrade|patch|modify|change|adapt|rework|rewrite|harden|clean up|optimi[sz]e|speed up|port|convert|test|document)\s+/i;
+  /^(?:update|fix|refactor|extend|improve|upgrade|patch|modify|change|adapt|rework|rewrite|harden|clean up|tidy up|optimi[sz]e|speed up|port|convert|test|document|debug|repair|stabili[sz]e|tune|profile|secure|simplify|modernize|modernise|polish|maintain)\s+/i;
+
+/**
+ * Words a fix or an improvement qualifies its module with: "Fix the flaky login tests" works on
+ * `login`, not on a new module `flaky-login`.
+ */
+const workAdjectives =
+  /^(?:flaky|broken|failing|slow|buggy|unstable|outdated|messy|fragile|intermittent|crashing|leaky|noisy|sluggish|unreliable|brittle|confusing|ugly)\s+/i;
+/** What a fix or an improvement is about, rather than the module: bugs, tests, performance. */
+const workNouns =
+  /\s+(?:bugs?|issues?|crash(?:es)?|problems?|errors?|tests?|test suite|specs?|performance|latency|speed|memory leaks?|leaks?|timeouts?|typos?|docs|documentation|coverage|flakiness|logic|handling|behaviou?r|ui|ux)$/i;
 
 /** Every verb that can open a clause; a sentence splits before one of them. */
 const anyVerb =
-  "(?:deprecate|retire|remove|drop|sunset|phase out|decommission|delete|get rid of|rip out|stop using|keep|retain|preserve|replace|swap|use|migrate|move|switch|build|implement|add|create|write|develop|ship|introduce|set up|design|launch|update|fix|refactor|extend|improve|upgrade|port|rewrite)\\b";
+  "(?:deprecate|retire|remove|drop|sunset|phase out|decommission|delete|get rid of|rip out|stop using|keep|retain|preserve|leave|replace|swap|use|migrate|move|switch|build|implement|add|create|write|develop|ship|introduce|set up|design|launch|update|fix|refactor|extend|improve|upgrade|port|rewrite|split|merge|consolidate|make|speed up|clean up|harden|optimi[sz]e|convert|document)\\b";
 const clauseBreak = new RegExp(
   `\\s*;\\s*|,?\\s+(?:and then|and|then|but also|but|also|plus)\\s+(?=${anyVerb})|,\\s+(?=${anyVerb})`,
   "i",
@@ -49,13 +59,14 @@ const clauseBreak = new RegExp(
 
 /** Where the object of a verb ends: a preposition or a subordinate clause. */
 const objectEnd =
-  /\s*[:(]|\s+(?:with|using|for|that|which|who|to|so|on|in|into|from|by|via|behind|under|at|because|since|as|where|when|before|after|without|instead of|in place of|rather than|replacing|in favou?r of|backed by|across|inside|within|once|until|if)\s+/i;
+  /\s*[:(—–]|\s+-{1,2}\s+|\s+(?:for now|for the time being|for a while|running|alive|around|in place|as is|as-is|intact|working|still|as well|too|unless|while|except|with|using|for|that|which|who|to|so|on|in|into|from|by|via|behind|under|at|because|since|as|where|when|before|after|without|instead of|in place of|rather than|replacing|in favou?r of|backed by|across|inside|within|once|until|if)(?:\s+|$)/i;
 
 /** Words dropped at the start of a name ("legacy" is not one of them: it names the module). */
 const leadingFillers =
   /^(?:the|a|an|our|its|their|this|that|these|those|my|your|his|her|some|all|any|every|new|old|existing|current|whole|entire|remaining)\s+/i;
 /** Words dropped at the end of a name. */
-const trailingFillers = /\s+(?:module|modules|component|components|code|package|packages)$/i;
+const trailingFillers =
+  /\s+(?:module|modules|component|components|code|package|packages|codebase|job|jobs)$/i;
 /** Objects that name no module: "Update the existing modules it touches", "Remove it". */
 const noModule =
   /^(?:modules?|components?|code|it|them|this|that|everything|anything|things?|stuff|us|one|ones|all|something|work|support)(?:\s|$)/i;
@@ -109,6 +120,17 @@ export interface TaskSlices {
    * from; the offline brain plans exactly these from the Coder's slice.
    */
   plan: PlannedModule[];
+  /** The clauses the rules read nothing from (neither a decision nor work), as written. */
+  unparsed: string[];
+  /** Every clause of the task, in order, with the sentence it is in and what it says. */
+  clauses: ReadClause[];
+}
+
+/** One clause of a task, with the sentence it is in (0-based) and what the rules read from it. */
+export interface ReadClause {
+  clause: string;
+  sentence: number;
+  reading: ClauseReading;
 }
 
 /** Splits text into trimmed sentences (on . ! ? ; and new lines; not inside "moment.js" or "v1.2"). */
@@ -215,15 +237,60 @@ function objectOf(rest: string): string {
   return rest.replace(/^support\s+for\s+/i, "").split(objectEnd)[0] ?? "";
 }
 
-/** "X, Y and Z" → three names; "the session token and the cookie store" → two. */
+/** "services" → "service": the head noun a list shares ("auth and profile services"). */
+function singular(word: string): string {
+  return /[^s]s$/i.test(word) && word.length > 3 ? word.slice(0, -1) : word;
+}
+
+/**
+ * "X, Y and Z" → three names; "the session token and the cookie store" → two; "the auth and
+ * profile services" → `auth-service`, `profile-service` (the plural head belongs to each).
+ */
 function namesOf(phrase: string): string[] {
   const parts = phrase
-    .split(/\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+(?=(?:the|a|an|our|its|their|all)\s)/i)
-    .flatMap((part) =>
-      /^\S+\s+(?:and|or)\s+\S+$/i.test(part) ? part.split(/\s+(?:and|or)\s+/i) : [part],
-    );
-  return [...new Set(parts.map(toModuleName).filter((name) => name !== ""))];
+    .split(/\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+/i)
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
+  const last = parts.at(-1) ?? "";
+  const lastWords = last.split(/\s+/);
+  const head = lastWords.at(-1) ?? "";
+  const shared =
+    parts.length > 1 &&
+    lastWords.length >= 2 &&
+    !leadingFillers.test(last) &&
+    singular(head) !== head &&
+    parts.slice(0, -1).every((part) => !/\s/.test(part.replace(leadingFillers, "")));
+  const phrases = shared
+    ? [
+        ...parts.slice(0, -1).map((part) => `${part} ${singular(head)}`),
+        `${lastWords.slice(0, -1).join(" ")} ${singular(head)}`,
+      ]
+    : parts;
+  return [...new Set(phrases.map(toModuleName).filter((name) => name !== ""))];
 }
+
+/** A pronoun that stands for the module the clause (or the one before) named: "keep it for now". */
+const pronoun = /^(?:it|them|this|that|these|those|both)$/i;
+
+/** The modules a decision's object names; a pronoun names the antecedent. */
+function targetsOf(object: string, antecedent: string | undefined): string[] {
+  if (pronoun.test(object.trim())) return antecedent === undefined ? [] : [antecedent];
+  return namesOf(object);
+}
+
+/** "the flaky login tests" → "login": the module a fix or an improvement works on. */
+function workTargetsOf(object: string, antecedent: string | undefined): string[] {
+  let text = object.trim();
+  for (let previous = ""; previous !== text; ) {
+    previous = text;
+    text = text.replace(leadingFillers, "").replace(workAdjectives, "").replace(workNouns, "");
+  }
+  return targetsOf(text, antecedent);
+}
+
+/** "… to the API gateway": the existing module new work goes into (not "to replace X"). */
+const intoModule =
+  /^\s*(?:to|into|inside)\s+((?:the|our|its|their|each|every)\s+.+|[a-z0-9]+-[a-z0-9-]*[a-z0-9]\b.*)$/i;
 
 function nameOf(phrase: string): string | undefined {
   const name = toModuleName(phrase);
@@ -268,6 +335,43 @@ const favourPhrase = /\bin favou?r of\s+(.+)$/i;
 
 /** The phrasings the rules understand, most specific first. */
 const clauseRules: readonly ClauseRule[] = [
+  {
+    // "Split the user service into auth and profile services": the old module goes, the parts come.
+    pattern: /^split\s+(?:up\s+)?(.+?)\s+(?:into|in)\s+(.+)$/i,
+    read: (match, record) => record.replace(match[1] ?? "", match[2] ?? ""),
+  },
+  {
+    // "Merge the guest cart into the cart service": the merged module goes, the other takes it in.
+    pattern: /^(merge|fold|consolidate|combine)\s+(.+?)\s+(?:into|with)\s+(.+)$/i,
+    read: (match, record) => {
+      for (const name of namesOf(objectOf(match[2] ?? ""))) record.deprecate(name);
+      const into = namesOf(objectOf(match[3] ?? ""));
+      const receives = /^(?:merge|fold)$/i.test(match[1] ?? "");
+      for (const name of into) {
+        if (receives) {
+          record.build(undefined, false);
+          record.update(name);
+        } else record.build(name, false);
+      }
+    },
+  },
+  {
+    // "Make search faster", "make the importer more reliable": work on the existing module.
+    pattern:
+      /^make\s+(?!an?\s)(.+?)\s+(?:faster|quicker|smaller|simpler|safer|cheaper|lighter|leaner|stabler|better|cleaner|more\s+\S+|less\s+\S+|work\b|compatible\b|configurable\b|accessible\b|responsive\b|testable\b)(?:\s.*)?$/i,
+    read: (match, record) => {
+      record.build(undefined, false);
+      for (const name of workTargetsOf(match[1] ?? "", record.antecedent)) record.update(name);
+    },
+  },
+  {
+    pattern: /^(?:(?:we|i|you)\s+)?(?:no longer need|don't need|do not need)\s+(.+)$/i,
+    read: (match, record) => {
+      for (const name of targetsOf(objectOf(match[1] ?? ""), record.antecedent)) {
+        record.deprecate(name);
+      }
+    },
+  },
   {
     pattern: /^replace\s+(.+?)(?:\s+(?:with|by)\s+(.+))?$/i,
     read: (match, record) => record.replace(match[1] ?? "", match[2]),
@@ -318,7 +422,7 @@ const clauseRules: readonly ClauseRule[] = [
     pattern: new RegExp(`${deprecateVerb.source}(.+)$`, "i"),
     read: (match, record) => {
       const rest = match[1] ?? "";
-      for (const name of namesOf(objectOf(rest))) record.deprecate(name);
+      for (const name of targetsOf(objectOf(rest), record.antecedent)) record.deprecate(name);
       const favour = favourPhrase.exec(rest);
       if (favour) for (const name of namesOf(objectOf(favour[1] ?? ""))) record.build(name, true);
     },
@@ -326,16 +430,16 @@ const clauseRules: readonly ClauseRule[] = [
   {
     pattern: new RegExp(`${keepVerb.source}(.+)$`, "i"),
     read: (match, record) => {
-      for (const name of namesOf(objectOf(match[1] ?? ""))) record.keep(name);
+      for (const name of targetsOf(objectOf(match[1] ?? ""), record.antecedent)) record.keep(name);
     },
   },
   {
     pattern: new RegExp(
-      `^(.+?)\\s+${passiveAuxiliary}\\s+(?:deprecated|retired|removed|dropped|sunset|sunsetted|phased out|decommissioned|deleted)\\b(.*)$`,
+      `^(.+?)\\s+(?:${passiveAuxiliary}\\s+(?:deprecated|retired|removed|dropped|sunset|sunsetted|phased out|decommissioned|deleted)|(?:is|are)\\s+no longer\\s+(?:needed|used|required|supported|wanted)|(?:can|must|should|has to|have to)\\s+go)\\b(.*)$`,
       "i",
     ),
     read: (match, record) => {
-      for (const name of namesOf(match[1] ?? "")) record.deprecate(name);
+      for (const name of targetsOf(match[1] ?? "", record.antecedent)) record.deprecate(name);
       const favour = favourPhrase.exec(match[2] ?? "");
       if (favour) for (const name of namesOf(objectOf(favour[1] ?? ""))) record.build(name, true);
     },
@@ -362,6 +466,10 @@ const clauseRules: readonly ClauseRule[] = [
         record.build(generic ? qualified(name, generic[1]?.toLowerCase() ?? "") : name, false);
       }
       if (names.length === 0) record.build(undefined, false);
+      const into = intoModule.exec(tail);
+      if (into && !replacedPhrase.test(tail)) {
+        for (const name of namesOf(objectOf(into[1] ?? ""))) record.update(name);
+      }
       const replaced = replacedPhrase.exec(tail);
       if (replaced) for (const name of namesOf(objectOf(replaced[1] ?? ""))) record.deprecate(name);
     },
@@ -369,20 +477,47 @@ const clauseRules: readonly ClauseRule[] = [
   {
     pattern: new RegExp(`${updateVerb.source}(.+)$`, "i"),
     read: (match, record) => {
-      const object = objectOf(match[1] ?? "").replace(
-        /\s+(?:bugs?|issues?|crash(?:es)?|problems?|errors?|tests?)$/i,
-        "",
-      );
       record.build(undefined, false);
-      for (const name of namesOf(object)) record.update(name);
+      for (const name of workTargetsOf(objectOf(match[1] ?? ""), record.antecedent)) {
+        record.update(name);
+      }
     },
   },
 ];
 
-/** Reads one clause: its decisions, the modules it asks to build, the existing ones it updates. */
-export function readClause(clause: string, antecedent?: string): ClauseReading {
+/**
+ * A clause's main part and its asides: a parenthesis ("(and retire legacy-invoices)"), what
+ * follows a dash ("— keep it for now") and a "but" that opens no known verb ("but the admin panel
+ * still needs it"). An aside can carry an exception or a second decision about the same module.
+ */
+export function splitAsides(clause: string): { main: string; asides: string[] } {
+  const asides: string[] = [];
+  const withoutParentheses = clause.replace(/\(([^()]*)\)/g, (_whole, inner: string) => {
+    asides.push(inner);
+    return " ";
+  });
+  const [head = "", ...dashed] = withoutParentheses.split(/\s+[—–]\s+|\s*[—–]\s*|\s+-{1,2}\s+/);
+  const [main = "", ...butParts] = head.split(/,?\s+(?:but|though|although|except that)\s+/i);
+  asides.push(...butParts, ...dashed);
+  const clean = (text: string) =>
+    text
+      .trim()
+      .replace(/^(?:and|or|but|also|though|although|i\.e\.|e\.g\.)\s+/i, "")
+      .replace(/[.!?;,]+$/, "")
+      .trim();
+  return {
+    main: clean(main.replace(/\s{2,}/g, " ")),
+    asides: asides.map(clean).filter((aside) => aside !== ""),
+  };
+}
+
+/** Reads one clause without its asides. */
+function readPlainClause(
+  clause: string,
+  antecedent: string | undefined,
+  content: string,
+): ClauseReading {
   const text = stripPrefixes(clause);
-  const content = asSentence(clause);
   const reading: ClauseReading = { decisions: [], builds: [], updates: [], asksForWork: false };
   const record: ClauseRecorder = {
     antecedent,
@@ -399,7 +534,7 @@ export function readClause(clause: string, antecedent?: string): ClauseReading {
       if (module !== undefined && module !== "") reading.builds.push({ module, implied });
     },
     update: (module) => {
-      reading.updates.push(module);
+      if (!reading.updates.includes(module)) reading.updates.push(module);
     },
     replace: (old, replacement) => {
       const oldNames = namesOf(objectOf(old));
@@ -422,25 +557,79 @@ export function readClause(clause: string, antecedent?: string): ClauseReading {
   return reading;
 }
 
-/** Reads every clause of a text, in order, with its reading. */
-function readClauses(text: string): Array<{ clause: string; reading: ClauseReading }> {
-  const clauses: Array<{ clause: string; reading: ClauseReading }> = [];
-  let antecedent: string | undefined;
-  for (const clause of splitSentences(text).flatMap(splitClauses)) {
-    const reading = readClause(clause, antecedent);
-    antecedent =
-      [...reading.builds.map((entry) => entry.module), ...reading.updates].at(-1) ?? antecedent;
-    clauses.push({ clause, reading });
+/** Whether a reading found anything: a decision or work. */
+export function isUnderstood(reading: ClauseReading): boolean {
+  return reading.decisions.length > 0 || reading.asksForWork || reading.builds.length > 0;
+}
+
+/**
+ * Reads one clause: its decisions, the modules it asks to build, the existing ones it updates.
+ * Its asides are read too, with the module the main part names as their antecedent; a later
+ * decision on the same module is the exception and wins ("Deprecate legacy-auth, but … keep it
+ * for now" keeps legacy-auth, for now).
+ */
+export function readClause(clause: string, antecedent?: string): ClauseReading {
+  const content = asSentence(clause);
+  const { main, asides } = splitAsides(clause);
+  const reading = readPlainClause(main, antecedent, content);
+  let lead =
+    [
+      ...reading.decisions.map((decision) => decision.target),
+      ...reading.builds.map((entry) => entry.module),
+      ...reading.updates,
+    ][0] ?? antecedent;
+  for (const aside of asides) {
+    const extra = readPlainClause(aside, lead, content);
+    for (const decision of extra.decisions) {
+      const index = reading.decisions.findIndex((known) => known.target === decision.target);
+      if (index >= 0) reading.decisions[index] = decision;
+      else reading.decisions.push(decision);
+    }
+    reading.builds.push(
+      ...extra.builds.filter(
+        (entry) => !reading.builds.some((known) => known.module === entry.module),
+      ),
+    );
+    for (const module of extra.updates) {
+      if (!reading.updates.includes(module)) reading.updates.push(module);
+    }
+    reading.asksForWork ||= extra.asksForWork;
+    lead ??= extra.decisions[0]?.target ?? extra.builds[0]?.module;
   }
+  return reading;
+}
+
+/** Reads every clause of a text, in order, with its reading and the sentence it is in. */
+function readClauses(text: string): ReadClause[] {
+  const clauses: ReadClause[] = [];
+  let antecedent: string | undefined;
+  splitSentences(text).forEach((sentence, index) => {
+    for (const clause of splitClauses(sentence)) {
+      const reading = readClause(clause, antecedent);
+      antecedent =
+        [
+          ...reading.decisions.map((decision) => decision.target),
+          ...reading.builds.map((entry) => entry.module),
+          ...reading.updates,
+        ].at(-1) ?? antecedent;
+      clauses.push({ clause, sentence: index, reading });
+    }
+  });
   return clauses;
 }
 
-/** The decisions a slice states, first decision per target. */
+/**
+ * The decisions a slice states, one per target, in the order the targets first appear; a later
+ * clause about the same target is the exception and wins ("Retire legacy-cache. Keep it until
+ * March." keeps it).
+ */
 export function decisionsFromText(text: string): SentenceDecision[] {
   const decisions: SentenceDecision[] = [];
   for (const { reading } of readClauses(text)) {
     for (const decision of reading.decisions) {
-      if (!decisions.some((known) => known.target === decision.target)) decisions.push(decision);
+      const index = decisions.findIndex((known) => known.target === decision.target);
+      if (index >= 0) decisions[index] = decision;
+      else decisions.push(decision);
     }
   }
   return decisions;
@@ -539,5 +728,7 @@ export function decomposeTask(task: string): TaskSlices {
     inventory,
     decisions,
     plan: planFromText(workClauses.map(({ clause }) => asSentence(clause)).join(" "), inventory),
+    unparsed: clauses.filter(({ reading }) => !isUnderstood(reading)).map(({ clause }) => clause),
+    clauses,
   };
 }

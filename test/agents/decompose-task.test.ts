@@ -77,7 +77,7 @@ const phrasings: ReadonlyArray<[task: string, decisions: string[], plan: string[
   [
     "Please add rate limiting to the public API and write docs for it.",
     [],
-    ["rate-limiting", "rate-limiting-docs"],
+    ["rate-limiting", "public-api", "rate-limiting-docs"],
   ],
   ["Add a dark mode toggle", [], ["dark-mode-toggle"]],
   ["Fix the login bug", [], ["login"]],
