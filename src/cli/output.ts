@@ -122,7 +122,9 @@ export function writeRunJson(
   summary: RunSummary,
   events: readonly ScenarioEvent[],
   real?: RealTime,
+  /** More top-level fields (`run --task`: what the rules understood, the team). @default none */
+  extra: Readonly<Record<string, unknown>> = {},
 ): void {
-  const document: RunJsonDocument = { ...summary, events, ...(real ? { real } : {}) };
+  const document: RunJsonDocument = { ...summary, ...extra, events, ...(real ? { real } : {}) };
   stream.write(`${JSON.stringify(document, null, 2)}\n`);
 }

@@ -5,6 +5,7 @@ import { makeDemoCommand } from "./commands/demo.js";
 import { makeMcpCommand } from "./commands/mcp.js";
 import { makeRunCommand } from "./commands/run.js";
 import { makeRunsCommand } from "./commands/runs.js";
+import { makeScenarioCommand } from "./commands/scenario.js";
 import { makeServeCommand } from "./commands/serve.js";
 import { makeTimelineCommand } from "./commands/timeline.js";
 import { makeWatchCommand } from "./commands/watch.js";
@@ -41,6 +42,7 @@ export function createProgram(deps: CliDeps): Command {
     makeDemoCommand,
     makeRunCommand,
     makeRunsCommand,
+    makeScenarioCommand,
     makeTimelineCommand,
     makeWatchCommand,
     makeServeCommand,

@@ -1,6 +1,8 @@
 import { Command, Option } from "commander";
+import type { Brain } from "../../agents/brain.js";
 import { defaultScenarioName } from "../../scenario/default-scenario.js";
 import type { RunMode, ScenarioEvent } from "../../scenario/scenario-events.js";
+import type { Scenario } from "../../scenario/scenario-schema.js";
 import type { CliDeps } from "../cli-deps.js";
 import {
   brainFromEnv,
@@ -28,6 +30,58 @@ interface RunCommandOptions {
   url?: string;
   databaseUrl?: string;
   color: boolean;
+}
+
+/**
+ * `run --task`: the team the task gets, shown before the run (where each piece of each slice came
+ * from, what each mode will face), and what `--json` adds (`understood`, `team`). A task the rules
+ * find no work in is refused (exit 2) with the offline brain; a model gets the whole task instead.
+ */
+async function prepareTask(
+  deps: CliDeps,
+  task: string,
+  brain: Brain,
+  options: RunCommandOptions,
+): Promise<{ scenario: Scenario; json: Record<string, unknown>; closing?: string } | undefined> {
+  const [
+    { teamScenarioFromTask, describeTeam, describeFaces },
+    { whatModesFace },
+    { noWorkMessage },
+  ] = await Promise.all([
+    import("../../scenario/from-task/describe-team.js"),
+    import("../../scenario/from-task/what-modes-face.js"),
+    import("./scenario.js"),
+  ]);
+  const { team, scenario } = teamScenarioFromTask(task);
+  const json = {
+    understood: team.understood,
+    team: team.members.map(({ id, role, slice, pieces, clauses }) => ({
+      id,
+      role,
+      slice,
+      ...(role === "coder" ? { pieces } : {}),
+      ...(role === "planner" ? { clauses } : {}),
+    })),
+  };
+  if (!team.hasWork) {
+    // A model may read what the rules cannot: it gets the whole task, as one Planner and one Coder.
+    if (brain.reproducible !== true) return undefined;
+    if (options.json) {
+      deps.stdout.write(`${JSON.stringify({ task, understood: team.understood }, null, 2)}\n`);
+    }
+    throw new UsageError(noWorkMessage(task));
+  }
+  const faces = whatModesFace(scenario);
+  if (!options.json) {
+    deps.stdout.write(`${[...describeTeam(team), ...describeFaces(faces), ""].join("\n")}\n`);
+  }
+  return {
+    scenario,
+    json: { ...json, nothingToCoordinate: faces.nothing },
+    ...(faces.nothing
+      ? { closing: `Nothing here to coordinate: every mode does the same work (${faces.why}).` }
+      : {}),
+  };
 }
 
 /** `shared-ctx run`: one pipeline on one scenario (or a free-text task), with a summary. */
@@ -99,11 +153,16 @@ export function makeRunCommand(deps: CliDeps): Command {
         import("../../ui/theme/tokens.js"),
         import("../output.js"),
       ]);
-      const scenario =
-        options.task !== undefined
-          ? scenarioFromTask(options.task)
-          : await loadScenario(options.scenario ?? defaultScenarioName, { cwd: deps.cwd });
       const brain = await brainFromEnv(deps);
+      const onTask =
+        options.task !== undefined
+          ? await prepareTask(deps, options.task, brain, options)
+          : undefined;
+      const scenario =
+        onTask?.scenario ??
+        (options.task !== undefined
+          ? scenarioFromTask(options.task)
+          : await loadScenario(options.scenario ?? defaultScenarioName, { cwd: deps.cwd }));
       // Before any agent starts: a model server that is down is named now, in one line.
       await checkModelServer(deps.env, { signal: deps.signal });
       const store = await openStore(storeSelection(options, deps));
@@ -122,7 +181,7 @@ export function makeRunCommand(deps: CliDeps): Command {
         handle.subscribe((event) => events.push(event));
         if (options.json) {
           const summary = await handle.done;
-          writeRunJson(deps.stdout, summary, events, handle.realTime());
+          writeRunJson(deps.stdout, summary, events, handle.realTime(), onTask?.json ?? {});
           return;
         }
         if (isTerminal(deps.stdout)) {
@@ -139,6 +198,7 @@ export function makeRunCommand(deps: CliDeps): Command {
         }
         const summary = await handle.done;
         writeRunSummary(deps.stdout, summary, handle.realTime(), options);
+        if (onTask?.closing !== undefined) deps.stdout.write(`${onTask.closing}\n`);
       } finally {
         await store.close();
       }
