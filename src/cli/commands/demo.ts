@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import type { Brain } from "../../agents/brain.js";
 import type { ContextStore } from "../../context/context-store.js";
 import { defaultDemoScenario } from "../../scenario/default-scenario.js";
+import type { ScenarioEvent } from "../../scenario/scenario-events.js";
 import type { Scenario } from "../../scenario/scenario-schema.js";
 import type { DemoRuns } from "../../ui/run-source.js";
 import type { CliDeps } from "../cli-deps.js";
@@ -13,13 +14,14 @@ import {
   storeOptions,
   storeSelection,
 } from "../command-helpers.js";
-import { FatalError } from "../fatal-error.js";
+import { FatalError, UsageError } from "../fatal-error.js";
 import { InterruptedError } from "../interrupted-error.js";
 import { checkModelServer } from "../model-server-check.js";
 import { defaultRunSpeed } from "./run.js";
 
 interface DemoCommandOptions {
   scenario?: string;
+  task?: string;
   baseline: "naive" | "broadcast";
   speed: number;
   seed?: number;
@@ -39,7 +41,7 @@ function createRoundStarter(
   store: ContextStore,
   brain: Brain,
   options: DemoCommandOptions,
-  first: { readonly name: string; readonly scenario: Scenario },
+  first: { readonly name: string; readonly scenario: Scenario; readonly keep?: boolean },
 ) {
   const active = new Set<DemoRuns>();
   // The first round plays the scenario the command has just validated; later rounds read theirs
@@ -55,7 +57,8 @@ function createRoundStarter(
       validated?.name === scenarioName
         ? validated.scenario
         : await loadScenario(scenarioName, { cwd: deps.cwd });
-    validated = undefined;
+    // A task's scenario has no file to read again: every round plays it.
+    if (first.keep !== true || scenarioName !== first.name) validated = undefined;
     const controller = new AbortController();
     const signal = AbortSignal.any([deps.signal, controller.signal]);
     // The same seed on both sides: only the coordination differs.
@@ -91,6 +94,49 @@ function createRoundStarter(
   return { start, stopAll };
 }
 
+/**
+ * `demo --task`: the team `run --task` puts on the task, validated, with the lines shown before
+ * the runs (who does what, where each piece came from, what each mode will face).
+ * @throws UsageError for a task the rules find no work in.
+ */
+async function taskScenario(task: string): Promise<{ scenario: Scenario; before: string[] }> {
+  const [
+    { teamScenarioFromTask, describeTeam, describeFaces },
+    { whatModesFace },
+    { noWorkMessage },
+  ] = await Promise.all([
+    import("../../scenario/from-task/describe-team.js"),
+    import("../../scenario/from-task/what-modes-face.js"),
+    import("./scenario.js"),
+  ]);
+  const { team, scenario } = teamScenarioFromTask(task);
+  if (!team.hasWork) throw new UsageError(noWorkMessage(task));
+  return {
+    scenario,
+    before: [...describeTeam(team), ...describeFaces(whatModesFace(scenario)), ""],
+  };
+}
+
+/**
+ * Records both runs' events and, once both are done, says whether they did the same work, from
+ * what the agents actually did: a tie is named as one, never as a win of either side.
+ */
+function recordWork(runs: DemoRuns): () => Promise<string> {
+  const baseline: ScenarioEvent[] = [];
+  const shared: ScenarioEvent[] = [];
+  runs.naive.subscribe((event) => baseline.push(event));
+  runs.statewave.subscribe((event) => shared.push(event));
+  return async () => {
+    await Promise.allSettled([runs.naive.done, runs.statewave.done]);
+    const { sameWork, nothingToCoordinate } = await import(
+      "../../scenario/from-task/what-modes-face.js"
+    );
+    return sameWork(baseline, shared)
+      ? `${nothingToCoordinate}: both sides built, skipped and cancelled exactly the same modules. A tie.`
+      : "The modes did different work on this task: see the mechanisms above.";
+  };
+}
+
 /** `shared-ctx demo`: naive vs shared context, side by side, live. */
 export function makeDemoCommand(deps: CliDeps): Command {
   return new Command("demo")
@@ -115,6 +161,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
       parsePositiveNumber,
       defaultRunSpeed,
     )
+    .option("--task <text>", "your own task instead of a scenario (the team run --task puts on it)")
     .option("--seed <n>", "fix the timing jitter (both pipelines use the same seed)", parseSeed)
     .option("--no-color", "draw without colour (NO_COLOR is honoured too)")
     .addOption(storeOptions.kind("the runs"))
@@ -132,14 +179,19 @@ export function makeDemoCommand(deps: CliDeps): Command {
         "  $ shared-ctx demo",
         "  $ shared-ctx demo --baseline naive            the classic comparison: isolated agents",
         "  $ shared-ctx demo --scenario two-coders --speed 5",
+        '  $ shared-ctx demo --task "Replace the legacy password-reset module with magic links"',
         "  $ shared-ctx demo | tee demo.txt",
       ].join("\n"),
     )
     .action(async (parsed: DemoCommandOptions) => {
+      if (parsed.task !== undefined && parsed.scenario !== undefined) {
+        throw new UsageError("use either --scenario or --task, not both");
+      }
       const options = {
         ...parsed,
         scenario: parsed.scenario ?? defaultDemoScenario[parsed.baseline],
       };
+      const onTask = parsed.task !== undefined ? await taskScenario(parsed.task) : undefined;
       // In a terminal, the UI (Ink and React: the slowest imports) starts loading at once, so its
       // file reads overlap the scenario's validation; the import below awaits the same module.
       if (isTerminal(deps.stdout)) import("../../ui/render-demo.js").catch(() => undefined);
@@ -152,8 +204,11 @@ export function makeDemoCommand(deps: CliDeps): Command {
       // the build (no YAML or zod to load before the first frame) unless edited since.
       const loader = () => import("../../scenario/load-scenario.js");
       const scenario =
+        onTask?.scenario ??
         (await readCompiledScenario(options.scenario)) ??
         (await (await loader()).loadScenario(options.scenario, { cwd: deps.cwd }));
+      // The picker and "run again" know the task's scenario by its name.
+      if (onTask !== undefined) options.scenario = onTask.scenario.name;
       const listScenarios = async () => (await loader()).listScenarios();
       const brain = await brainFromEnv(deps);
       // Before any agent starts: a model server that is down is named now, in one line.
@@ -162,6 +217,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
       const rounds = createRoundStarter(deps, store, brain, options, {
         name: options.scenario,
         scenario,
+        keep: onTask !== undefined,
       });
       try {
         if (isTerminal(deps.stdout)) {
@@ -197,10 +253,14 @@ export function makeDemoCommand(deps: CliDeps): Command {
           if (deps.signal.aborted) throw deps.signal.reason;
         } else {
           const { printDemoPlain } = await import("../../ui/plain-demo.js");
-          await printDemoPlain(await rounds.start(options.scenario), deps.stdout, {
+          if (onTask !== undefined) deps.stdout.write(`${onTask.before.join("\n")}\n`);
+          const runs = await rounds.start(options.scenario);
+          const recorded = onTask !== undefined ? recordWork(runs) : undefined;
+          await printDemoPlain(runs, deps.stdout, {
             width: deps.stdout.columns ?? 80,
             storeFlags: options,
           });
+          if (recorded !== undefined) deps.stdout.write(`${await recorded()}\n`);
         }
       } finally {
         await rounds.stopAll();
