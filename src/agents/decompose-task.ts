@@ -37,7 +37,7 @@ const keepVerb =
 const buildVerb =
   /^(?:build|implement|add|create|write|develop|ship|introduce|set up|setup|design|launch|stand up|spin up|deliver|support)\b\s*|^make\s+(?=an?\s)/i;
 const updateVerb =
-  /^(?:update|fix|refactor|extend|improve|upgrade|patch|modify|change|adapt|rework|rewrite|harden|clean up|tidy up|optimi[sz]e|speed up|port|convert|test|document|debug|repair|stabili[sz]e|tune|profile|secure|simplify|modernize|modernise|polish|maintain)\s+/i;
+  /^(?:update|fix|refactor|extend|improve|upgrade|patch|modify|change|adapt|rework|rewrite|harden|clean up|tidy up|optimi[sz]e|speed up|port|convert|test|document|debug|repair|stabili[sz]e|tune|profile|secure|simplify|modernize|modernise|polish|maintain|translate|locali[sz]e|rename|reformat|audit|monitor|instrument)\s+/i;
 
 /**
  * Words a fix or an improvement qualifies its module with: "Fix the flaky login tests" works on
@@ -63,7 +63,7 @@ const objectEnd =
 
 /** Words dropped at the start of a name ("legacy" is not one of them: it names the module). */
 const leadingFillers =
-  /^(?:the|a|an|our|its|their|this|that|these|those|my|your|his|her|some|all|any|every|new|old|existing|current|whole|entire|remaining)\s+/i;
+  /^(?:the|a|an|our|its|their|this|that|these|those|my|your|his|her|some|all|any|every|new|old|existing|current|whole|entire|remaining|one|single|two|three|four|several|both)\s+/i;
 /** Words dropped at the end of a name. */
 const trailingFillers =
   /\s+(?:module|modules|component|components|code|package|packages|codebase|job|jobs)$/i;
@@ -72,7 +72,7 @@ const noModule =
   /^(?:modules?|components?|code|it|them|this|that|everything|anything|things?|stuff|us|one|ones|all|something|work|support)(?:\s|$)/i;
 /** "Add support for webhooks" → webhooks-support: a generic noun names what it is for. */
 const genericFor =
-  /^(?:(?:the|a|an|our|some)\s+)?(support|tests?|docs|documentation|integration|endpoints?|api|page|screen|dashboard|monitoring|alerts|metrics|caching|cache|validation|logging|webhooks?|client|sdk|cli|ui)\s+for\s+(.+)$/i;
+  /^(?:(?:the|a|an|our|some)\s+)?(?:(?:unit|integration|end-to-end|e2e|smoke|load|api|user|developer)\s+)?(support|tests?|docs|documentation|integration|endpoints?|api|page|screen|dashboard|monitoring|alerts|metrics|caching|cache|validation|logging|webhooks?|client|sdk|cli|ui)\s+for\s+(.+)$/i;
 /** How many words a module name keeps. */
 const maxNameWords = 3;
 
@@ -278,9 +278,21 @@ function targetsOf(object: string, antecedent: string | undefined): string[] {
   return namesOf(object);
 }
 
-/** "the flaky login tests" → "login": the module a fix or an improvement works on. */
-function workTargetsOf(object: string, antecedent: string | undefined): string[] {
-  let text = object.trim();
+/** What a fix or an improvement is about when a place follows: "the memory leak in …". */
+const workAspect =
+  /^(?:\w+\s+)?(?:bugs?|issues?|leaks?|crash(?:es)?|problems?|errors?|error messages|messages|tests?|performance|latency|speed|timeouts?|typos?|docs|documentation|coverage|logic|handling|behaviou?r|ui|ux|copy|wording|layout|styles?|styling)$/i;
+
+/**
+ * "the flaky login tests" → `login`; "the memory leak in the websocket server" →
+ * `websocket-server`: the module a fix or an improvement works on, from the verb's whole rest.
+ */
+function workTargetsOf(rest: string, antecedent: string | undefined): string[] {
+  const place = /^(.+?)\s+(?:in|of|on|inside|within|from)\s+(.+)$/i.exec(rest.trim());
+  if (place) {
+    const aspect = (place[1] ?? "").replace(leadingFillers, "").replace(workAdjectives, "");
+    if (workAspect.test(aspect.trim())) return workTargetsOf(objectOf(place[2] ?? ""), antecedent);
+  }
+  let text = objectOf(rest).trim();
   for (let previous = ""; previous !== text; ) {
     previous = text;
     text = text.replace(leadingFillers, "").replace(workAdjectives, "").replace(workNouns, "");
@@ -478,9 +490,7 @@ const clauseRules: readonly ClauseRule[] = [
     pattern: new RegExp(`${updateVerb.source}(.+)$`, "i"),
     read: (match, record) => {
       record.build(undefined, false);
-      for (const name of workTargetsOf(objectOf(match[1] ?? ""), record.antecedent)) {
-        record.update(name);
-      }
+      for (const name of workTargetsOf(match[1] ?? "", record.antecedent)) record.update(name);
     },
   },
 ];
@@ -606,11 +616,12 @@ function readClauses(text: string): ReadClause[] {
   splitSentences(text).forEach((sentence, index) => {
     for (const clause of splitClauses(sentence)) {
       const reading = readClause(clause, antecedent);
+      // "Add rate limiting to the public API and write docs for it": "it" is the new work.
       antecedent =
         [
           ...reading.decisions.map((decision) => decision.target),
-          ...reading.builds.map((entry) => entry.module),
           ...reading.updates,
+          ...reading.builds.map((entry) => entry.module),
         ].at(-1) ?? antecedent;
       clauses.push({ clause, sentence: index, reading });
     }

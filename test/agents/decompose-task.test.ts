@@ -85,6 +85,171 @@ const phrasings: ReadonlyArray<[task: string, decisions: string[], plan: string[
   ["Move fast and break things", [], []],
 ];
 
+/**
+ * The phrasings issue 25 lists, and everyday neighbours: what a person would read from each —
+ * decisions ("value target"), the work the task asks for ("(existing)" for a module the project
+ * has), and the clauses nothing was read from.
+ */
+const readAsAPerson: ReadonlyArray<
+  [task: string, decisions: string[], work: string[], unparsed: string[]]
+> = [
+  [
+    "Deprecate legacy-auth, but the admin panel still needs it — keep it for now",
+    ["keep legacy-auth"],
+    [],
+    [],
+  ],
+  ["Fix the flaky login tests", [], ["login (existing)"], []],
+  [
+    "Add rate limiting to the API gateway and remove the old throttle middleware",
+    ["deprecate throttle-middleware"],
+    ["rate-limiting", "api-gateway (existing)"],
+    [],
+  ],
+  [
+    "Add a checkout page, drop the old cart service and update the cart service tests",
+    ["deprecate cart-service"],
+    ["checkout-page", "cart-service (existing)"],
+    [],
+  ],
+  ["Keep the legacy billing-cron job running", ["keep legacy-billing-cron"], [], []],
+  [
+    "Build the new invoice service (and retire legacy-invoices)",
+    ["deprecate legacy-invoices"],
+    ["invoice-service"],
+    [],
+  ],
+  [
+    "Split the user service into auth and profile services",
+    ["deprecate user-service"],
+    ["auth-service", "profile-service"],
+    [],
+  ],
+  ["Make search faster", [], ["search (existing)"], []],
+  ["Stop using moment.js", ["deprecate moment-js"], [], []],
+  ["Get rid of the XML export", ["deprecate xml-export"], [], []],
+  ["Sunset the v1 API in favour of the v2 API", ["deprecate v1-api"], ["v2-api"], []],
+  [
+    "Deprecate the SOAP client, the FTP uploader and the fax gateway",
+    ["deprecate soap-client", "deprecate ftp-uploader", "deprecate fax-gateway"],
+    [],
+    [],
+  ],
+  [
+    "Merge the guest cart into the cart service",
+    ["deprecate guest-cart"],
+    ["cart-service (existing)"],
+    [],
+  ],
+  ["Retire legacy-cache because Redis is faster", ["deprecate legacy-cache"], [], []],
+  ["Retire legacy-cache. Keep it until March.", ["keep legacy-cache"], [], []],
+  ["Upgrade the React app to React 19", [], ["react-app (existing)"], []],
+  [
+    "Move the nightly reports from cron to the job queue",
+    ["deprecate cron-nightly-reports"],
+    ["job-queue-reports"],
+    [],
+  ],
+  ["Add dark mode to the settings page", [], ["dark-mode", "settings-page (existing)"], []],
+  ["Write integration tests for the checkout flow", [], ["checkout-flow-tests"], []],
+  ["Improve the error messages of the CLI", [], ["cli (existing)"], []],
+  [
+    "Replace Jenkins with GitHub Actions, but keep Jenkins for the release job until Q3",
+    ["keep jenkins"],
+    ["github-actions"],
+    [],
+  ],
+  ["We no longer need the Python 2 shims", ["deprecate python-2-shims"], [], []],
+  [
+    "Refactor the billing module and add invoices, receipts and refunds",
+    [],
+    ["billing (existing)", "invoices", "receipts", "refunds"],
+    [],
+  ],
+  [
+    "Consolidate the three logging libraries into one logger",
+    ["deprecate logging-libraries"],
+    ["logger"],
+    [],
+  ],
+  ["Speed up the image resizer", [], ["image-resizer (existing)"], []],
+  [
+    "Don't touch the payments service; build a new fraud checker",
+    ["keep payments-service"],
+    ["fraud-checker"],
+    [],
+  ],
+  [
+    "Add pagination to the orders API and the users API",
+    [],
+    ["pagination", "orders-api (existing)", "users-api (existing)"],
+    [],
+  ],
+  ["The old notification service must go", ["deprecate notification-service"], [], []],
+  ["Build an audit log for admin actions", [], ["audit-log"], []],
+  ["Set up monitoring for the payment service", [], ["payment-service-monitoring"], []],
+  ["Document the public API", [], ["public-api (existing)"], []],
+  ["Make the importer more reliable", [], ["importer (existing)"], []],
+  ["Translate the onboarding emails into German", [], ["onboarding-emails (existing)"], []],
+  [
+    "Fix the memory leak in the websocket server and add a health check",
+    [],
+    ["websocket-server (existing)", "health-check"],
+    [],
+  ],
+  ["Rename the user table", [], ["user-table (existing)"], []],
+  ["Build a search page (the old grep tool can go)", ["deprecate grep-tool"], ["search-page"], []],
+  ["Hello there", [], [], ["Hello there"]],
+  [
+    "Build a search page. Tell the marketing team.",
+    [],
+    ["search-page"],
+    ["Tell the marketing team"],
+  ],
+];
+
+describe("decomposeTask, read as a person would", () => {
+  it.each(readAsAPerson)("%s", (task, decisions, work, unparsed) => {
+    const slices = decomposeTask(task);
+    expect(slices.decisions.map((decision) => `${decision.value} ${decision.target}`)).toEqual(
+      decisions,
+    );
+    expect(
+      slices.plan.map((entry) =>
+        entry.kind === "existing" ? `${entry.module} (existing)` : entry.module,
+      ),
+    ).toEqual(work);
+    expect(slices.unparsed).toEqual(unparsed);
+  });
+
+  it.each(readAsAPerson.map(([task]) => task))("names modules with short nouns: %s", (task) => {
+    const slices = decomposeTask(task);
+    for (const name of [
+      ...slices.decisions.map((decision) => decision.target),
+      ...slices.plan.map((entry) => entry.module),
+    ]) {
+      expect(name).toMatch(/^[a-z0-9]+(-[a-z0-9]+){0,2}$/);
+    }
+  });
+
+  it("keeps a decision's exception and its reason in what the Planner publishes", () => {
+    const [decision] = decomposeTask(
+      "Deprecate legacy-auth, but the admin panel still needs it — keep it for now",
+    ).decisions;
+    expect(decision).toEqual({
+      target: "legacy-auth",
+      value: "keep",
+      content: "Deprecate legacy-auth, but the admin panel still needs it — keep it for now.",
+    });
+  });
+
+  it("gives the Planner a decision made in parentheses", () => {
+    const slices = decomposeTask("Build the new invoice service (and retire legacy-invoices)");
+    expect(slices.planner).toContain("retire legacy-invoices");
+    expect(slices.decisions.map((decision) => decision.target)).toEqual(["legacy-invoices"]);
+  });
+});
+
 describe("decomposeTask", () => {
   describe("everyday phrasings", () => {
     it.each(phrasings)("%s", (task, decisions, plan) => {
