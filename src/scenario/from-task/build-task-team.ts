@@ -158,21 +158,32 @@ function piecesOf(clauses: readonly ReadClause[], inventory: readonly string[]):
   return pieces;
 }
 
-/** What a Coder's slice says: each piece as a sentence that names its module and its source. */
+/** Whether a piece is the work on a module the task decides about (see {@link piecesOf}). */
+function isNamedExisting(piece: SlicePiece): boolean {
+  return piece.from.startsWith("an existing module the task names");
+}
+
+/**
+ * What a Coder's slice says: each clause it works from, as the task wrote it, and its part. Work
+ * on a module the task decides about quotes no deciding clause: the brief is the same whatever
+ * the decision will be (the Planners make it; the Coder learns it only through coordination).
+ */
 function coderSlice(pieces: readonly SlicePiece[]): string {
   const byClause = new Map<string, SlicePiece[]>();
-  for (const piece of pieces)
-    byClause.set(piece.clause, [...(byClause.get(piece.clause) ?? []), piece]);
+  for (const piece of pieces) {
+    const key = isNamedExisting(piece) ? `existing:${piece.module}` : piece.clause;
+    byClause.set(key, [...(byClause.get(key) ?? []), piece]);
+  }
   return [...byClause.entries()]
-    .map(([clause, group]) => {
+    .map(([key, group]) => {
+      const [first] = group;
+      if (first !== undefined && key.startsWith("existing:")) {
+        return `${first.module} is an existing module the task names, in use today. Your part: keep ${first.module} working with the new code (port it).`;
+      }
       const parts = group.map((piece) =>
-        piece.kind === "new"
-          ? `build ${piece.module}`
-          : piece.from.startsWith("an existing module the task names")
-            ? `keep ${piece.module} working while the team decides its fate (it is in use: port it to the new code)`
-            : `update ${piece.module}`,
+        piece.kind === "new" ? `build ${piece.module}` : `update ${piece.module}`,
       );
-      return `${asSentence(clause)} Your part: ${parts.join(", then ")}.`;
+      return `${asSentence(first?.clause ?? "")} Your part: ${parts.join(", then ")}.`;
     })
     .join(" ");
 }
