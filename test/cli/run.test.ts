@@ -6,7 +6,7 @@ import { runCli } from "../../src/cli/main.js";
 import type { RunJsonDocument } from "../../src/cli/output.js";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { fromRunEventEpisode } from "../../src/scenario/run-record.js";
-import { startFakeOpenAiServer } from "../llm/support/fake-openai-server.js";
+import { ruleFollowingReply, startFakeOpenAiServer } from "../llm/support/fake-openai-server.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 // biome-ignore lint/correctness/useHookAtTopLevel: useTempDir is a vitest helper, not a React hook.
@@ -84,9 +84,136 @@ describe("shared-ctx run", () => {
     );
     expect(code).toBe(0);
     expect(JSON.parse(stdout())).toMatchObject({
-      scenario: "custom",
+      scenario: "retire-legacy-cache-build",
       collision: true,
       wastedModules: ["legacy-cache"],
+    });
+  });
+
+  describe("--task", () => {
+    const task = "Replace the legacy password-reset module with magic links";
+
+    it("shows the team, where each piece came from and what each mode will face, then runs it", async () => {
+      const { deps, stdout } = fakeDeps();
+      const code = await runCli(
+        ["run", "--mode", "naive", "--task", task, ...fast, "--db", "s.db"],
+        deps,
+      );
+      expect(code).toBe(0);
+      const output = stdout();
+      expect(output).toContain("  Planner: decides deprecate legacy-password-reset");
+      expect(output).toContain(
+        "    magic-links: the task asks for it: 'Replace the legacy password-reset module with magic links'",
+      );
+      expect(output).toContain("  Coder 2: legacy-password-reset");
+      expect(output).toContain("What each mode will face:");
+      expect(output).toContain("(mid-build invalidation)");
+      expect(output).toMatch(/Built in vain: +1 module \(legacy-password-reset\)/);
+    });
+
+    it("--json carries what was understood and the team", async () => {
+      const { deps, stdout } = fakeDeps();
+      const code = await runCli(
+        [
+          "run",
+          "--mode",
+          "statewave",
+          "--task",
+          `${task}. Tell the marketing team.`,
+          "--json",
+          ...fast,
+          "--db",
+          "s.db",
+        ],
+        deps,
+      );
+      expect(code).toBe(0);
+      const document = JSON.parse(stdout());
+      expect(document.understood).toEqual({
+        decisions: [{ target: "legacy-password-reset", value: "deprecate", clause: task }],
+        work: [
+          { module: "magic-links", kind: "new", clause: task },
+          { module: "legacy-password-reset", kind: "existing", clause: task },
+        ],
+        unparsed: ["Tell the marketing team"],
+      });
+      expect(document.team.map((member: { id: string }) => member.id)).toEqual([
+        "planner",
+        "coder-1",
+        "coder-2",
+        "reviewer",
+      ]);
+      expect(document.nothingToCoordinate).toBe(false);
+      expect(document).toMatchObject({ collision: false, conflictsAvoided: 1 });
+    });
+
+    it("says plainly when there is nothing to coordinate", async () => {
+      const { deps, stdout } = fakeDeps();
+      const code = await runCli(
+        [
+          "run",
+          "--mode",
+          "statewave",
+          "--task",
+          "Build a dark mode toggle",
+          ...fast,
+          "--db",
+          "s.db",
+        ],
+        deps,
+      );
+      expect(code).toBe(0);
+      expect(stdout().trimEnd().split("\n").at(-1)).toBe(
+        "Nothing here to coordinate: every mode does the same work (nothing is decided, and no two slices share a module).",
+      );
+    });
+
+    it("exits 2 for a task with no work found, with the plain message (and --json says so too)", async () => {
+      const plain = fakeDeps();
+      expect(await runCli(["run", "--task", "Hello there", "--db", "s.db"], plain.deps)).toBe(2);
+      expect(plain.stderr()).toContain("No work found in the task: there is nothing to build");
+      expect(plain.stdout()).not.toContain("Summary");
+      const json = fakeDeps();
+      expect(
+        await runCli(["run", "--task", "Hello there", "--json", "--db", "s.db"], json.deps),
+      ).toBe(2);
+      expect(JSON.parse(json.stdout())).toEqual({
+        task: "Hello there",
+        understood: { decisions: [], work: [], unparsed: ["Hello there"] },
+      });
+    });
+
+    it("gives a model the same team shape and the same slices", async () => {
+      // A model that follows the lead's plan; its review finds nothing (this test is about the prompts).
+      const server = await startFakeOpenAiServer((request) =>
+        request.schemaName === "review"
+          ? { kind: "json", content: { findings: [] } }
+          : ruleFollowingReply(request),
+      );
+      closers.push(() => server.close());
+      const { deps, stdout } = fakeDeps({
+        LLM_MODEL: "openai/test-model",
+        LLM_API_KEY: "sk-test",
+        LLM_BASE_URL: server.url,
+      });
+      const code = await runCli(
+        ["run", "--mode", "naive", "--task", task, "--json", ...fast, "--db", "s.db"],
+        deps,
+      );
+      expect(code).toBe(0);
+      const prompts = server.received.map((request) => request.prompt);
+      expect(prompts).toContainEqual(
+        expect.stringContaining(`You are the Planner "planner". Your part of the task: ${task}.`),
+      );
+      expect(prompts).toContainEqual(
+        expect.stringContaining(
+          'You are the Coder "coder-2". Your part of the task: legacy-password-reset is an existing module the task names',
+        ),
+      );
+      expect(prompts).toContainEqual(
+        expect.stringContaining("Your team lead expects these modules: legacy-password-reset"),
+      );
+      expect(JSON.parse(stdout()).team).toHaveLength(4);
     });
   });
 
