@@ -689,8 +689,9 @@ export function planFromText(text: string, existing: readonly string[]): Planned
     const deprecated = new Set(reading.decisions.map((decision) => decision.target));
     const mentioned = reading.updates.filter((name) => !deprecated.has(name));
     // A name inside one this clause builds is no mention: "build a cache dashboard" ≠ "cache".
-    const slugged = reading.builds.reduce(
-      (text, entry) => text.replaceAll(`-${entry.module}-`, "-"),
+    // Nor is one inside a module it updates: "the search page" is no mention of `search`.
+    const slugged = [...reading.builds.map((entry) => entry.module), ...mentioned].reduce(
+      (text, module) => text.replaceAll(`-${module}-`, "-"),
       `-${slug(clause)}-`,
     );
     const mentions = existing

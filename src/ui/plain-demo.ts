@@ -1,3 +1,4 @@
+import { nothingToCoordinate, sameWork } from "../scenario/from-task/what-modes-face.js";
 import type { RunSummary, ScenarioEvent } from "../scenario/scenario-events.js";
 import { formatCommandHint, type StoreFlags } from "./format/command-hint.js";
 import {
@@ -75,6 +76,13 @@ export async function printDemoPlain(
   try {
     const naiveSummary = await printRun(output, runs.naive, naive.events);
     const statewaveSummary = await printRun(output, runs.statewave, statewave.events);
+    // Judged from what the agents did, not from the verdicts: the same work on both sides is a tie.
+    if (sameWork(naive.events, statewave.events)) {
+      writeLines(output, [
+        `${nothingToCoordinate}: both sides built, skipped and cancelled the same modules. A tie.`,
+        "",
+      ]);
+    }
     writeLines(output, [
       ...formatComparisonPlain(naiveSummary, statewaveSummary, options.width),
       "",

@@ -2,7 +2,6 @@ import { Command, Option } from "commander";
 import type { Brain } from "../../agents/brain.js";
 import type { ContextStore } from "../../context/context-store.js";
 import { defaultDemoScenario } from "../../scenario/default-scenario.js";
-import type { ScenarioEvent } from "../../scenario/scenario-events.js";
 import type { Scenario } from "../../scenario/scenario-schema.js";
 import type { DemoRuns } from "../../ui/run-source.js";
 import type { CliDeps } from "../cli-deps.js";
@@ -114,26 +113,6 @@ async function taskScenario(task: string): Promise<{ scenario: Scenario; before:
   return {
     scenario,
     before: [...describeTeam(team), ...describeFaces(whatModesFace(scenario)), ""],
-  };
-}
-
-/**
- * Records both runs' events and, once both are done, says whether they did the same work, from
- * what the agents actually did: a tie is named as one, never as a win of either side.
- */
-function recordWork(runs: DemoRuns): () => Promise<string> {
-  const baseline: ScenarioEvent[] = [];
-  const shared: ScenarioEvent[] = [];
-  runs.naive.subscribe((event) => baseline.push(event));
-  runs.statewave.subscribe((event) => shared.push(event));
-  return async () => {
-    await Promise.allSettled([runs.naive.done, runs.statewave.done]);
-    const { sameWork, nothingToCoordinate } = await import(
-      "../../scenario/from-task/what-modes-face.js"
-    );
-    return sameWork(baseline, shared)
-      ? `${nothingToCoordinate}: both sides built, skipped and cancelled exactly the same modules. A tie.`
-      : "The modes did different work on this task: see the mechanisms above.";
   };
 }
 
@@ -254,13 +233,10 @@ export function makeDemoCommand(deps: CliDeps): Command {
         } else {
           const { printDemoPlain } = await import("../../ui/plain-demo.js");
           if (onTask !== undefined) deps.stdout.write(`${onTask.before.join("\n")}\n`);
-          const runs = await rounds.start(options.scenario);
-          const recorded = onTask !== undefined ? recordWork(runs) : undefined;
-          await printDemoPlain(runs, deps.stdout, {
+          await printDemoPlain(await rounds.start(options.scenario), deps.stdout, {
             width: deps.stdout.columns ?? 80,
             storeFlags: options,
           });
-          if (recorded !== undefined) deps.stdout.write(`${await recorded()}\n`);
         }
       } finally {
         await rounds.stopAll();
