@@ -199,6 +199,8 @@ export function makeDemoCommand(deps: CliDeps): Command {
         keep: onTask !== undefined,
       });
       try {
+        // Who does what on the task, and where each piece came from, above the runs.
+        if (onTask !== undefined) deps.stdout.write(`${onTask.before.join("\n")}\n`);
         if (isTerminal(deps.stdout)) {
           const [
             { renderDemo },
@@ -232,7 +234,6 @@ export function makeDemoCommand(deps: CliDeps): Command {
           if (deps.signal.aborted) throw deps.signal.reason;
         } else {
           const { printDemoPlain } = await import("../../ui/plain-demo.js");
-          if (onTask !== undefined) deps.stdout.write(`${onTask.before.join("\n")}\n`);
           await printDemoPlain(await rounds.start(options.scenario), deps.stdout, {
             width: deps.stdout.columns ?? 80,
             storeFlags: options,

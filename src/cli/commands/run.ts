@@ -102,7 +102,10 @@ export function makeRunCommand(deps: CliDeps): Command {
       "--scenario <name|path>",
       `a shipped scenario or a .yaml/.json file (default: ${defaultScenarioName})`,
     )
-    .option("--task <text>", "a free-text task instead of a scenario (decomposed per role)")
+    .option(
+      "--task <text>",
+      "your own task instead of a scenario: a team is put on it (scenario init --task writes it as a file)",
+    )
     .option("--json", "print one JSON document (summary and events) instead of lines")
     .option(
       "--speed <n>",
@@ -130,7 +133,8 @@ export function makeRunCommand(deps: CliDeps): Command {
         "",
         "A run's outcome depends only on scenario, mode and seed: --speed, machine load and the",
         "store's latency change how long you wait, never what happens.",
-        '  $ shared-ctx run --task "Build a payment service. Deprecate legacy Stripe v1 module."',
+        '  $ shared-ctx run --task "Replace the legacy password-reset module with magic links"',
+        '  $ shared-ctx scenario init --task "…" --out mine.yaml   the same team, as a file to edit',
         "",
         "Exit codes: 0 done (a collision is a finding), 1 runtime failure, 2 usage or invalid scenario.",
       ].join("\n"),
