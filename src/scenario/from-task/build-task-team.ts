@@ -193,30 +193,31 @@ function coderSlice(pieces: readonly SlicePiece[]): string {
  * stays with the clause it is about), dealt round to at most {@link maxPlanners}.
  */
 function plannerGroups(clauses: readonly ReadClause[]): string[][] {
-  const bySentence = new Map<number, string[]>();
-  let previousTargets: string[] = [];
-  let previousSentence = -1;
+  const groups: Array<{ sentence: number; targets: Set<string>; clauses: string[] }> = [];
+  let previous: (typeof groups)[number] | undefined;
   for (const { clause, sentence, reading } of clauses) {
     if (reading.decisions.length === 0) continue;
-    const named = reading.decisions.every((decision) =>
-      decisionsFromText(clause).some((alone) => alone.target === decision.target),
+    const targets = reading.decisions.map((decision) => decision.target);
+    const named = targets.every((target) =>
+      decisionsFromText(clause).some((alone) => alone.target === target),
     );
-    // "Keep it until March": read alone, the clause names nothing; it joins the sentence it is about.
+    // "Keep it until March": read alone, the clause names nothing; it joins the clause it is
+    // about. A clause about a module another clause decides joins that one too, so one Planner
+    // weighs both (the later is the exception), as the task's reader does.
     const home =
-      !named &&
-      previousSentence >= 0 &&
-      reading.decisions.some((d) => previousTargets.includes(d.target))
-        ? previousSentence
-        : sentence;
-    bySentence.set(home, [...(bySentence.get(home) ?? []), clause]);
-    previousTargets = reading.decisions.map((decision) => decision.target);
-    previousSentence = home;
+      (!named ? previous : undefined) ??
+      groups.find((group) => targets.some((target) => group.targets.has(target))) ??
+      groups.find((group) => group.sentence === sentence);
+    const group = home ?? { sentence, targets: new Set<string>(), clauses: [] };
+    if (home === undefined) groups.push(group);
+    group.clauses.push(clause);
+    for (const target of targets) group.targets.add(target);
+    previous = group;
   }
-  const groups = [...bySentence.values()];
   const count = Math.min(groups.length, maxPlanners);
   const dealt: string[][] = Array.from({ length: count }, () => []);
   groups.forEach((group, index) => {
-    dealt[index % count]?.push(...group);
+    dealt[index % count]?.push(...group.clauses);
   });
   return dealt;
 }

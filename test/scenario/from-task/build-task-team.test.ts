@@ -66,6 +66,13 @@ describe("buildTaskTeam", () => {
         ["legacy-auth"],
       ],
       ["Build a dark mode toggle", [""], ["dark-mode-toggle"]],
+      // One Planner weighs both clauses about one module: the later is the exception.
+      [
+        "Retire legacy-cache. Keep legacy-cache until March.",
+        ["keep legacy-cache"],
+        ["legacy-cache"],
+      ],
+      ["Retire legacy-cache. Keep it until March.", ["keep legacy-cache"], ["legacy-cache"]],
       [
         "Retire the fax gateway. Keep the SOAP client. Build an email gateway.",
         ["deprecate fax-gateway", "keep soap-client"],
@@ -211,6 +218,42 @@ describe("a task's team, run", () => {
       expect(other.summary.collision).toBe(false);
     }
   });
+});
+
+/** Ten tasks a new user might try first (issue 25's "tried as a new user would"). */
+const newUserTasks = [
+  "Replace the legacy password-reset module with magic links",
+  "Add rate limiting to the API gateway and remove the old throttle middleware",
+  "Fix the flaky login tests",
+  "Migrate the user table from MySQL to Postgres",
+  "Deprecate legacy-auth, but the admin panel still needs it — keep it for now",
+  "Split the user service into auth and profile services",
+  "Add dark mode and a language picker to the settings page",
+  "Build an audit log for admin actions",
+  "Stop using moment.js and switch the date pickers to date-fns",
+  "Make search faster and add search suggestions to the search page",
+];
+
+describe("ten tasks, as a new user would try them", () => {
+  it.each(newUserTasks)(
+    "either differ by a named mechanism or say there is nothing to coordinate: %s",
+    async (task) => {
+      const { scenario } = teamScenarioFromTask(task);
+      const faces = whatModesFace(scenario);
+      const naive = await runToEnd(scenario, "naive", { store: memoryStore(), seed: 7 });
+      const statewave = await runToEnd(scenario, "statewave", { store: memoryStore(), seed: 7 });
+      // What the check predicts is what the runs do.
+      expect(sameWork(naive.events, statewave.events)).toBe(faces.nothing);
+      if (faces.nothing) {
+        expect(faces.why).toBeDefined();
+        expect(naive.summary.collision).toBe(false);
+      } else {
+        expect(naive.summary.collision).toBe(true);
+        expect(statewave.summary.collision).toBe(false);
+        expect(Object.keys(statewave.summary.avoidedBy).length).toBeGreaterThan(0);
+      }
+    },
+  );
 });
 
 describe("scenario init's file", () => {
