@@ -357,7 +357,13 @@ export function buildTaskTeam(task: string): TaskTeam {
       decisions: slices.decisions.map((decision) => ({
         target: decision.target,
         value: decision.value,
-        clause: decision.content.replace(/\.$/, ""),
+        // The clause as written (the decision's content is it as a sentence).
+        clause:
+          slices.clauses.findLast(({ reading }) =>
+            reading.decisions.some(
+              (read) => read.target === decision.target && read.value === decision.value,
+            ),
+          )?.clause ?? decision.content,
       })),
       work: pieces
         .flat()
