@@ -65,8 +65,9 @@ const objectEnd =
 const leadingFillers =
   /^(?:the|a|an|our|its|their|this|that|these|those|my|your|his|her|some|all|any|every|new|old|existing|current|whole|entire|remaining|one|single|two|three|four|several|both)\s+/i;
 /** Words dropped at the end of a name. */
-const trailingFillers =
-  /\s+(?:module|modules|component|components|code|package|packages|codebase|job|jobs)$/i;
+const trailingFillers = /\s+(?:module|modules|component|components|code|package|packages|codebase)$/i;
+/** "the legacy billing-cron job" → `legacy-billing-cron`, but "the cron jobs" stay `cron-jobs`. */
+const trailingJob = /^(\S+[\s-]\S+.*?)\s+jobs?$/i;
 /** Objects that name no module: "Update the existing modules it touches", "Remove it". */
 const noModule =
   /^(?:modules?|components?|code|it|them|this|that|everything|anything|things?|stuff|us|one|ones|all|something|work|support)(?:\s|$)/i;
@@ -226,7 +227,7 @@ export function toModuleName(phrase: string): string {
   if (noModule.test(text)) return "";
   for (let previous = ""; previous !== text; ) {
     previous = text;
-    text = text.replace(trailingFillers, "");
+    text = text.replace(trailingFillers, "").replace(trailingJob, "$1");
   }
   return words(slug(text)).slice(-maxNameWords).join("-");
 }
@@ -387,6 +388,17 @@ const clauseRules: readonly ClauseRule[] = [
   {
     pattern: /^replace\s+(.+?)(?:\s+(?:with|by)\s+(.+))?$/i,
     read: (match, record) => record.replace(match[1] ?? "", match[2]),
+  },
+  {
+    // "the v2 app replaces it": the new module comes, the old one (often a pronoun) goes.
+    pattern:
+      /^(?!(?:build|implement|add|create|write|develop|ship|introduce|set up|design|launch|make|deliver)\b)(.+?)\s+(?:replaces|will replace|is replacing|supersedes|will supersede|takes over from)\s+(.+)$/i,
+    read: (match, record) => {
+      for (const name of targetsOf(objectOf(match[2] ?? ""), record.antecedent)) {
+        record.deprecate(name);
+      }
+      for (const name of namesOf(match[1] ?? "")) record.build(name, false);
+    },
   },
   {
     pattern: new RegExp(`^(.+?)\\s+${passiveAuxiliary}\\s+replaced\\s+(?:by|with)\\s+(.+)$`, "i"),

@@ -200,6 +200,38 @@ const readAsAPerson: ReadonlyArray<
   ["Rename the user table", [], ["user-table (existing)"], []],
   ["Build a search page (the old grep tool can go)", ["deprecate grep-tool"], ["search-page"], []],
   ["Hello there", [], [], ["Hello there"]],
+  ["Retire the v1 API (keep the v1 webhooks)", ["deprecate v1-api", "keep v1-webhooks"], [], []],
+  [
+    "Remove the old throttle middleware (the gateway team still uses it)",
+    ["deprecate throttle-middleware"],
+    [],
+    [],
+  ],
+  [
+    "Sunset the mobile v1 app - the v2 app replaces it",
+    ["deprecate mobile-v1-app"],
+    ["v2-app"],
+    [],
+  ],
+  [
+    "Leave the payments service as is and add Apple Pay to the checkout page",
+    ["keep payments-service"],
+    ["apple-pay", "checkout-page (existing)"],
+    [],
+  ],
+  [
+    "Get rid of the cron jobs, the FTP sync and the old mailer; build a job scheduler",
+    ["deprecate cron-jobs", "deprecate ftp-sync", "deprecate mailer"],
+    ["job-scheduler"],
+    [],
+  ],
+  ["We're replacing Webpack with Vite", ["deprecate webpack"], ["vite"], []],
+  [
+    "Build a payment service that replaces legacy-stripe-v1",
+    ["deprecate legacy-stripe-v1"],
+    ["payment-service"],
+    [],
+  ],
   [
     "Build a search page. Tell the marketing team.",
     [],
