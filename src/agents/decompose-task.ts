@@ -65,7 +65,8 @@ const objectEnd =
 const leadingFillers =
   /^(?:the|a|an|our|its|their|this|that|these|those|my|your|his|her|some|all|any|every|new|old|existing|current|whole|entire|remaining|one|single|two|three|four|several|both)\s+/i;
 /** Words dropped at the end of a name. */
-const trailingFillers = /\s+(?:module|modules|component|components|code|package|packages|codebase)$/i;
+const trailingFillers =
+  /\s+(?:module|modules|component|components|code|package|packages|codebase)$/i;
 /** "the legacy billing-cron job" → `legacy-billing-cron`, but "the cron jobs" stay `cron-jobs`. */
 const trailingJob = /^(\S+[\s-]\S+.*?)\s+jobs?$/i;
 /** Objects that name no module: "Update the existing modules it touches", "Remove it". */

@@ -107,7 +107,24 @@ export function scenarioNameOf(task: string): string {
     .replace(/[^a-z0-9]+/g, " ")
     .trim()
     .split(/\s+/)
-    .filter((word) => !["the", "a", "an", "and", "our", "please", "we", "to", "of"].includes(word))
+    .filter(
+      (word) =>
+        ![
+          "the",
+          "a",
+          "an",
+          "and",
+          "our",
+          "please",
+          "we",
+          "to",
+          "of",
+          "for",
+          "with",
+          "in",
+          "on",
+        ].includes(word),
+    )
     .slice(0, 4)
     .join("-");
   return name === "" ? "my-task" : name;

@@ -20,7 +20,7 @@ export function describeTeam(team: TaskTeam): string[] {
       const decided =
         member.decisions.length > 0
           ? member.decisions.map((decision) => `${decision.value} ${decision.target}`).join(", ")
-          : "nothing the rules can read";
+          : "nothing (no clause of the task decides anything)";
       lines.push(`  ${member.name}: decides ${decided}`);
       for (const clause of member.clauses) lines.push(`    from the task: '${clause}'`);
     } else if (member.role === "coder") {
