@@ -75,7 +75,7 @@ async function runHook(name: HookName, options: HookCommandOptions, deps: CliDep
   }
   // SHARED_CTX_AGENT before the session: the MCP server of the same terminal speaks under that
   // name, so a session's own decisions are recognised as its own.
-  const agent = options.agent ?? deps.env.SHARED_CTX_AGENT ?? (input.sessionId || undefined);
+  const agent = options.agent || deps.env.SHARED_CTX_AGENT || input.sessionId || undefined;
   if (!agent) {
     throw new UsageError(
       "no agent id: the hook input has no session_id; pass --agent NAME or set SHARED_CTX_AGENT",
