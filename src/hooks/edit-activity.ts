@@ -1,4 +1,4 @@
-import type { CreateEpisodeInput, Memory } from "../context/context-store.js";
+import type { ContextStore, CreateEpisodeInput, Memory } from "../context/context-store.js";
 
 /**
  * What the edit hooks record about sessions, kept in a companion subject beside the shared one
@@ -170,4 +170,20 @@ export function readEditActivity(
     }
   }
   return { claims, denials, sessionStarts };
+}
+
+/**
+ * Reads a subject's recent edit activity from its companion subject (what `watch` shows).
+ * @param options.claimMinutes how long a claim lasts (@default 15, the hooks' default)
+ */
+export async function readSubjectEdits(
+  store: ContextStore,
+  subjectId: string,
+  options: { now: number; claimMinutes?: number },
+): Promise<EditActivity> {
+  const memories = await store.searchMemories(editsSubjectOf(subjectId), {
+    kind: "episode_summary",
+    limit: 100,
+  });
+  return readEditActivity(memories, { claimMinutes: options.claimMinutes ?? 15, now: options.now });
 }
