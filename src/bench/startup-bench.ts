@@ -253,10 +253,12 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
     }
     const failed = outcomes.find((outcome) => outcome.code !== 0 || outcome.cpuMs === undefined);
     const cpu = outcomes.map((outcome) => outcome.cpuMs ?? 0);
+    const wall = outcomes.map((outcome) => outcome.wallMs);
     return {
       cpuMs: median(cpu),
-      wallMs: median(outcomes.map((outcome) => outcome.wallMs)),
+      wallMs: median(wall),
       spreadMs: spread(cpu),
+      wallSpreadMs: spread(wall),
       ...(failed
         ? { error: `exit ${failed.code}: ${failed.stderr.trim().split("\n")[0] ?? ""}` }
         : {}),
@@ -396,7 +398,11 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
     judgeLatency("demo first frame", demo, startupTargets.demoFirstFrameMs),
     judgeLatency("mcp initialize", mcp, startupTargets.mcpInitializeMs),
     judgeCpu("hook pre-tool-use", hook),
-    judgeLatency("hook, spawn→exit", hook, startupTargets.hookMs),
+    judgeLatency(
+      "hook, spawn→exit",
+      { ...hook, spreadMs: hook.wallSpreadMs },
+      startupTargets.hookMs,
+    ),
   ];
   return {
     machine: {
