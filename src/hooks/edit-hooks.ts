@@ -258,7 +258,8 @@ export async function preToolUse(context: EditHookContext, input: HookInput): Pr
   return { ...answer, files };
 }
 
-function conflictSummary(conflict: EditVerdict["conflicts"][number]): string {
+/** A conflict in a few words, for the record of a refused edit (what `watch` lists). */
+export function conflictSummary(conflict: EditVerdict["conflicts"][number]): string {
   switch (conflict.type) {
     case "retired":
       return `retired by ${conflict.decision.author} ("${conflict.decision.content}")`;

@@ -48,7 +48,7 @@ export function makeCheckCommand(deps: CliDeps): Command {
     )
     .action(async (options: CheckCommandOptions) => {
       const setup = resolveHookProject(options, deps);
-      const { checkEdits } = await import("../../hooks/edit-hooks.js");
+      const { checkEdits, conflictSummary } = await import("../../hooks/edit-hooks.js");
       const { editsSubjectOf, denialEpisode } = await import("../../hooks/edit-activity.js");
       const paths = options.path.map((file) => resolve(deps.cwd, file));
       const result = await withHookStore(options, deps, setup, async (store, signal) => {
@@ -64,7 +64,7 @@ export function makeCheckCommand(deps: CliDeps): Command {
               path: file.path,
               tool: options.tool,
               decision: file.verdict.decision,
-              why: file.verdict.conflicts.map((conflict) => conflict.type).join(", "),
+              why: file.verdict.conflicts.map(conflictSummary).join("; "),
             }),
             { signal },
           );
