@@ -60,7 +60,7 @@ export interface EditHookContext {
 
 /** One file an edit touches, as the hooks judge it. */
 export interface FileVerdict {
-  /** The file's path relative to the project root (`/` separators). */
+  /** The file's path relative to the project root (`/` separators); absolute when outside it. */
   readonly path: string;
   /** Undefined when the file is in no module (or outside the project): always allowed. */
   readonly verdict?: EditVerdict;
@@ -154,7 +154,8 @@ export async function checkEdits(
 ): Promise<FileVerdict[]> {
   const files = absolutePaths.flatMap((absolute) => {
     const path = projectPath(context.root, absolute);
-    if (path === undefined) return [];
+    // Outside the project: no module can hold it (listed with its absolute path).
+    if (path === undefined) return [{ path: absolute, match: undefined }];
     return [{ path, match: moduleOf(path, context.project.modules) }];
   });
   if (!files.some((file) => file.match !== undefined)) {

@@ -103,6 +103,21 @@ export function decisionRef(memory: Memory): DecisionRef {
 }
 
 /**
+ * The decisions the rules read in a memory's words, read once per memory: a session start weighs
+ * every decision against every module, and the reading is the costly part.
+ */
+const readingCache = new WeakMap<Memory, ReturnType<typeof decisionsFromText>>();
+
+function readingsOf(memory: Memory): ReturnType<typeof decisionsFromText> {
+  let readings = readingCache.get(memory);
+  if (readings === undefined) {
+    readings = decisionsFromText(memory.content);
+    readingCache.set(memory, readings);
+  }
+  return readings;
+}
+
+/**
  * What a decision says about a module: `deprecate` (retire, remove, drop…), `keep`, `mentions`
  * (about it, no verdict the rules read), or undefined when it is not about the module.
  */
@@ -110,7 +125,7 @@ export function stanceOn(
   memory: Memory,
   module: string,
 ): "deprecate" | "keep" | "mentions" | undefined {
-  const readings = decisionsFromText(memory.content);
+  const readings = readingsOf(memory);
   const named = readings.find((reading) => sameName(reading.target, module));
   if (named) return named.value;
   const target = text(memory.metadata.target);

@@ -58,6 +58,27 @@ describe("shared-ctx check --agent A --path FILE (for any harness)", () => {
     });
   });
 
+  it("lists a file outside the project with its absolute path and no module", async () => {
+    const { root, db } = await retired();
+    const run = await runHookCli([
+      "check",
+      "--agent",
+      "bob",
+      "--root",
+      root,
+      "--db",
+      db,
+      "--subject",
+      "acme",
+      "--path",
+      "/etc/hosts",
+    ]);
+    expect(run.exitCode).toBe(0);
+    expect(run.output.files).toEqual([
+      { path: "/etc/hosts", module: null, decision: "allow", conflicts: [], unread: [] },
+    ]);
+  });
+
   it("exits 3 with decision deny, the reason and the conflict, for a retired module", async () => {
     const { root, db } = await retired();
     const run = await check(root, db, "bob", "src/legacy-billing/a.ts");
