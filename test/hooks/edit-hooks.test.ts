@@ -8,7 +8,7 @@ import { readSharedState } from "../../src/ui/data/read-shared-state.js";
 import { connectMcpAgent, type McpAgent } from "../integrations/mcp-client.js";
 import { closedPort } from "../support/closed-port.js";
 import { useTempDir } from "../support/temp-dir.js";
-import { editPayload, makeRepository, runHookCli } from "./hook-harness.js";
+import { editPayload, makeRepository, runHookCli, toolPayload } from "./hook-harness.js";
 
 const subject = "acme-repo";
 
@@ -220,6 +220,31 @@ describe("Claude Code hooks over the shared context (session A through MCP, sess
 
 describe("a store that is down", () => {
   const tempDir = useTempDir("shared-ctx-hooks-down-");
+
+  it("answers a Bash command that writes no file without asking the store", async () => {
+    const root = makeRepository(tempDir(), ["src/billing/a.ts"], {
+      hooks: { whenStoreDown: "deny" },
+    });
+    const port = await closedPort();
+    const run = await runHookCli(
+      [
+        "hook",
+        "pre-tool-use",
+        "--root",
+        root,
+        "--store",
+        "statewave",
+        "--url",
+        `http://127.0.0.1:${port}`,
+      ],
+      {
+        stdin: JSON.stringify(
+          toolPayload("PreToolUse", "s1", root, "Bash", { command: "ls src && npm test" }),
+        ),
+      },
+    );
+    expect(run).toMatchObject({ exitCode: 0, stdout: "", stderr: "" });
+  });
 
   it.each([
     ["allow", undefined],

@@ -81,6 +81,13 @@ async function runHook(name: HookName, options: HookCommandOptions, deps: CliDep
       "no agent id: the hook input has no session_id; pass --agent NAME or set SHARED_CTX_AGENT",
     );
   }
+  // Most Bash calls write no file: answer them without opening the store (every call pays it).
+  if (
+    name !== "session-start" &&
+    editTargets(input.toolName, input.toolInput, input.cwd ?? deps.cwd).length === 0
+  ) {
+    return;
+  }
   const setup = resolveHookProject(options, deps, input.cwd);
   const event = events[name];
   const answer = await withHookStore(options, deps, setup, (store, signal) => {
