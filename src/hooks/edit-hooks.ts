@@ -289,9 +289,6 @@ export async function postToolUse(context: EditHookContext, input: HookInput): P
   }
   if (modules.size === 0) return { files: [] };
   const options = context.signal ? { signal: context.signal } : {};
-  // Read before writing: a claim of another session that is live now was made while this one
-  // was editing too.
-  const before = await readFacts(context);
   for (const [module, path] of modules) {
     await context.store.createEpisode(
       claimEpisode({
@@ -305,11 +302,15 @@ export async function postToolUse(context: EditHookContext, input: HookInput): P
     );
   }
   await context.store.compileMemories(editsSubjectOf(context.subjectId), options);
+  // Read after writing: of two sessions recording at the same moment, the later read sees both
+  // claims (a read before the write could let both miss each other). Another session's claim
+  // that is live now was made while this one was editing too.
+  const after = await readFacts(context);
   const notes: string[] = [];
   const escalate = context.escalate ?? raiseModuleEscalation;
   for (const module of modules.keys()) {
-    const register = registerFacts(before.escalationMemories, module);
-    const others = before.activity.claims.filter(
+    const register = registerFacts(after.escalationMemories, module);
+    const others = after.activity.claims.filter(
       (claim) =>
         claim.module === module &&
         claim.agent !== context.agent &&
