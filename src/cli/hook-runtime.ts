@@ -45,7 +45,7 @@ export function addHookOptions(command: Command, options: { agent: boolean }): C
   return command
     .option(
       "--db <path>",
-      "embedded store file (default: $SHARED_CTX_DB or <root>/.shared-ctx/store.db)",
+      "embedded store file, relative to the project root (default: $SHARED_CTX_DB or <root>/.shared-ctx/store.db)",
     )
     .addOption(
       new Option("--store <kind>", "where the shared context lives").choices([
@@ -134,7 +134,8 @@ export async function withHookStore<T>(
     const { openContextStore } = await import("../context/open-context-store.js");
     store = await openContextStore({
       ...(options.store ? { store: options.store } : {}),
-      ...(options.db ? { db: resolve(deps.cwd, options.db) } : {}),
+      // Relative to the project root, not the cwd: a session's shell may have moved elsewhere.
+      ...(options.db ? { db: resolve(setup.root, options.db) } : {}),
       ...(options.url ? { url: options.url } : {}),
       ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
       env: deps.env,
