@@ -6,6 +6,10 @@ export const ExitCode = {
   failure: 1,
   /** The command line or an input file is wrong: unknown flag, invalid scenario, unknown run id. */
   usage: 2,
+  /** `shared-ctx check`: the shared context refuses the edit (a retired, held or disputed module). */
+  editDenied: 3,
+  /** `shared-ctx check`: the edit needs the person's approval (`hooks.onConflict: "ask"`). */
+  editAsk: 4,
   /** Stopped by Ctrl-C (SIGINT): 128 + 2, as a shell reports a process the signal ended. */
   interrupted: 130,
   /** Stopped by SIGTERM: 128 + 15. */

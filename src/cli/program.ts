@@ -1,8 +1,12 @@
 import { Command } from "commander";
 import type { CliDeps } from "./cli-deps.js";
 import { makeBenchCommand } from "./commands/bench.js";
+import { makeCheckCommand } from "./commands/check.js";
 import { makeDemoCommand } from "./commands/demo.js";
+import { makeHookCommand } from "./commands/hook.js";
+import { makeInitCommand } from "./commands/init.js";
 import { makeMcpCommand } from "./commands/mcp.js";
+import { makeModulesCommand } from "./commands/modules.js";
 import { makeRunCommand } from "./commands/run.js";
 import { makeRunsCommand } from "./commands/runs.js";
 import { makeScenarioCommand } from "./commands/scenario.js";
@@ -48,6 +52,10 @@ export function createProgram(deps: CliDeps): Command {
     makeServeCommand,
     makeMcpCommand,
     makeBenchCommand,
+    makeHookCommand,
+    makeCheckCommand,
+    makeModulesCommand,
+    makeInitCommand,
   ]) {
     program.addCommand(make(deps));
   }

@@ -27,7 +27,7 @@ function parseRepeats(raw: string): number {
 export function makeBenchStartupCommand(deps: CliDeps): Command {
   return new Command("startup")
     .description(
-      "measure start-up of the built bin: --help and runs CPU vs node -e 0, the demo's first frame, mcp initialize",
+      "measure start-up of the built bin: --help and runs CPU vs node -e 0, the demo's first frame, mcp initialize, the edit hook (hook pre-tool-use)",
     )
     .option("--json", "print the figures as one JSON document")
     .option("--repeats <n>", "runs per figure (the median is reported)", parseRepeats, 5)

@@ -47,21 +47,25 @@ export function makeWatchCommand(deps: CliDeps): Command {
         { readFullTimeline },
         { readSharedState },
         { buildSubjectView, formatSubjectView },
+        { readSubjectEdits, editsSubjectOf },
       ] = await Promise.all([
         import("../../ui/data/open-store.js"),
         import("../../ui/data/read-run.js"),
         import("../../ui/data/read-shared-state.js"),
         import("../../ui/format/subject-view.js"),
+        import("../../hooks/edit-activity.js"),
       ]);
       const store = await openStore(storeSelection(options, deps), { mustExist: true });
       try {
-        // The timeline (decisions, runs) and the merging shared state (claims, escalations).
+        // The timeline (decisions, runs), the merging shared state (claims, escalations) and the
+        // coding sessions' edits (the Claude Code hooks': who holds what, who was refused what).
         const read = async () => {
-          const [timeline, state] = await Promise.all([
+          const [timeline, state, edits] = await Promise.all([
             readFullTimeline(store, subjectId, { signal: deps.signal }),
             readSharedState(store, subjectId),
+            readSubjectEdits(store, subjectId, { now: Date.now() }),
           ]);
-          return buildSubjectView(timeline, state);
+          return buildSubjectView(timeline, state, edits);
         };
         const initial = await read();
         if (options.json) {
@@ -92,9 +96,11 @@ export function makeWatchCommand(deps: CliDeps): Command {
               replay: true,
               onError,
             });
+            const edits = store.watch(editsSubjectOf(subjectId), refresher.refresh, { onError });
             return () => {
               refresher.close();
               subscription.close();
+              edits.close();
             };
           },
         });

@@ -20,7 +20,8 @@ function sectionColor(theme: Theme, line: string): string | undefined {
   return theme.text.accent;
 }
 
-const sectionTitle = /^(Working on|Decisions|Superseded|Open disputes|Read before it changed) \(/;
+const sectionTitle =
+  /^(Working on|Decisions|Superseded|Open disputes|Read before it changed|Edits refused) \(/;
 
 /** `shared-ctx watch <subject>`: who works on what, decisions, disputes, stale reads, live. */
 export function SubjectWatchView({ view, rows, error }: SubjectWatchViewProps) {

@@ -1,4 +1,5 @@
 import type { Memory, Timeline } from "../../context/context-store.js";
+import type { EditActivity } from "../../hooks/edit-activity.js";
 import { fromRunEventEpisode } from "../../scenario/run-record.js";
 import type { ScenarioEvent } from "../../scenario/scenario-events.js";
 import type { SharedStateSnapshot } from "../data/read-shared-state.js";
@@ -28,6 +29,15 @@ export interface ClaimEntry {
   readonly state: string;
 }
 
+/** An edit the Claude Code hooks refused (or put to the person), latest per session and module. */
+export interface DenialEntry {
+  readonly agent: string;
+  readonly module: string;
+  /** "<agent>'s Edit of <path> was denied: <why>". */
+  readonly what: string;
+  readonly at: string;
+}
+
 /** An open disagreement, with every side and its author. */
 export interface DisputeEntry {
   readonly about: string;
@@ -55,6 +65,8 @@ export interface SubjectView {
   readonly superseded: readonly DecisionEntry[];
   readonly disputes: readonly DisputeEntry[];
   readonly staleReads: readonly StaleReadEntry[];
+  /** Edits the hooks refused; present when the subject's edit activity was read. */
+  readonly denials?: readonly DenialEntry[];
 }
 
 function text(value: unknown): string | undefined {
@@ -152,7 +164,11 @@ function stateDisputes(state: SharedStateSnapshot, agents: AgentDirectory): Disp
  * disputes with both sides (active decisions that contradict each other, unresolved escalations),
  * and reads of facts that have changed since.
  */
-export function buildSubjectView(timeline: Timeline, state?: SharedStateSnapshot): SubjectView {
+export function buildSubjectView(
+  timeline: Timeline,
+  state?: SharedStateSnapshot,
+  edits?: EditActivity,
+): SubjectView {
   const events = timeline.episodes.flatMap((episode) => fromRunEventEpisode(episode) ?? []);
   const finished = new Set(
     events.flatMap((event) =>
@@ -242,14 +258,28 @@ export function buildSubjectView(timeline: Timeline, state?: SharedStateSnapshot
     subjectId: timeline.subjectId,
     episodes: timeline.episodes.length,
     ...(timeline.episodes.at(-1) ? { lastActivity: timeline.episodes.at(-1)?.createdAt } : {}),
-    claims: unique(
-      [
-        ...openClaims(events),
-        // A claim stays in the shared state after the work is done: a run says when it ended.
-        ...(state ? stateClaims(state, agents) : []).filter((claim) => !finished.has(claim.module)),
-      ],
-      (claim) => claim.module,
-    ),
+    claims: [
+      ...unique(
+        [
+          ...openClaims(events),
+          // A claim stays in the shared state after the work is done: a run says when it ended.
+          ...(state ? stateClaims(state, agents) : []).filter(
+            (claim) => !finished.has(claim.module),
+          ),
+        ],
+        (claim) => claim.module,
+      ),
+      // Coding sessions' live edit claims (the hooks'): two sessions can hold one module.
+      ...unique(
+        (edits?.claims ?? []).map((claim) => ({
+          module: claim.module,
+          // A session id as the harness gave it (not a run's role name, which the directory styles).
+          agent: claim.agent,
+          state: "editing",
+        })),
+        (claim) => `${claim.module}\u0000${claim.agent}`,
+      ),
+    ],
     decisions: active.map(entry),
     superseded,
     disputes: unique(
@@ -261,6 +291,16 @@ export function buildSubjectView(timeline: Timeline, state?: SharedStateSnapshot
       (dispute) => dispute.about,
     ),
     staleReads,
+    ...(edits
+      ? {
+          denials: edits.denials.map((denial) => ({
+            agent: denial.agent,
+            module: denial.module,
+            what: denial.description,
+            at: denial.at,
+          })),
+        }
+      : {}),
   };
 }
 
@@ -316,5 +356,11 @@ export function formatSubjectView(view: SubjectView): string[] {
           `${read.agent} read "${read.read}"${read.nowSays ? `; now: "${read.nowSays}"` : ""}`,
       ),
     ),
+    ...(view.denials
+      ? section(
+          "Edits refused",
+          view.denials.map((denial) => `${denial.at.slice(11, 16)} ${denial.what}`),
+        )
+      : []),
   ];
 }

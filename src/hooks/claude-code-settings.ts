@@ -1,0 +1,126 @@
+import { editTools } from "./edit-targets.js";
+
+/**
+ * What `shared-ctx init claude-code` writes into a repository, merged into what is there:
+ * - `.claude/settings.json` → `hooks` (Claude Code settings, https://code.claude.com/docs/en/hooks
+ *   "Configuration": `hooks: { <Event>: [{ matcher?, hooks: [{ type: "command", command, timeout? }] }] }`);
+ * - `.mcp.json` → `mcpServers["shared-ctx"]` (project MCP servers, https://code.claude.com/docs/en/mcp
+ *   "Project scope": `{ mcpServers: { <name>: { command, args, env? } } }`).
+ * Idempotent: our entries are recognised by their command and replaced, everything else is kept
+ * in place, so running it twice gives the same files. Pure: JSON in, JSON out.
+ */
+
+/** Claude Code's `${VAR:-default}` expansion in .mcp.json (not a JavaScript template). */
+const agentVariable = ["$", "{SHARED_CTX_AGENT:-claude}"].join("");
+
+/** The Claude Code events we hook, with the hook subcommand each runs. */
+export const claudeCodeHooks = [
+  { event: "SessionStart", subcommand: "session-start", matcher: undefined },
+  { event: "PreToolUse", subcommand: "pre-tool-use", matcher: editTools.join("|") },
+  { event: "PostToolUse", subcommand: "post-tool-use", matcher: editTools.join("|") },
+] as const;
+
+/** Seconds Claude Code waits for one of our hooks (its default is 60; ours answer in well under 1). */
+export const hookTimeoutSeconds = 10;
+
+/** What the written entries run. */
+export interface ClaudeCodeSetup {
+  /** How to start shared-ctx from a hook: `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/shared-ctx`. */
+  readonly bin: string;
+  /** How `.mcp.json` starts it: a command and the arguments before `mcp`. */
+  readonly mcpCommand: { readonly command: string; readonly args: readonly string[] };
+  /** Extra flags for every command (`--subject x`, `--db …`), already split. */
+  readonly flags: readonly string[];
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonRecord = { [key: string]: Json };
+
+function isRecord(value: unknown): value is JsonRecord {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Quotes a word for the shell only when it needs it. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./$"-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The shell command of one of our hooks. */
+export function hookCommandLine(setup: ClaudeCodeSetup, subcommand: string): string {
+  return [setup.bin, "hook", subcommand, ...setup.flags.map(shellWord)].join(" ");
+}
+
+/** Whether a settings hook entry is one of ours (any version of it: the bin or flags may differ). */
+function isOurHook(hook: Json): boolean {
+  return (
+    isRecord(hook) &&
+    typeof hook.command === "string" &&
+    /shared-ctx/.test(hook.command) &&
+    / hook (?:pre-tool-use|post-tool-use|session-start)\b/.test(hook.command)
+  );
+}
+
+/** The settings with our hooks in place, and what changed (one line per change). */
+export function mergeClaudeSettings(
+  existing: unknown,
+  setup: ClaudeCodeSetup,
+): { settings: JsonRecord; changes: string[] } {
+  const settings: JsonRecord = isRecord(existing) ? structuredClone(existing) : {};
+  const hooks: JsonRecord = isRecord(settings.hooks) ? settings.hooks : {};
+  const changes: string[] = [];
+  for (const { event, subcommand, matcher } of claudeCodeHooks) {
+    const groups = Array.isArray(hooks[event]) ? (hooks[event] as Json[]) : [];
+    const before = JSON.stringify(groups);
+    // Ours out of every group (dropping groups left empty), then ours once at the end.
+    const kept = groups.flatMap((group): Json[] => {
+      if (!isRecord(group) || !Array.isArray(group.hooks)) return [group];
+      const others = group.hooks.filter((hook) => !isOurHook(hook));
+      if (others.length === group.hooks.length) return [group];
+      return others.length > 0 ? [{ ...group, hooks: others }] : [];
+    });
+    const ours: JsonRecord = {
+      ...(matcher !== undefined ? { matcher } : {}),
+      hooks: [
+        {
+          type: "command",
+          command: hookCommandLine(setup, subcommand),
+          timeout: hookTimeoutSeconds,
+        },
+      ],
+    };
+    const next = [...kept, ours];
+    if (JSON.stringify(next) !== before) {
+      changes.push(
+        `hooks.${event}: ${groups.length === kept.length && before === JSON.stringify(kept) ? "added" : "updated"} ${hookCommandLine(setup, subcommand)}`,
+      );
+    }
+    hooks[event] = next;
+  }
+  settings.hooks = hooks;
+  return { settings, changes };
+}
+
+/** The `.mcp.json` with our server in place, and what changed. */
+export function mergeMcpConfig(
+  existing: unknown,
+  setup: ClaudeCodeSetup,
+): { config: JsonRecord; changes: string[] } {
+  const config: JsonRecord = isRecord(existing) ? structuredClone(existing) : {};
+  const servers: JsonRecord = isRecord(config.mcpServers) ? config.mcpServers : {};
+  const entry: JsonRecord = {
+    command: setup.mcpCommand.command,
+    // Claude Code expands ${VAR:-default} in .mcp.json: one agent name per terminal, shared with
+    // the hooks (which read SHARED_CTX_AGENT first), so a session's own decisions are its own.
+    args: [...setup.mcpCommand.args, "mcp", ...setup.flags, "--agent", agentVariable],
+  };
+  const before = servers["shared-ctx"];
+  const changes =
+    JSON.stringify(before) === JSON.stringify(entry)
+      ? []
+      : [
+          `mcpServers.shared-ctx: ${before === undefined ? "added" : "updated"} ${[entry.command, ...(entry.args as string[])].join(" ")}`,
+        ];
+  servers["shared-ctx"] = entry;
+  config.mcpServers = servers;
+  return { config, changes };
+}

@@ -1,0 +1,424 @@
+import { isAbsolute, relative, sep } from "node:path";
+import type { ContextStore, Memory } from "../context/context-store.js";
+import {
+  claimEpisode,
+  denialEpisode,
+  type EditActivity,
+  editsSubjectOf,
+  readEditActivity,
+  sessionEpisode,
+} from "./edit-activity.js";
+import {
+  type ClaimSettlement,
+  decideEdit,
+  decisionRef,
+  type EditVerdict,
+  type OpenEscalation,
+  stanceOn,
+  unreadContext,
+} from "./edit-policy.js";
+import { editTargets } from "./edit-targets.js";
+import type { HookInput } from "./hook-input.js";
+import { moduleOf, type ProjectConfig } from "./project-config.js";
+
+/**
+ * The edit hooks over a store: what `shared-ctx hook pre-tool-use|post-tool-use|session-start`
+ * and `shared-ctx check` do, as functions returning what to answer. The store, the clock and the
+ * shared-state opener are injected; nothing here prints or exits (that is `src/cli/`'s).
+ */
+
+/** The shared-state namespace whose register holds who works on each module (as Coders claim). */
+export const modulesNamespace = "modules";
+/** How a module's holder is written in that register (the value Coders write). */
+export const claimedByPrefix = "claimed-by:";
+
+/** What every hook call needs. */
+export interface EditHookContext {
+  readonly store: ContextStore;
+  readonly subjectId: string;
+  /** Who is acting: the harness session id, or `--agent`. */
+  readonly agent: string;
+  /** The project root, absolute: module globs are relative to it. */
+  readonly root: string;
+  readonly project: ProjectConfig;
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** Aborts the store calls (the hook's time budget). */
+  readonly signal?: AbortSignal;
+  /**
+   * Writes the two concurrent claims that raise a module's escalation. Injected so that the
+   * shared state (Loro, ~100 ms to load) is loaded only when two sessions actually collide.
+   * @default {@link raiseModuleEscalation}
+   */
+  readonly escalate?: (input: {
+    store: ContextStore;
+    subjectId: string;
+    module: string;
+    holders: readonly [string, string];
+  }) => Promise<void>;
+}
+
+/** One file an edit touches, as the hooks judge it. */
+export interface FileVerdict {
+  /** The file's path relative to the project root (`/` separators); absolute when outside it. */
+  readonly path: string;
+  /** Undefined when the file is in no module (or outside the project): always allowed. */
+  readonly verdict?: EditVerdict;
+}
+
+/** The decisions and disputes read once per hook call. */
+interface SubjectFacts {
+  readonly decisions: Memory[];
+  readonly activity: EditActivity;
+  readonly escalationMemories: Memory[];
+}
+
+/** A project-relative path with `/`, or undefined for a file outside the project. */
+export function projectPath(root: string, absolutePath: string): string | undefined {
+  const path = relative(root, absolutePath);
+  if (path === "" || path.startsWith("..") || isAbsolute(path)) return undefined;
+  return path.split(sep).join("/");
+}
+
+async function readFacts(context: EditHookContext): Promise<SubjectFacts> {
+  const { store, subjectId, signal } = context;
+  const now = (context.now ?? Date.now)();
+  const [decisions, editMemories, escalationMemories] = await Promise.all([
+    store.searchMemories(subjectId, {
+      kind: "architectural_decision",
+      limit: 100,
+      ...(signal ? { signal } : {}),
+    }),
+    store.searchMemories(editsSubjectOf(subjectId), {
+      kind: "episode_summary",
+      limit: 100,
+      ...(signal ? { signal } : {}),
+    }),
+    // Escalation announcements and resolutions of module registers (compiled summaries).
+    store.searchMemories(subjectId, {
+      kind: "episode_summary",
+      q: `${modulesNamespace}/`,
+      limit: 100,
+      ...(signal ? { signal } : {}),
+    }),
+  ]);
+  return {
+    decisions,
+    activity: readEditActivity(editMemories, {
+      claimMinutes: context.project.hooks.claimMinutes,
+      now,
+    }),
+    escalationMemories,
+  };
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value ? value : undefined;
+}
+
+/** The open escalations and the latest settlement of `modules/<module>`, from their memories. */
+function registerFacts(
+  memories: readonly Memory[],
+  module: string,
+): { escalations: OpenEscalation[]; settlement?: ClaimSettlement } {
+  const target = `${modulesNamespace}/${module}`;
+  const escalations: OpenEscalation[] = [];
+  let settlement: ClaimSettlement | undefined;
+  for (const memory of memories) {
+    if (text(memory.metadata.target) !== target) continue;
+    const id = text(memory.metadata.escalationId);
+    if (id === undefined) continue;
+    if (memory.metadata.episodeType === "escalation") {
+      // "Disputed modules/x: different values written concurrently (a: "claimed-by:a"; b: …)".
+      const sides = [...memory.content.matchAll(/([^(;]+?): "((?:[^"\\]|\\.)*)"/g)].map(
+        (match) => ({ agent: (match[1] ?? "").trim(), says: match[2] ?? "" }),
+      );
+      escalations.push({ id, about: target, sides });
+    } else if (memory.metadata.episodeType === "escalation_resolution") {
+      const holder = /to "claimed-by:((?:[^"\\]|\\.)*)"/.exec(memory.content)?.[1];
+      if (settlement === undefined || settlement.at < memory.createdAt) {
+        settlement = { ...(holder !== undefined ? { holder } : {}), at: memory.createdAt };
+      }
+    }
+  }
+  return { escalations, ...(settlement ? { settlement } : {}) };
+}
+
+/**
+ * Judges each file a tool call is about to change (see `editTargets`): one store read for all.
+ * A file in no module, or outside the project, gets no verdict (allowed).
+ */
+export async function checkEdits(
+  context: EditHookContext,
+  absolutePaths: readonly string[],
+): Promise<FileVerdict[]> {
+  const files = absolutePaths.flatMap((absolute) => {
+    const path = projectPath(context.root, absolute);
+    // Outside the project: no module can hold it (listed with its absolute path).
+    if (path === undefined) return [{ path: absolute, match: undefined }];
+    return [{ path, match: moduleOf(path, context.project.modules) }];
+  });
+  if (!files.some((file) => file.match !== undefined)) {
+    return files.map((file) => ({ path: file.path }));
+  }
+  let facts = await readFacts(context);
+  // A resolution stored but not compiled yet still reads as an open dispute: compile (idempotent,
+  // and only on this rare path) and read again, so a settled dispute never blocks anyone.
+  const disputed = files.some(
+    (file) =>
+      file.match &&
+      registerFacts(facts.escalationMemories, file.match.module).escalations.length > 0,
+  );
+  if (disputed) {
+    await context.store.compileMemories(
+      context.subjectId,
+      context.signal ? { signal: context.signal } : {},
+    );
+    facts = await readFacts(context);
+  }
+  return files.map((file) => {
+    if (!file.match) return { path: file.path };
+    const register = registerFacts(facts.escalationMemories, file.match.module);
+    return {
+      path: file.path,
+      verdict: decideEdit({
+        module: file.match.module,
+        path: file.path,
+        agent: context.agent,
+        decisions: facts.decisions,
+        activity: facts.activity,
+        escalations: register.escalations,
+        ...(register.settlement ? { settlement: register.settlement } : {}),
+        settings: context.project.hooks,
+      }),
+    };
+  });
+}
+
+/** What a hook answers, independent of the harness's wire format. */
+export interface HookAnswer {
+  /** `undefined`: no objection (the harness's own permission rules apply as usual). */
+  readonly decision?: "deny" | "ask";
+  readonly reason?: string;
+  /** Text added to the agent's context. */
+  readonly context?: string;
+  /** A warning shown to the person (the store was down and the edit went through). */
+  readonly warning?: string;
+  readonly files: readonly FileVerdict[];
+}
+
+/** The worst of the files' verdicts: one refused file refuses the whole call. */
+function combine(files: readonly FileVerdict[]): Omit<HookAnswer, "files"> {
+  const verdicts = files.flatMap((file) => (file.verdict ? [file.verdict] : []));
+  const refused = verdicts.filter((verdict) => verdict.decision !== "allow");
+  if (refused.length > 0) {
+    return {
+      decision: refused.some((verdict) => verdict.decision === "deny") ? "deny" : "ask",
+      reason: refused.map((verdict) => verdict.reason).join("\n"),
+    };
+  }
+  const context = verdicts
+    .map((verdict) => unreadContext(verdict.module, verdict.unread))
+    .filter((part): part is string => part !== undefined)
+    .join("\n");
+  return context ? { context } : {};
+}
+
+/**
+ * `PreToolUse`: judges the files the call would change; records each refused one, so that
+ * `watch` shows who was denied what.
+ */
+export async function preToolUse(context: EditHookContext, input: HookInput): Promise<HookAnswer> {
+  const targets = editTargets(input.toolName, input.toolInput, input.cwd ?? context.root);
+  if (targets.length === 0) return { files: [] };
+  const files = await checkEdits(context, targets);
+  const answer = combine(files);
+  const refused = files.filter((file) => file.verdict && file.verdict.decision !== "allow");
+  for (const file of refused) {
+    const verdict = file.verdict;
+    if (!verdict || verdict.decision === "allow") continue;
+    await context.store.createEpisode(
+      denialEpisode({
+        subjectId: context.subjectId,
+        agent: context.agent,
+        module: verdict.module,
+        path: file.path,
+        tool: input.toolName ?? "tool",
+        decision: verdict.decision,
+        why: verdict.conflicts.map(conflictSummary).join("; "),
+      }),
+      context.signal ? { signal: context.signal } : {},
+    );
+  }
+  if (refused.length > 0) {
+    await context.store.compileMemories(
+      editsSubjectOf(context.subjectId),
+      context.signal ? { signal: context.signal } : {},
+    );
+  }
+  return { ...answer, files };
+}
+
+/** A conflict in a few words, for the record of a refused edit (what `watch` lists). */
+export function conflictSummary(conflict: EditVerdict["conflicts"][number]): string {
+  switch (conflict.type) {
+    case "retired":
+      return `retired by ${conflict.decision.author} ("${conflict.decision.content}")`;
+    case "claimed":
+      return `held by ${conflict.claim.agent}`;
+    case "disputed":
+      return `${conflict.about} in dispute`;
+  }
+}
+
+/**
+ * `PostToolUse`: records the edit as this session's claim on each module it touched (expiring
+ * after `hooks.claimMinutes`). When another session holds a live claim on the same module, the
+ * two edited it concurrently: the module's register in the shared state gets both claims, written
+ * as two replicas that had not seen each other's, so the shared state raises one escalation for a
+ * person to settle — what two Coders claiming one module do — unless one is open already.
+ */
+export async function postToolUse(context: EditHookContext, input: HookInput): Promise<HookAnswer> {
+  const targets = editTargets(input.toolName, input.toolInput, input.cwd ?? context.root);
+  const modules = new Map<string, string>();
+  for (const absolute of targets) {
+    const path = projectPath(context.root, absolute);
+    if (path === undefined) continue;
+    const match = moduleOf(path, context.project.modules);
+    if (match && !modules.has(match.module)) modules.set(match.module, path);
+  }
+  if (modules.size === 0) return { files: [] };
+  const options = context.signal ? { signal: context.signal } : {};
+  for (const [module, path] of modules) {
+    await context.store.createEpisode(
+      claimEpisode({
+        subjectId: context.subjectId,
+        agent: context.agent,
+        module,
+        path,
+        tool: input.toolName ?? "tool",
+      }),
+      options,
+    );
+  }
+  await context.store.compileMemories(editsSubjectOf(context.subjectId), options);
+  // Read after writing: of two sessions recording at the same moment, the later read sees both
+  // claims (a read before the write could let both miss each other). Another session's claim
+  // that is live now was made while this one was editing too.
+  const after = await readFacts(context);
+  const notes: string[] = [];
+  const escalate = context.escalate ?? raiseModuleEscalation;
+  for (const module of modules.keys()) {
+    const register = registerFacts(after.escalationMemories, module);
+    const others = after.activity.claims.filter(
+      (claim) =>
+        claim.module === module &&
+        claim.agent !== context.agent &&
+        !(register.settlement && claim.at <= register.settlement.at),
+    );
+    const other = others[0];
+    if (other === undefined) continue;
+    if (register.escalations.length === 0) {
+      await escalate({
+        store: context.store,
+        subjectId: context.subjectId,
+        module,
+        holders: [other.agent, context.agent],
+      });
+    }
+    notes.push(
+      `shared-ctx: session ${other.agent} edited module ${module} too (${other.description}). The two edits were concurrent: a person has been asked to settle who holds ${module} (escalation on ${modulesNamespace}/${module}). Stop editing ${module} until it is settled.`,
+    );
+  }
+  return { ...(notes.length > 0 ? { context: notes.join("\n") } : {}), files: [] };
+}
+
+/**
+ * Raises the escalation of two sessions' concurrent edits of `module`: two replicas of the shared
+ * state, opened before either writes, each write their session's claim on `modules/<module>`; the
+ * writes are concurrent (neither replica saw the other's), so the shared state raises its
+ * `concurrent-register` escalation, announced once, attributed to both sessions.
+ */
+export async function raiseModuleEscalation(input: {
+  store: ContextStore;
+  subjectId: string;
+  module: string;
+  holders: readonly [string, string];
+}): Promise<void> {
+  const { SharedState } = await import("../crdt/shared-state.js");
+  const [first, second] = input.holders;
+  const replicas = await Promise.all(
+    [first, second].map((agentId) =>
+      SharedState.open({ store: input.store, subjectId: input.subjectId, agentId, live: false }),
+    ),
+  );
+  try {
+    for (const replica of replicas) {
+      await replica.put(modulesNamespace, input.module, `${claimedByPrefix}${replica.agentId}`);
+    }
+    // Each replica imports the other's write; whichever the shared state picks announces it.
+    for (const replica of replicas) await replica.sync();
+  } finally {
+    for (const replica of replicas) await replica.close();
+  }
+  await input.store.compileMemories(input.subjectId);
+}
+
+/**
+ * `SessionStart`: the subject's active decisions and open disputes, as context for the session,
+ * recorded as shown (a later edit's context then lists only decisions published since).
+ */
+export async function sessionStart(
+  context: EditHookContext,
+  input: HookInput,
+): Promise<HookAnswer> {
+  const facts = await readFacts(context);
+  const lines: string[] = [];
+  const decisions = [...facts.decisions].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  if (decisions.length > 0) {
+    lines.push(`shared-ctx: subject ${context.subjectId}: active decisions (newest first):`);
+    for (const memory of decisions.slice(0, 30)) {
+      const decision = decisionRef(memory);
+      const modules = context.project.modules
+        .filter((module) => {
+          const stance = stanceOn(memory, module.name);
+          return stance !== undefined;
+        })
+        .map((module) => module.name);
+      lines.push(
+        `- ${decision.author} (${decision.at.slice(0, 16).replace("T", " ")} UTC)${modules.length > 0 ? ` on ${modules.join(", ")}` : decision.target ? ` on ${decision.target}` : ""}: ${decision.content}`,
+      );
+    }
+  }
+  const disputes = facts.escalationMemories.filter(
+    (memory) => memory.metadata.episodeType === "escalation",
+  );
+  if (disputes.length > 0) {
+    lines.push("shared-ctx: open disputes (a person settles them):");
+    for (const memory of disputes) lines.push(`- ${memory.content}`);
+  }
+  const holders = facts.activity.claims.filter((claim) => claim.agent !== context.agent);
+  if (holders.length > 0) {
+    lines.push("shared-ctx: modules other sessions are editing now:");
+    for (const claim of holders) lines.push(`- ${claim.module}: ${claim.description}`);
+  }
+  if (lines.length > 0) {
+    lines.push(
+      "Edits of files in a retired, disputed or held module are refused by the shared-ctx hook; its reason says what to do instead.",
+    );
+  }
+  await context.store.createEpisode(
+    sessionEpisode({
+      subjectId: context.subjectId,
+      agent: context.agent,
+      source: input.source ?? "startup",
+      decisions: decisions.length,
+    }),
+    context.signal ? { signal: context.signal } : {},
+  );
+  await context.store.compileMemories(
+    editsSubjectOf(context.subjectId),
+    context.signal ? { signal: context.signal } : {},
+  );
+  return { ...(lines.length > 0 ? { context: lines.join("\n") } : {}), files: [] };
+}

@@ -1,0 +1,76 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
+import { SharedContext } from "../../src/context/shared-context.js";
+import { editPayload, makeRepository } from "../hooks/hook-harness.js";
+import { waitForExit } from "../support/run-child.js";
+import { useTempDir } from "../support/temp-dir.js";
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+const bin = join(repoRoot, "bin", "shared-ctx.js");
+
+/** Runs the BUILT bin as Claude Code runs a command hook: JSON on stdin, JSON back on stdout. */
+async function hookProcess(args: readonly string[], stdin: string, cwd: string) {
+  const { SHARED_CTX_AGENT: _agent, SHARED_CTX_DB: _db, ...env } = process.env;
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd,
+    env: { ...env, CLAUDE_PROJECT_DIR: cwd },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const exited = waitForExit(child);
+  child.stdin?.end(stdin);
+  return exited;
+}
+
+describe("shared-ctx hook, the built bin spawned with JSON on stdin", () => {
+  const tempDir = useTempDir("shared-ctx-hook-bin-");
+
+  beforeAll(() => {
+    if (!existsSync(join(repoRoot, "dist", "cli", "main.js"))) {
+      throw new Error("dist/ is missing: run `npm run build` before these tests");
+    }
+  });
+
+  it("denies session B's Edit of a retired module, and allows it for a module nobody decided on", async () => {
+    const root = makeRepository(tempDir(), [
+      "src/legacy-billing/invoice.ts",
+      "src/orders/order.ts",
+    ]);
+    const store = new EmbeddedStore({ path: join(root, ".shared-ctx", "store.db") });
+    try {
+      const shared = new SharedContext({ store, subjectId: "acme" });
+      await shared.decide("session-a", "Retire legacy-billing: invoices move to billing-v2", {
+        kind: "architectural_decision",
+        target: "legacy-billing",
+      });
+      await shared.close();
+    } finally {
+      await store.close();
+    }
+    // The default store (<root>/.shared-ctx/store.db) and the root from $CLAUDE_PROJECT_DIR.
+    const denied = await hookProcess(
+      ["hook", "pre-tool-use", "--subject", "acme"],
+      JSON.stringify(editPayload("PreToolUse", "session-b", root, "src/legacy-billing/invoice.ts")),
+      root,
+    );
+    expect(denied.stderr).toBe("");
+    expect(denied.code).toBe(0);
+    const output = JSON.parse(denied.stdout);
+    expect(output.hookSpecificOutput).toMatchObject({
+      hookEventName: "PreToolUse",
+      permissionDecision: "deny",
+    });
+    expect(output.hookSpecificOutput.permissionDecisionReason).toContain(
+      'session-a decided "Retire legacy-billing: invoices move to billing-v2"',
+    );
+    const allowed = await hookProcess(
+      ["hook", "pre-tool-use", "--subject", "acme"],
+      JSON.stringify(editPayload("PreToolUse", "session-b", root, "src/orders/order.ts")),
+      root,
+    );
+    expect(allowed).toMatchObject({ code: 0, stdout: "", stderr: "" });
+  }, 30_000);
+});

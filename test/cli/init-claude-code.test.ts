@@ -1,0 +1,229 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { makeInitCommand } from "../../src/cli/commands/init.js";
+import { useTempDir } from "../support/temp-dir.js";
+import { runCommand } from "./cli-harness.js";
+
+/**
+ * The part of Claude Code's settings schema `init claude-code` writes, as documented in the hooks
+ * reference (https://code.claude.com/docs/en/hooks, "Configuration" → "Structure"): `hooks` maps
+ * an event name to matcher groups; a group has an optional `matcher` (a tool-name pattern, a
+ * regular expression such as `Edit|Write`) and `hooks`, each `{ type: "command", command,
+ * timeout? }` (timeout in seconds).
+ */
+const hookEvent = z.enum([
+  "PreToolUse",
+  "PostToolUse",
+  "Notification",
+  "UserPromptSubmit",
+  "Stop",
+  "SubagentStop",
+  "PreCompact",
+  "SessionStart",
+  "SessionEnd",
+]);
+const commandHook = z
+  .object({
+    type: z.literal("command"),
+    command: z.string().min(1),
+    timeout: z.number().positive().optional(),
+  })
+  .strict();
+const matcherGroup = z
+  .object({
+    matcher: z
+      .string()
+      .refine((pattern) => {
+        try {
+          new RegExp(pattern);
+          return true;
+        } catch {
+          return false;
+        }
+      }, "a matcher is a regular expression")
+      .optional(),
+    hooks: z.array(commandHook).min(1),
+  })
+  .strict();
+const claudeSettings = z.looseObject({
+  hooks: z.partialRecord(hookEvent, z.array(matcherGroup)).optional(),
+});
+
+/**
+ * `.mcp.json` as the MCP docs describe a project-scoped stdio server
+ * (https://code.claude.com/docs/en/mcp, "Project scope"): `mcpServers.<name>` with `command`,
+ * `args` and optional `env`.
+ */
+const mcpConfig = z.object({
+  mcpServers: z.record(
+    z.string(),
+    z
+      .object({
+        type: z.literal("stdio").optional(),
+        command: z.string().min(1),
+        args: z.array(z.string()).optional(),
+        env: z.record(z.string(), z.string()).optional(),
+      })
+      .strict(),
+  ),
+});
+
+describe("shared-ctx init claude-code", () => {
+  const tempDir = useTempDir("shared-ctx-init-");
+
+  function repository(): string {
+    const root = tempDir();
+    mkdirSync(join(root, ".git"));
+    return root;
+  }
+
+  const read = (root: string) => ({
+    settings: readFileSync(join(root, ".claude", "settings.json"), "utf8"),
+    mcp: readFileSync(join(root, ".mcp.json"), "utf8"),
+  });
+
+  it("writes the MCP server and the hooks into a fresh repository, valid against the documented schema", async () => {
+    const root = repository();
+    const run = await runCommand(makeInitCommand, [
+      "init",
+      "claude-code",
+      "--root",
+      root,
+      "--subject",
+      "acme",
+    ]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain(
+      ".mcp.json:\n  mcpServers.shared-ctx: added npx shared-ctx mcp --subject acme",
+    );
+    expect(run.stdout).toContain(
+      "hooks.PreToolUse: added shared-ctx hook pre-tool-use --subject acme",
+    );
+    const files = read(root);
+    const settings = claudeSettings.parse(JSON.parse(files.settings));
+    expect(settings.hooks?.PreToolUse).toEqual([
+      {
+        matcher: "Edit|Write|MultiEdit|NotebookEdit|Bash",
+        hooks: [
+          { type: "command", command: "shared-ctx hook pre-tool-use --subject acme", timeout: 10 },
+        ],
+      },
+    ]);
+    expect(settings.hooks?.PostToolUse?.[0]?.hooks[0]?.command).toBe(
+      "shared-ctx hook post-tool-use --subject acme",
+    );
+    expect(settings.hooks?.SessionStart?.[0]).toEqual({
+      hooks: [
+        { type: "command", command: "shared-ctx hook session-start --subject acme", timeout: 10 },
+      ],
+    });
+    const mcp = mcpConfig.parse(JSON.parse(files.mcp));
+    expect(mcp.mcpServers["shared-ctx"]).toEqual({
+      command: "npx",
+      // Claude Code expands ${VAR:-default} in .mcp.json (not a JavaScript template).
+      args: [
+        "shared-ctx",
+        "mcp",
+        "--subject",
+        "acme",
+        "--agent",
+        `$${"{"}SHARED_CTX_AGENT:-claude}`,
+      ],
+    });
+  });
+
+  it("run twice gives the same files, and says nothing changed", async () => {
+    const root = repository();
+    await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+    const first = read(root);
+    const again = await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+    expect(read(root)).toEqual(first);
+    expect(again.stdout).toBe(
+      ".mcp.json: unchanged\n.claude/settings.json: unchanged\nnote: shared-ctx is not in this project's node_modules; the hooks run `shared-ctx` from PATH (npm install -D shared-ctx, then run this again, to pin it)\n",
+    );
+  });
+
+  it("keeps the settings and servers that are there, and updates its own entries in place", async () => {
+    const root = repository();
+    mkdirSync(join(root, ".claude"));
+    const theirs = {
+      permissions: { allow: ["Bash(npm test)"] },
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "Edit",
+            hooks: [
+              { type: "command", command: "prettier --check" },
+              { type: "command", command: "npx shared-ctx hook pre-tool-use --subject old" },
+            ],
+          },
+        ],
+        Stop: [{ hooks: [{ type: "command", command: "say done" }] }],
+      },
+    };
+    writeFileSync(join(root, ".claude", "settings.json"), JSON.stringify(theirs));
+    writeFileSync(
+      join(root, ".mcp.json"),
+      JSON.stringify({ mcpServers: { github: { command: "gh-mcp" } } }),
+    );
+    const run = await runCommand(makeInitCommand, [
+      "init",
+      "claude-code",
+      "--root",
+      root,
+      "--subject",
+      "new",
+    ]);
+    expect(run.stdout).toContain("hooks.PreToolUse: updated");
+    const settings = claudeSettings.parse(JSON.parse(read(root).settings));
+    expect(settings.permissions).toEqual(theirs.permissions);
+    expect(settings.hooks?.Stop).toEqual(theirs.hooks.Stop);
+    expect(settings.hooks?.PreToolUse).toEqual([
+      { matcher: "Edit", hooks: [{ type: "command", command: "prettier --check" }] },
+      {
+        matcher: "Edit|Write|MultiEdit|NotebookEdit|Bash",
+        hooks: [
+          { type: "command", command: "shared-ctx hook pre-tool-use --subject new", timeout: 10 },
+        ],
+      },
+    ]);
+    const mcp = mcpConfig.parse(JSON.parse(read(root).mcp));
+    expect(Object.keys(mcp.mcpServers)).toEqual(["github", "shared-ctx"]);
+  });
+
+  it("uses the project's own installed bin when there is one", async () => {
+    const root = repository();
+    mkdirSync(join(root, "node_modules", ".bin"), { recursive: true });
+    writeFileSync(join(root, "node_modules", ".bin", "shared-ctx"), "");
+    await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+    const settings = claudeSettings.parse(JSON.parse(read(root).settings));
+    expect(settings.hooks?.PreToolUse?.[0]?.hooks[0]?.command).toBe(
+      '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/shared-ctx hook pre-tool-use',
+    );
+  });
+
+  it("--dry-run prints the changes and writes nothing", async () => {
+    const root = repository();
+    const run = await runCommand(makeInitCommand, [
+      "init",
+      "claude-code",
+      "--root",
+      root,
+      "--dry-run",
+    ]);
+    expect(run.stdout).toContain(".claude/settings.json: (dry run, not written)");
+    expect(existsSync(join(root, ".claude", "settings.json"))).toBe(false);
+    expect(existsSync(join(root, ".mcp.json"))).toBe(false);
+  });
+
+  it("refuses a settings file that is not JSON, naming it", async () => {
+    const root = repository();
+    mkdirSync(join(root, ".claude"));
+    writeFileSync(join(root, ".claude", "settings.json"), "{ hooks: ");
+    const run = await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(`${join(root, ".claude", "settings.json")} is not valid JSON`);
+  });
+});
