@@ -14,7 +14,7 @@ import {
 } from "../../../src/scenario/from-task/what-modes-face.js";
 import { loadScenario } from "../../../src/scenario/load-scenario.js";
 import { runModes } from "../../../src/scenario/scenario-events.js";
-import { useTempDir } from "../../support/temp-dir.js";
+import { useTempDir as tempDirPerTest } from "../../support/temp-dir.js";
 import { runToEnd } from "../support/run-scenario.js";
 
 const stores: EmbeddedStore[] = [];
@@ -26,7 +26,7 @@ function memoryStore(): EmbeddedStore {
   stores.push(store);
   return store;
 }
-const tempDir = useTempDir();
+const tempDir = tempDirPerTest();
 
 function withoutMemoryIds(events: readonly object[]): object[] {
   return events.map((event) =>
