@@ -209,20 +209,26 @@ export function makeTimelineCommand(deps: CliDeps): Command {
       "after",
       [
         "",
+        "In a terminal: ↑↓ PgUp PgDn g G scroll · / search · a cycle agents · f follow · q quit.",
+        "",
         "Examples:",
         "  $ shared-ctx timeline last",
         "  $ shared-ctx timeline sw-1a2b --agent coder --type module-skip",
         "  $ shared-ctx timeline sw-1a2b3c4d --raw --utc",
-        "",
-        "In a terminal: ↑↓ PgUp PgDn g G scroll · / search · a cycle agents · f follow · q quit.",
-        "",
         "  $ shared-ctx timeline sw-1a2b3c4d --json | jq .reads",
         "  $ shared-ctx timeline sw-1a2b3c4d --follow      (while `shared-ctx run` runs elsewhere)",
       ].join("\n"),
     )
     .action(async (runIdInput: string | undefined, options: TimelineCommandOptions) => {
-      if ((runIdInput === undefined) === (options.subject === undefined)) {
-        throw new UsageError("give a run id (or `last`), or --subject <id>, but not both");
+      if (runIdInput === undefined && options.subject === undefined) {
+        throw new UsageError(
+          "timeline needs a run id, `last`, or --subject <id> (`shared-ctx runs` lists the runs)",
+        );
+      }
+      if (runIdInput !== undefined && options.subject !== undefined) {
+        throw new UsageError(
+          `timeline takes a run id or --subject, not both (drop "${runIdInput}" or --subject ${options.subject})`,
+        );
       }
       // Loaded here, not at the top: the store's driver and the Unicode width tables (string-width)
       // are for this command's action, not for `--help` or the other commands.

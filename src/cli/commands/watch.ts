@@ -43,17 +43,20 @@ export function makeWatchCommand(deps: CliDeps): Command {
     .action(async (subjectId: string, options: WatchCommandOptions) => {
       // Loaded here, not at the top: the store's driver and the UI are this command's alone.
       const [
-        { openStore },
+        { describeStoreLocation, openStore },
         { readFullTimeline },
         { readSharedState },
-        { buildSubjectView, formatSubjectView },
+        { buildSubjectView, formatSubjectView, isEmptySubjectView },
+        { unknownSubjectError },
       ] = await Promise.all([
         import("../../ui/data/open-store.js"),
         import("../../ui/data/read-run.js"),
         import("../../ui/data/read-shared-state.js"),
         import("../../ui/format/subject-view.js"),
+        import("../../ui/data/find-subject.js"),
       ]);
-      const store = await openStore(storeSelection(options, deps), { mustExist: true });
+      const selection = storeSelection(options, deps);
+      const store = await openStore(selection, { mustExist: true });
       try {
         // The timeline (decisions, runs) and the merging shared state (claims, escalations).
         const read = async () => {
@@ -64,6 +67,16 @@ export function makeWatchCommand(deps: CliDeps): Command {
           return buildSubjectView(timeline, state);
         };
         const initial = await read();
+        const live =
+          !options.json && !options.once && isTerminal(deps.stdout) && deps.stdin?.isTTY === true;
+        // Printed once, an empty view of a typo looks like a subject where nothing happened. Live,
+        // the agents may simply not have started: the view waits and says so.
+        if (!live && isEmptySubjectView(initial)) {
+          throw await unknownSubjectError(store, subjectId, {
+            storeName: describeStoreLocation(selection).location,
+            signal: deps.signal,
+          });
+        }
         if (options.json) {
           deps.stdout.write(`${JSON.stringify(initial, null, 2)}\n`);
           return;
