@@ -9,6 +9,17 @@ import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { type LoadTimeline, useTimelineLoader } from "./hooks/use-timeline-loader.js";
 import type { StartDemoRuns } from "./run-source.js";
 import { bothRunsFinished, demoReducer, initialDemoState } from "./state/demo-reducer.js";
+import type { RunPaneState } from "./state/run-pane-reducer.js";
+
+/** What the demo hands back when it exits (Ink's `waitUntilExit()` resolves with it). */
+export interface DemoExit {
+  /** `interrupt` for Ctrl-C (the CLI exits 130), `quit` for `q` or an abort. */
+  readonly ending: "quit" | "interrupt";
+  /** The scenario the last round played. */
+  readonly scenario: string;
+  /** Both panes as they stood, for the ending printed after the UI is gone. */
+  readonly panes: readonly [RunPaneState, RunPaneState];
+}
 
 export type DemoAppProps = {
   readonly initialScenario: string;
@@ -20,8 +31,6 @@ export type DemoAppProps = {
   readonly loadTimeline: LoadTimeline;
   /** Shown in the header. */
   readonly speed?: number;
-  /** The command that shows a run's timeline, with the store flags the demo was started with. */
-  readonly timelineCommand?: (runId: string) => string;
   /** Aborted (SIGINT, SIGTERM): the demo quits as `q` does, leaving its summary on screen. */
   readonly quitSignal?: AbortSignal;
 };
@@ -45,10 +54,17 @@ export function DemoApp(props: DemoAppProps) {
   const spinner = useSpinner(!bothRunsFinished(state) && state.view === "panes");
   const sharedRunId = state.panes.shared.runId;
 
-  // Quitting draws the compact summary first; the exit follows once that frame is committed.
+  // Quitting clears the live frame first; the exit follows once that frame is committed and hands
+  // the panes over, so renderDemo can print the ending as ordinary output (it stays in scrollback).
   useEffect(() => {
-    if (state.quitting) exit(state.quitting === "interrupt" ? "interrupt" : undefined);
-  }, [state.quitting, exit]);
+    if (!state.quitting) return;
+    const ending: DemoExit = {
+      ending: state.quitting === "interrupt" ? "interrupt" : "quit",
+      scenario: state.scenario,
+      panes: [state.panes.baseline, state.panes.shared],
+    };
+    exit(ending);
+  }, [state.quitting, state.scenario, state.panes, exit]);
   useEffect(() => {
     if (!quitSignal) return;
     const onAbort = () => dispatch({ type: "quit", ending: "quit" });
@@ -135,7 +151,6 @@ export function DemoApp(props: DemoAppProps) {
       timelineLines={timelineLines}
       timelineHeight={timelineHeight}
       speed={speed}
-      timelineCommand={props.timelineCommand}
     />
   );
 }

@@ -66,6 +66,10 @@ export function makeRunCommand(deps: CliDeps): Command {
       "after",
       [
         "",
+        "A run's outcome depends only on scenario, mode and seed: --speed, machine load and the",
+        "store's latency change how long you wait, never what happens.",
+        "Exit codes: 0 done (a collision is a finding), 1 runtime failure, 2 usage or invalid scenario.",
+        "",
         "Examples:",
         "  $ shared-ctx run --mode naive                 isolated agents: the collision, found at review",
         "  $ shared-ctx run --mode broadcast --scenario late-decision",
@@ -73,12 +77,7 @@ export function makeRunCommand(deps: CliDeps): Command {
         "  $ shared-ctx run --mode statewave --scenario late-decision",
         "                                                the same agents: the build is cut short in time",
         "  $ shared-ctx run --scenario late-decision --json --seed 7",
-        "",
-        "A run's outcome depends only on scenario, mode and seed: --speed, machine load and the",
-        "store's latency change how long you wait, never what happens.",
         '  $ shared-ctx run --task "Build a payment service. Deprecate legacy Stripe v1 module."',
-        "",
-        "Exit codes: 0 done (a collision is a finding), 1 runtime failure, 2 usage or invalid scenario.",
       ].join("\n"),
     )
     .action(async (options: RunCommandOptions) => {

@@ -7,7 +7,6 @@ import { ComparisonLine } from "./comparison-line.js";
 import { ComparisonView } from "./comparison-view.js";
 import { HelpOverlay } from "./help-overlay.js";
 import { KeyHints } from "./key-hints.js";
-import { QuitSummary } from "./quit-summary.js";
 import { RunPane } from "./run-pane.js";
 import { type ScenarioChoice, ScenarioPicker } from "./scenario-picker.js";
 import { TimelineView } from "./timeline-view.js";
@@ -30,14 +29,7 @@ export type DemoScreenProps = {
   readonly timelineHeight: number;
   /** The `--speed` shown in the title line. */
   readonly speed?: number;
-  /**
-   * The command that shows a run's timeline, with the store flags the demo was started with (the
-   * summary left on screen after quitting prints it). @default `shared-ctx timeline <run-id>`
-   */
-  readonly timelineCommand?: (runId: string) => string;
 };
-
-const defaultTimelineCommand = (runId: string) => `shared-ctx timeline ${runId}`;
 
 export const paneHints = [
   ["t", "timeline"],
@@ -53,7 +45,7 @@ export const helpKeys = [
   ["r", "run both pipelines again"],
   ["s", "pick another scenario (↑↓ or type its name, enter runs it)"],
   ["?", "this list"],
-  ["q  Ctrl-C", "quit, leaving a short summary on screen"],
+  ["q  Ctrl-C", "quit, leaving both verdicts and the comparison on screen"],
 ] as const;
 const timelineHints = [
   ["↑↓ PgUp PgDn", "scroll"],
@@ -84,17 +76,9 @@ export function DemoScreen(props: DemoScreenProps) {
     </Text>
   );
 
-  if (state.quitting) {
-    return (
-      <Box flexDirection="column" width={columns}>
-        {header}
-        <QuitSummary
-          panes={[baseline, shared]}
-          timelineCommand={props.timelineCommand ?? defaultTimelineCommand}
-        />
-      </Box>
-    );
-  }
+  // The live frame goes: the ending is printed after it as plain output (renderDemo), so all of
+  // it stays in the scrollback however tall it is.
+  if (state.quitting) return null;
 
   if (state.view === "help") {
     return (
