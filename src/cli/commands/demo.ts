@@ -7,6 +7,7 @@ import type { DemoRuns } from "../../ui/run-source.js";
 import type { CliDeps } from "../cli-deps.js";
 import {
   brainFromEnv,
+  drawsLive,
   isTerminal,
   parsePositiveNumber,
   parseSeed,
@@ -142,7 +143,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
       };
       // In a terminal, the UI (Ink and React: the slowest imports) starts loading at once, so its
       // file reads overlap the scenario's validation; the import below awaits the same module.
-      if (isTerminal(deps.stdout)) import("../../ui/render-demo.js").catch(() => undefined);
+      if (drawsLive(deps)) import("../../ui/render-demo.js").catch(() => undefined);
       // Loaded here, not at the top, so `--help` and the other commands start fast.
       const [{ readCompiledScenario }, { openStore }] = await Promise.all([
         import("../../scenario/compiled-scenarios.js"),
@@ -164,7 +165,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
         scenario,
       });
       try {
-        if (isTerminal(deps.stdout)) {
+        if (drawsLive(deps) && isTerminal(deps.stdout)) {
           const [
             { renderDemo },
             { isColorDisabled },

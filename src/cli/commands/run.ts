@@ -4,6 +4,7 @@ import type { RunMode, ScenarioEvent } from "../../scenario/scenario-events.js";
 import type { CliDeps } from "../cli-deps.js";
 import {
   brainFromEnv,
+  drawsLive,
   isTerminal,
   parsePositiveNumber,
   parseSeed,
@@ -124,7 +125,7 @@ export function makeRunCommand(deps: CliDeps): Command {
           writeRunJson(deps.stdout, summary, events, handle.realTime());
           return;
         }
-        if (isTerminal(deps.stdout)) {
+        if (drawsLive(deps) && isTerminal(deps.stdout)) {
           const { renderRunLive } = await import("../../ui/render-run.js");
           await renderRunLive(handle, {
             stdout: deps.stdout,

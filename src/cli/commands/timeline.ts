@@ -3,7 +3,7 @@ import type { ContextStore, Episode } from "../../context/context-store.js";
 import type { RunTimeline, TimelineFilter } from "../../ui/format/run-timeline.js";
 import type { TimelineClock } from "../../ui/format/timeline-table.js";
 import type { CliDeps } from "../cli-deps.js";
-import { isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
+import { drawsLive, isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
 import { UsageError } from "../fatal-error.js";
 import { serialRefresh } from "../serial-refresh.js";
 
@@ -263,7 +263,7 @@ export function makeTimelineCommand(deps: CliDeps): Command {
         const timeline = await readRunTimeline(store, runId, found);
         validateFilter(runId, filter, timelineChoices(timeline));
         const interactive =
-          isTerminal(deps.stdout) && deps.stdin?.isTTY === true && !options.plain && !options.json;
+          drawsLive(deps) && deps.stdin?.isTTY === true && !options.plain && !options.json;
         if (options.follow && !options.json && !interactive) {
           await follow(deps, store, runId, filter, width, clock);
           return;

@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import type { CliDeps } from "../cli-deps.js";
-import { isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
+import { drawsLive, isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
 import { serialRefresh } from "../serial-refresh.js";
 
 interface WatchCommandOptions {
@@ -68,7 +68,7 @@ export function makeWatchCommand(deps: CliDeps): Command {
         };
         const initial = await read();
         const live =
-          !options.json && !options.once && isTerminal(deps.stdout) && deps.stdin?.isTTY === true;
+          !options.json && !options.once && drawsLive(deps) && deps.stdin?.isTTY === true;
         // Printed once, an empty view of a typo looks like a subject where nothing happened. Live,
         // the agents may simply not have started: the view waits and says so.
         if (!live && isEmptySubjectView(initial)) {
@@ -81,7 +81,7 @@ export function makeWatchCommand(deps: CliDeps): Command {
           deps.stdout.write(`${JSON.stringify(initial, null, 2)}\n`);
           return;
         }
-        if (options.once || !isTerminal(deps.stdout) || deps.stdin?.isTTY !== true) {
+        if (!live || !isTerminal(deps.stdout)) {
           deps.stdout.write(`${formatSubjectView(initial).join("\n")}\n`);
           return;
         }
