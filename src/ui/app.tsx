@@ -1,5 +1,6 @@
 import { useApp, useInput } from "ink";
 import { useEffect, useMemo, useReducer } from "react";
+import type { RunMode } from "../scenario/scenario-events.js";
 import { DemoScreen } from "./components/demo-screen.js";
 import type { ScenarioChoice } from "./components/scenario-picker.js";
 import { formatTimelineReport } from "./format/timeline-table.js";
@@ -31,6 +32,8 @@ export type DemoAppProps = {
   readonly loadTimeline: LoadTimeline;
   /** Shown in the header. */
   readonly speed?: number;
+  /** The left pane's mode (`--baseline`): its title is right from the first frame. @default "naive" */
+  readonly baselineMode?: RunMode;
   /** Aborted (SIGINT, SIGTERM): the demo quits as `q` does, leaving its summary on screen. */
   readonly quitSignal?: AbortSignal;
 };
@@ -46,7 +49,9 @@ const typeAheadResetMs = 1000;
 export function DemoApp(props: DemoAppProps) {
   const { initialScenario, scenarios, start, loadTimeline, speed, quitSignal } = props;
   const { exit } = useApp();
-  const [state, dispatch] = useReducer(demoReducer, initialScenario, initialDemoState);
+  const [state, dispatch] = useReducer(demoReducer, initialScenario, (scenario) =>
+    initialDemoState(scenario, props.baselineMode),
+  );
   const scenarioNames = useMemo(() => scenarios.map((scenario) => scenario.name), [scenarios]);
   useDemoRuns(start, state.scenario, state.round, dispatch);
   useTimelineLoader(loadTimeline, state.timeline, dispatch);
@@ -107,10 +112,14 @@ export function DemoApp(props: DemoAppProps) {
     switch (state.view) {
       case "help":
         return;
+      case "comparison":
+        if (key.escape || input === "c" || input === "b") dispatch({ type: "comparison-toggle" });
+        return;
       case "panes":
         if (input === "t" && sharedRunId) {
           dispatch({ type: "timeline-open", runId: sharedRunId });
-        } else if (input === "r") dispatch({ type: "restart" });
+        } else if (input === "c") dispatch({ type: "comparison-toggle" });
+        else if (input === "r") dispatch({ type: "restart" });
         else if (input === "s") dispatch({ type: "picker-open", names: scenarioNames });
         return;
       case "timeline":

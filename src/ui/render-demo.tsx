@@ -1,4 +1,5 @@
 import { render } from "ink";
+import type { RunMode } from "../scenario/scenario-events.js";
 import { DemoApp, type DemoExit } from "./app.js";
 import type { ScenarioChoice } from "./components/scenario-picker.js";
 import { ThemeProvider } from "./contexts/theme-context.js";
@@ -30,6 +31,8 @@ export interface RenderDemoOptions {
   readonly start: StartDemoRuns;
   readonly loadTimeline: LoadTimeline;
   readonly speed?: number;
+  /** The left pane's mode (`--baseline`), titled right from the first frame. @default "naive" */
+  readonly baselineMode?: RunMode;
   /**
    * The command that shows a run's timeline, with the store flags the demo was started with.
    * @default `shared-ctx timeline <run-id>`
@@ -56,6 +59,7 @@ export async function renderDemo(options: RenderDemoOptions): Promise<DemoEnding
         start={options.start}
         loadTimeline={options.loadTimeline}
         speed={options.speed}
+        {...(options.baselineMode ? { baselineMode: options.baselineMode } : {})}
         quitSignal={options.signal}
       />
     </ThemeProvider>

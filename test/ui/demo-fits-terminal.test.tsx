@@ -105,6 +105,30 @@ describe("the demo fits the terminal", () => {
     expect(frame).not.toMatch(/^Comparison$/m);
   });
 
+  it.each([
+    [80, 24],
+    [100, 30],
+  ])(
+    "at %i×%i every verdict's title and why are there in full, wrapped, never cut",
+    (columns, rows) => {
+      const state = states["both ended"]!();
+      const lines = frameAt(state, columns, rows);
+      expect(lines.length).toBeLessThanOrEqual(rows - 1);
+      // The panes' borders and the wrapping aside, the words are all there.
+      const words = lines
+        .join(" ")
+        .replace(/[│╭╮╰╯─]/g, " ")
+        .replace(/\s+/g, " ");
+      for (const pane of [state.panes.baseline, state.panes.shared]) {
+        const verdict = verdictFor(pane.summary!, pane.events);
+        expect(words).toContain(verdict.title.replace(/\s+/g, " "));
+        for (const detail of verdict.details) expect(words).toContain(detail.replace(/\s+/g, " "));
+      }
+      // The table is one key away, and said so.
+      expect(words).toContain("c comparison");
+    },
+  );
+
   it("from 35 rows draws the boxed verdicts and the comparison table", () => {
     const frame = frameAt(states["both ended"]!(), 120, 40).join("\n");
     expect(frame).toContain("╔");

@@ -189,6 +189,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
             loadTimeline: async (runId) =>
               buildRunTimeline(runId, await readFullTimeline(store, runId)),
             speed: options.speed,
+            baselineMode: options.baseline,
             timelineCommand: (runId) => formatCommandHint(["timeline", runId], options),
             signal: deps.signal,
           });

@@ -33,6 +33,7 @@ export type DemoScreenProps = {
 
 export const paneHints = [
   ["t", "timeline"],
+  ["c", "comparison"],
   ["r", "run again"],
   ["s", "scenario"],
   ["?", "keys"],
@@ -42,6 +43,7 @@ export const paneHints = [
 /** Everything the `?` overlay lists. */
 export const helpKeys = [
   ["t", "the shared-context run's timeline (↑↓ PgUp PgDn scroll, esc back)"],
+  ["c", "the comparison table, full screen (once both runs have ended)"],
   ["r", "run both pipelines again"],
   ["s", "pick another scenario (↑↓ or type its name, enter runs it)"],
   ["?", "this list"],
@@ -50,6 +52,10 @@ export const helpKeys = [
 const timelineHints = [
   ["↑↓ PgUp PgDn", "scroll"],
   ["esc", "back"],
+  ["q", "quit"],
+] as const;
+const comparisonHints = [
+  ["esc c", "back"],
   ["q", "quit"],
 ] as const;
 const pickerHints = [
@@ -85,6 +91,26 @@ export function DemoScreen(props: DemoScreenProps) {
       <Box flexDirection="column" width={columns}>
         {header}
         <HelpOverlay keys={helpKeys} width={Math.min(columns, 80)} />
+      </Box>
+    );
+  }
+
+  const comparison =
+    baseline.summary && shared.summary
+      ? { baseline: baseline.summary, shared: shared.summary }
+      : undefined;
+
+  if (state.view === "comparison" && comparison) {
+    return (
+      <Box flexDirection="column" width={columns}>
+        {header}
+        <ComparisonView
+          naive={comparison.baseline}
+          statewave={comparison.shared}
+          width={columns}
+          wrap
+        />
+        <KeyHints hints={comparisonHints} />
       </Box>
     );
   }
@@ -126,10 +152,6 @@ export function DemoScreen(props: DemoScreenProps) {
     );
   }
 
-  const comparison =
-    baseline.summary && shared.summary
-      ? { baseline: baseline.summary, shared: shared.summary }
-      : undefined;
   const caption = state.focus
     ? formatCaption(state.focus, baseline.events, shared.events)
     : undefined;
@@ -146,6 +168,7 @@ export function DemoScreen(props: DemoScreenProps) {
     spinner,
     compact: layout.compact,
     foldStatus: layout.foldStatus,
+    cutVerdict: layout.cutVerdict,
   };
   return (
     <Box flexDirection="column" width={columns}>
@@ -170,7 +193,9 @@ export function DemoScreen(props: DemoScreenProps) {
           />
         )
       ) : null}
-      <KeyHints hints={paneHints} />
+      <KeyHints
+        hints={comparison && layout.compact ? paneHints : paneHints.filter(([key]) => key !== "c")}
+      />
     </Box>
   );
 }
