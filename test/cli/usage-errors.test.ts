@@ -16,7 +16,7 @@ describe("usage errors: one line in the house style, exit 2", () => {
     [["frobnicate"], "(commands: demo, run, runs, timeline, watch, serve, mcp, bench)"],
     [
       ["bench", "foo"],
-      "unknown command 'foo' for bench (commands: store, merge, startup, scenarios)",
+      "unknown command 'foo' for bench (commands: store, merge, startup, quickstart, scenarios)",
     ],
     [["--bogus"], "unknown option '--bogus' (see shared-ctx --help)"],
     [["run", "--bogus"], "unknown option '--bogus' for run (see shared-ctx run --help)"],
