@@ -8,6 +8,7 @@ interface BenchQuickstartFlags {
   json?: boolean;
   repeats: number;
   repository?: string;
+  installed?: string;
 }
 
 function parseRepeats(raw: string): number {
@@ -31,6 +32,10 @@ export function makeBenchQuickstartCommand(deps: CliDeps): Command {
     .option("--json", "print the figures as one JSON document")
     .option("--repeats <n>", "starts timed after the first one", parseRepeats, 3)
     .option("--repository <path|url>", "the repository to clone (default: this package's folder)")
+    .option(
+      "--installed <dir>",
+      "time npm run demo in a clone already installed (no clone, no install)",
+    )
     .action(async (flags: BenchQuickstartFlags) => {
       const { formatQuickstartBench, packageRoot, runQuickstartBench } = await import(
         "../../bench/quickstart-bench.js"
@@ -41,6 +46,7 @@ export function makeBenchQuickstartCommand(deps: CliDeps): Command {
           repository: flags.repository ? resolve(deps.cwd, flags.repository) : packageRoot,
           dir,
           repeats: flags.repeats,
+          ...(flags.installed ? { installed: resolve(deps.cwd, flags.installed) } : {}),
           onProgress: (message) => deps.stderr.write(`… ${message}\n`),
         });
         deps.stdout.write(
