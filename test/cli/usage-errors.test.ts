@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ExitCode } from "../../src/cli/exit-codes.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { runWholeCli } from "./cli-harness.js";
 
@@ -37,6 +38,33 @@ describe("usage errors: one line in the house style, exit 2", () => {
     expect(result.stderr).toMatch(houseStyle);
     expect(result.stderr).toContain(expected);
     expect(result.stdout).toBe("");
+  });
+
+  it("watch of a subject with nothing in it says so, lists the subjects there and the near miss", async () => {
+    const db = join(tempDir(), "store.db");
+    const store = new EmbeddedStore({ path: db });
+    await store.createEpisode({
+      subjectId: "my-repo",
+      source: "claude-code",
+      type: "architectural_decision",
+      payload: { content: "Use JWT for the API auth", target: "auth" },
+    });
+    await store.close();
+    for (const argv of [
+      ["watch", "my-rep", "--once"],
+      ["watch", "my-rep", "--json"],
+    ]) {
+      const result = await runWholeCli([...argv, "--db", db]);
+      expect(result.exitCode).toBe(ExitCode.usage);
+      expect(result.stderr).toMatch(houseStyle);
+      expect(result.stderr).toContain(
+        `nothing was written to subject "my-rep" in ${db} (did you mean my-repo? subjects: my-repo)`,
+      );
+    }
+    // The subject itself still prints its view.
+    const ok = await runWholeCli(["watch", "my-repo", "--once", "--db", db]);
+    expect(ok.exitCode).toBe(ExitCode.ok);
+    expect(ok.stdout).toContain("Subject my-repo");
   });
 
   it("serve on a host name that does not resolve names it, exit 2 (not `unexpected error`)", async () => {
