@@ -22,6 +22,7 @@ export function createProgram(deps: CliDeps): Command {
     )
     .version(packageVersion(), "-v, --version", "print the version")
     .helpOption("-h, --help", "show help")
+    .helpCommand("help [command]", "show help for a command")
     // Our own "did you mean" (usage-message.ts) words it in the house style.
     .showSuggestionAfterError(false)
     .addHelpText(
