@@ -163,4 +163,21 @@ describe("DemoApp", () => {
     );
     await waitFor(() => expect(app.lastFrame()).toContain("scenario late-decision"));
   });
+
+  it("titles the left pane by --baseline from the first frame, before its run has started", async () => {
+    const app = renderInk(
+      <DemoApp
+        initialScenario="late-decision"
+        scenarios={scenarios}
+        baselineMode="broadcast"
+        // Never resolves: the frame is the one drawn before any run-start arrives.
+        start={() => new Promise<DemoRuns>(() => undefined)}
+        loadTimeline={async () => {
+          throw new Error("not in this test");
+        }}
+      />,
+    );
+    await waitFor(() => expect(app.lastFrame()).toContain("Messages to everyone"));
+    for (const frame of app.frames()) expect(frame).not.toContain("Messages only");
+  });
 });
