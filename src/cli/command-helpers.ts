@@ -22,6 +22,25 @@ export function parseSeed(raw: string): number {
   return value;
 }
 
+/**
+ * True when the terminal cannot move its cursor (`TERM=dumb`: Emacs shell buffers, some CI
+ * log viewers): an animated view there is hundreds of cursor-ups and erased lines, so commands
+ * print their plain output instead.
+ */
+export function isDumbTerminal(
+  env: NodeJS.ProcessEnv | Record<string, string | undefined>,
+): boolean {
+  return env.TERM === "dumb";
+}
+
+/**
+ * True when the command may draw its live (Ink) view: stdout is a terminal that can move its
+ * cursor. Otherwise it prints plain lines, as for a pipe.
+ */
+export function drawsLive(deps: Pick<CliDeps, "stdout" | "env">): boolean {
+  return isTerminal(deps.stdout) && !isDumbTerminal(deps.env);
+}
+
 /** True for a real terminal stream (what Ink needs), not a pipe or a test buffer. */
 export function isTerminal(stream: OutputStream): stream is OutputStream & NodeJS.WriteStream {
   return stream.isTTY === true && "on" in stream;

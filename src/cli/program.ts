@@ -1,4 +1,4 @@
-import { Command } from "commander";
+import { Command, type Option } from "commander";
 import type { CliDeps } from "./cli-deps.js";
 import { makeBenchCommand } from "./commands/bench.js";
 import { makeCheckCommand } from "./commands/check.js";
@@ -13,6 +13,7 @@ import { makeScenarioCommand } from "./commands/scenario.js";
 import { makeServeCommand } from "./commands/serve.js";
 import { makeTimelineCommand } from "./commands/timeline.js";
 import { makeWatchCommand } from "./commands/watch.js";
+import { formatUsageMessage } from "./usage-message.js";
 import { packageVersion } from "./version.js";
 
 /**
@@ -26,7 +27,9 @@ export function createProgram(deps: CliDeps): Command {
     )
     .version(packageVersion(), "-v, --version", "print the version")
     .helpOption("-h, --help", "show help")
-    .showSuggestionAfterError(true)
+    .helpCommand("help [command]", "show help for a command")
+    // Our own "did you mean" (usage-message.ts) words it in the house style.
+    .showSuggestionAfterError(false)
     .addHelpText(
       "after",
       [
@@ -66,12 +69,57 @@ export function createProgram(deps: CliDeps): Command {
 /**
  * `addCommand()` does not pass output settings or `exitOverride()` down to subcommands: without
  * this, a bad option on `shared-ctx run` would print to the real stderr and exit the process
- * instead of reaching `runCli`'s exit-code mapping. Applied to the whole tree, once.
+ * instead of reaching `runCli`'s exit-code mapping. Applied to the whole tree, once, with the
+ * house style for errors and help pages.
  */
 function routeOutputAndExits(command: Command, deps: CliDeps): void {
   command.exitOverride().configureOutput({
     writeOut: (text) => deps.stdout.write(text),
-    writeErr: (text) => deps.stderr.write(text),
+    // Only help shown for a missing subcommand (bare `shared-ctx`, bare `bench`) reaches
+    // writeErr: errors go through outputError below. Help asked for is output, not an error.
+    writeErr: (text) => deps.stdout.write(text),
+    outputError: (text) => deps.stderr.write(text),
   });
+  const reportParseError = command.error.bind(command);
+  // Commander words its parse errors on two lines without our prefix; each is re-worded from its
+  // code and the command it happened on. Messages our own code passes to `error()` stay as given.
+  command.error = (message, options) =>
+    reportParseError(
+      options?.code?.startsWith("commander.")
+        ? formatUsageMessage(message, options.code, command)
+        : message,
+      options,
+    );
+  command.configureHelp({ optionDescription: describeOption });
+  // Commander's own wording ("display help for command") on subcommands, ours on the root.
+  command.helpOption("-h, --help", "show help");
+  const mandatory = command.options.filter((option) => option.mandatory);
+  if (mandatory.length > 0) {
+    // `shared-ctx mcp [options]` hid that --subject must be given.
+    const args = command.registeredArguments.map((argument) =>
+      argument.required ? `<${argument.name()}>` : `[${argument.name()}]`,
+    );
+    command.usage([...mandatory.map((option) => option.flags), "[options]", ...args].join(" "));
+  }
   for (const child of command.commands) routeOutputAndExits(child, deps);
+}
+
+/**
+ * An option's line in `--help`, in one style: `(one of: a, b; default: x)`, no JSON quotes, and
+ * `(required)` for a mandatory option. A description that names its own default (an environment
+ * variable, a computed file) keeps its words.
+ */
+function describeOption(option: Option): string {
+  const extra: string[] = [];
+  if (option.mandatory) extra.push("required");
+  if (option.argChoices) extra.push(`one of: ${option.argChoices.join(", ")}`);
+  const showsDefault =
+    option.defaultValue !== undefined &&
+    typeof option.defaultValue !== "boolean" &&
+    !option.description.includes("(default:");
+  if (showsDefault) {
+    const value = option.defaultValueDescription ?? String(option.defaultValue);
+    extra.push(`default: ${value}`);
+  }
+  return extra.length > 0 ? `${option.description} (${extra.join("; ")})` : option.description;
 }

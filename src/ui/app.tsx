@@ -1,5 +1,6 @@
 import { useApp, useInput } from "ink";
 import { useEffect, useMemo, useReducer } from "react";
+import type { RunMode } from "../scenario/scenario-events.js";
 import { DemoScreen } from "./components/demo-screen.js";
 import type { ScenarioChoice } from "./components/scenario-picker.js";
 import { formatTimelineReport } from "./format/timeline-table.js";
@@ -9,6 +10,17 @@ import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { type LoadTimeline, useTimelineLoader } from "./hooks/use-timeline-loader.js";
 import type { StartDemoRuns } from "./run-source.js";
 import { bothRunsFinished, demoReducer, initialDemoState } from "./state/demo-reducer.js";
+import type { RunPaneState } from "./state/run-pane-reducer.js";
+
+/** What the demo hands back when it exits (Ink's `waitUntilExit()` resolves with it). */
+export interface DemoExit {
+  /** `interrupt` for Ctrl-C (the CLI exits 130), `quit` for `q` or an abort. */
+  readonly ending: "quit" | "interrupt";
+  /** The scenario the last round played. */
+  readonly scenario: string;
+  /** Both panes as they stood, for the ending printed after the UI is gone. */
+  readonly panes: readonly [RunPaneState, RunPaneState];
+}
 
 export type DemoAppProps = {
   readonly initialScenario: string;
@@ -20,8 +32,8 @@ export type DemoAppProps = {
   readonly loadTimeline: LoadTimeline;
   /** Shown in the header. */
   readonly speed?: number;
-  /** The command that shows a run's timeline, with the store flags the demo was started with. */
-  readonly timelineCommand?: (runId: string) => string;
+  /** The left pane's mode (`--baseline`): its title is right from the first frame. @default "naive" */
+  readonly baselineMode?: RunMode;
   /** Aborted (SIGINT, SIGTERM): the demo quits as `q` does, leaving its summary on screen. */
   readonly quitSignal?: AbortSignal;
 };
@@ -37,7 +49,9 @@ const typeAheadResetMs = 1000;
 export function DemoApp(props: DemoAppProps) {
   const { initialScenario, scenarios, start, loadTimeline, speed, quitSignal } = props;
   const { exit } = useApp();
-  const [state, dispatch] = useReducer(demoReducer, initialScenario, initialDemoState);
+  const [state, dispatch] = useReducer(demoReducer, initialScenario, (scenario) =>
+    initialDemoState(scenario, props.baselineMode),
+  );
   const scenarioNames = useMemo(() => scenarios.map((scenario) => scenario.name), [scenarios]);
   useDemoRuns(start, state.scenario, state.round, dispatch);
   useTimelineLoader(loadTimeline, state.timeline, dispatch);
@@ -45,10 +59,17 @@ export function DemoApp(props: DemoAppProps) {
   const spinner = useSpinner(!bothRunsFinished(state) && state.view === "panes");
   const sharedRunId = state.panes.shared.runId;
 
-  // Quitting draws the compact summary first; the exit follows once that frame is committed.
+  // Quitting clears the live frame first; the exit follows once that frame is committed and hands
+  // the panes over, so renderDemo can print the ending as ordinary output (it stays in scrollback).
   useEffect(() => {
-    if (state.quitting) exit(state.quitting === "interrupt" ? "interrupt" : undefined);
-  }, [state.quitting, exit]);
+    if (!state.quitting) return;
+    const ending: DemoExit = {
+      ending: state.quitting === "interrupt" ? "interrupt" : "quit",
+      scenario: state.scenario,
+      panes: [state.panes.baseline, state.panes.shared],
+    };
+    exit(ending);
+  }, [state.quitting, state.scenario, state.panes, exit]);
   useEffect(() => {
     if (!quitSignal) return;
     const onAbort = () => dispatch({ type: "quit", ending: "quit" });
@@ -91,10 +112,14 @@ export function DemoApp(props: DemoAppProps) {
     switch (state.view) {
       case "help":
         return;
+      case "comparison":
+        if (key.escape || input === "c" || input === "b") dispatch({ type: "comparison-toggle" });
+        return;
       case "panes":
         if (input === "t" && sharedRunId) {
           dispatch({ type: "timeline-open", runId: sharedRunId });
-        } else if (input === "r") dispatch({ type: "restart" });
+        } else if (input === "c") dispatch({ type: "comparison-toggle" });
+        else if (input === "r") dispatch({ type: "restart" });
         else if (input === "s") dispatch({ type: "picker-open", names: scenarioNames });
         return;
       case "timeline":
@@ -135,7 +160,6 @@ export function DemoApp(props: DemoAppProps) {
       timelineLines={timelineLines}
       timelineHeight={timelineHeight}
       speed={speed}
-      timelineCommand={props.timelineCommand}
     />
   );
 }

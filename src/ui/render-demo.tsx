@@ -1,7 +1,9 @@
 import { render } from "ink";
-import { DemoApp } from "./app.js";
+import type { RunMode } from "../scenario/scenario-events.js";
+import { DemoApp, type DemoExit } from "./app.js";
 import type { ScenarioChoice } from "./components/scenario-picker.js";
 import { ThemeProvider } from "./contexts/theme-context.js";
+import { formatDemoEnding } from "./format/demo-ending.js";
 import type { LoadTimeline } from "./hooks/use-timeline-loader.js";
 import type { StartDemoRuns } from "./run-source.js";
 import { scrollbackSafe } from "./scrollback-safe-stdout.js";
@@ -29,12 +31,14 @@ export interface RenderDemoOptions {
   readonly start: StartDemoRuns;
   readonly loadTimeline: LoadTimeline;
   readonly speed?: number;
+  /** The left pane's mode (`--baseline`), titled right from the first frame. @default "naive" */
+  readonly baselineMode?: RunMode;
   /**
    * The command that shows a run's timeline, with the store flags the demo was started with.
    * @default `shared-ctx timeline <run-id>`
    */
   readonly timelineCommand?: (runId: string) => string;
-  /** Quits the UI (SIGINT/SIGTERM), leaving its summary on screen as `q` does. */
+  /** Quits the UI (SIGINT/SIGTERM), leaving its ending on screen as `q` does. */
   readonly signal?: AbortSignal;
 }
 
@@ -55,7 +59,7 @@ export async function renderDemo(options: RenderDemoOptions): Promise<DemoEnding
         start={options.start}
         loadTimeline={options.loadTimeline}
         speed={options.speed}
-        timelineCommand={options.timelineCommand}
+        {...(options.baselineMode ? { baselineMode: options.baselineMode } : {})}
         quitSignal={options.signal}
       />
     </ThemeProvider>
@@ -87,8 +91,17 @@ export async function renderDemo(options: RenderDemoOptions): Promise<DemoEnding
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const value = await instance.waitUntilExit();
-    return value === "interrupt" ? "interrupt" : "quit";
+    const value = (await instance.waitUntilExit()) as DemoExit | undefined;
+    if (value === undefined) return "quit";
+    // Ink has restored the terminal: the ending is ordinary output from here on, wrapped to the
+    // width the terminal has now, so it stays on screen and in the scrollback.
+    const lines = formatDemoEnding(value.panes, {
+      width: options.stdout.columns || 80,
+      scenario: value.scenario,
+      timelineCommand: options.timelineCommand ?? ((runId) => `shared-ctx timeline ${runId}`),
+    });
+    options.stdout.write(`${lines.join("\n")}\n`);
+    return value.ending;
   } finally {
     unmounted = true;
     clearTimeout(grace);

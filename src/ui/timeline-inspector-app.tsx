@@ -2,7 +2,7 @@ import { useApp, useInput } from "ink";
 import { useEffect, useMemo, useReducer, useState } from "react";
 import { TimelineInspector } from "./components/timeline-inspector.js";
 import { agentDirectoryOf } from "./format/agent-directory.js";
-import { inspectorAgents, inspectorPage } from "./format/inspector-lines.js";
+import { inspectorAgents, inspectorPage, nextSectionLine } from "./format/inspector-lines.js";
 import type { RunTimeline } from "./format/run-timeline.js";
 import type { TimelineClock } from "./format/timeline-table.js";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
@@ -46,8 +46,9 @@ export function TimelineInspectorApp(props: TimelineInspectorAppProps) {
         clock: props.clock ?? "scenario",
         agentId: agent?.id,
         search: state.search,
+        sections: !state.follow,
       }),
-    [timeline, columns, props.clock, agent?.id, state.search],
+    [timeline, columns, props.clock, agent?.id, state.search, state.follow],
   );
   // The heading, the status line, the key hints and one spare row (a frame as tall as the screen
   // makes Ink clear the terminal).
@@ -87,7 +88,10 @@ export function TimelineInspectorApp(props: TimelineInspectorAppProps) {
     else if (input === "G" || key.end) dispatch({ type: "scroll-to", line: maxScroll, maxScroll });
     else if (input === "/") dispatch({ type: "search-start" });
     else if (input === "a") dispatch({ type: "agent-cycle", count: agents.length });
-    else if (input === "f") dispatch({ type: "follow-toggle", maxScroll });
+    else if (input === "s") {
+      const line = nextSectionLine(page, state.scroll, maxScroll);
+      dispatch({ type: "scroll-to", line, maxScroll });
+    } else if (input === "f") dispatch({ type: "follow-toggle", maxScroll });
   });
 
   return (

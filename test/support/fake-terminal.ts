@@ -64,6 +64,8 @@ export function fakeTerminal(size: { columns: number; rows: number }) {
     stdout: stdout as typeof stdout & NodeJS.WriteStream,
     stdin: keyboard as unknown as NodeJS.ReadStream,
     screens,
+    /** Everything written, escapes included. */
+    raw: () => writes.join(""),
     /** The last write with text in it (Ink's last frame), without ANSI. */
     lastScreen: () => screens().at(-1) ?? "",
     /** Types keys after React has flushed its effects (Ink subscribes input handlers in one). */

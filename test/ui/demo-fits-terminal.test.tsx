@@ -1,10 +1,10 @@
 import { EventEmitter } from "node:events";
-import { render } from "ink";
 import { describe, expect, it, vi } from "vitest";
-import type { ScenarioEvent } from "../../src/scenario/scenario-events.js";
-import { DemoApp } from "../../src/ui/app.js";
+import type { RunSummary, ScenarioEvent } from "../../src/scenario/scenario-events.js";
 import { DemoScreen } from "../../src/ui/components/demo-screen.js";
 import { stripAnsi, textWidth } from "../../src/ui/format/text-width.js";
+import { verdictFor } from "../../src/ui/format/verdict.js";
+import { renderDemo } from "../../src/ui/render-demo.js";
 import type { DemoRuns } from "../../src/ui/run-source.js";
 import { eraseScrollback, scrollbackSafe } from "../../src/ui/scrollback-safe-stdout.js";
 import { type DemoState, demoReducer, initialDemoState } from "../../src/ui/state/demo-reducer.js";
@@ -105,6 +105,31 @@ describe("the demo fits the terminal", () => {
     expect(frame).not.toMatch(/^Comparison$/m);
   });
 
+  // Stacked panes (below 100 columns), so each pane's words read in order across the frame.
+  it.each([
+    [80, 24],
+    [90, 28],
+  ])(
+    "at %i×%i every verdict's title and why are there in full, wrapped, never cut",
+    (columns, rows) => {
+      const state = states["both ended"]!();
+      const lines = frameAt(state, columns, rows);
+      expect(lines.length).toBeLessThanOrEqual(rows - 1);
+      // The panes' borders and the wrapping aside, the words are all there.
+      const words = lines
+        .join(" ")
+        .replace(/[│╭╮╰╯─]/g, " ")
+        .replace(/\s+/g, " ");
+      for (const pane of [state.panes.baseline, state.panes.shared]) {
+        const verdict = verdictFor(pane.summary!, pane.events);
+        expect(words).toContain(verdict.title.replace(/\s+/g, " "));
+        for (const detail of verdict.details) expect(words).toContain(detail.replace(/\s+/g, " "));
+      }
+      // The table is one key away, and said so.
+      expect(words).toContain("c comparison");
+    },
+  );
+
   it("from 35 rows draws the boxed verdicts and the comparison table", () => {
     const frame = frameAt(states["both ended"]!(), 120, 40).join("\n");
     expect(frame).toContain("╔");
@@ -138,7 +163,7 @@ describe("scrollbackSafe", () => {
   });
 });
 
-describe("DemoApp in an 80×24 terminal", () => {
+describe("renderDemo in an 80×24 terminal", () => {
   function start(terminal: ReturnType<typeof fakeTerminal>) {
     const naive = scriptedRun(naiveCollisionEvents());
     const statewave = scriptedRun(statewaveAvoidedEvents());
@@ -154,30 +179,25 @@ describe("DemoApp in an 80×24 terminal", () => {
       pause: () => undefined,
     });
     const controller = new AbortController();
-    const instance = render(
-      <DemoApp
-        initialScenario="auth-jwt"
-        scenarios={[]}
-        start={async () => runs}
-        loadTimeline={async () => {
-          throw new Error("not in this test");
-        }}
-        timelineCommand={(runId) => `shared-ctx timeline ${runId} --db /tmp/x.db`}
-        quitSignal={controller.signal}
-      />,
-      {
-        stdout: scrollbackSafe(terminal as unknown as NodeJS.WriteStream),
-        stdin: stdin as unknown as NodeJS.ReadStream,
-        patchConsole: false,
-        exitOnCtrlC: false,
+    const ending = renderDemo({
+      stdout: terminal as unknown as NodeJS.WriteStream,
+      stdin: stdin as unknown as NodeJS.ReadStream,
+      noColor: true,
+      initialScenario: "auth-jwt",
+      loadScenarios: async () => [],
+      start: async () => runs,
+      loadTimeline: async () => {
+        throw new Error("not in this test");
       },
-    );
-    return { naive, statewave, instance, quit: () => controller.abort() };
+      timelineCommand: (runId) => `shared-ctx timeline ${runId} --db /tmp/x.db`,
+      signal: controller.signal,
+    });
+    return { naive, statewave, ending, quit: () => controller.abort() };
   }
 
-  it("never clears the scrollback, and leaves a compact summary after it quits", async () => {
+  it("never clears the scrollback; after quitting, both verdicts, every why and the table stay, wrapped", async () => {
     const terminal = fakeTerminal(80, 24);
-    const { naive, statewave, instance, quit } = start(terminal);
+    const { naive, statewave, ending, quit } = start(terminal);
     await waitFor(() => expect(terminal.writes.join("")).toContain("Messages only"));
     for (let step = 0; step < 40; step++) {
       naive.emit();
@@ -191,16 +211,41 @@ describe("DemoApp in an 80×24 terminal", () => {
     terminal.rows = 14;
     terminal.emit("resize");
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const before = terminal.writes.length;
     quit();
-    await instance.waitUntilExit();
+    expect(await ending).toBe("quit");
     const output = terminal.writes.join("");
     expect(output).not.toContain(eraseScrollback);
-    // The last frame drawn (after erasing the previous one) is the summary.
-    const frames = stripAnsi(terminal.writes.slice(before).join("")).split(/\n(?=shared-ctx demo)/);
-    const summary = frames.at(-1) ?? "";
-    expect(summary).toContain("COLLISION DETECTED");
-    expect(summary).toContain("Timeline: shared-ctx timeline sw-4e5f6a7b --db /tmp/x.db");
-    expect(summary.trimEnd().split("\n").length).toBeLessThanOrEqual(8);
+    // The ending is the last write: plain lines, no cursor movement, none wider than 80.
+    const last = terminal.writes.at(-1) ?? "";
+    expect(last).not.toMatch(cursorMovement);
+    const lines = stripAnsi(last).trimEnd().split("\n");
+    for (const line of lines) expect(textWidth(line)).toBeLessThanOrEqual(80);
+    const text = lines.join("\n");
+    expect(text).toContain("COLLISION DETECTED");
+    expect(text).toContain("CONFLICT AVOIDED");
+    expect(text).toContain("== Comparison ==");
+    expect(text).toContain("Shared context saved 2,400 tokens");
+    expect(text).toContain("shared-ctx timeline sw-4e5f6a7b --db /tmp/x.db");
+    // Every detail of each verdict (its "why"), in full, not cut with "…".
+    const verdicts = [
+      verdictFor(summaryOf(naiveCollisionEvents()), naiveCollisionEvents()),
+      verdictFor(summaryOf(statewaveAvoidedEvents()), statewaveAvoidedEvents()),
+    ];
+    const flat = text.replace(/\s+/g, " ");
+    for (const verdict of verdicts) {
+      for (const detail of verdict.details) expect(flat).toContain(detail.replace(/\s+/g, " "));
+    }
+    expect(text).not.toContain("…");
   });
 });
+
+/** Cursor up/down/left/right, to a column or position, erase line or screen. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape is what is looked for.
+const cursorMovement = /\u001B\[[\d;]*[ABCDGHJK]/;
+
+/** The summary of a fixture run (its run-end event). */
+function summaryOf(events: readonly ScenarioEvent[]): RunSummary {
+  const end = events.find((event) => event.type === "run-end");
+  if (end?.type !== "run-end") throw new Error("the fixture has no run-end");
+  return end.summary;
+}

@@ -80,7 +80,7 @@ describe("the interactive views of the real CLI, with real runs", () => {
     expect(all).toMatch(/Timeline:\s+shared-ctx timeline nv-[0-9a-f]{8} --db /);
   });
 
-  it("demo: both panes live, both verdicts and the comparison, the stored timeline on `t`, a summary on `q`", async () => {
+  it("demo: both panes live, both verdicts and the comparison, the stored timeline on `t`, the ending on `q`", async () => {
     const cwd = tempDir();
     const db = join(cwd, "store.db");
     const demo = inTerminal(["demo", "--seed", "7", "--speed", "20", "--db", db], { cwd });
@@ -120,10 +120,13 @@ describe("the interactive views of the real CLI, with real runs", () => {
     await demo.press("q");
     expect(await demo.exitCode).toBe(0);
     expect(demo.stderr()).toBe("");
-    const summary = demo.lastScreen();
-    expect(summary).toContain("COLLISION DETECTED");
-    expect(summary.replace(/\s+/g, " ")).toContain(
-      `Timeline: shared-ctx timeline ${sharedRun} --db ${db}`,
+    // The ending, printed after the live UI is gone: both verdicts, the table, the next step.
+    const ending = demo.lastScreen();
+    expect(ending).toContain("COLLISION DETECTED");
+    expect(ending).toContain("CONFLICT AVOIDED");
+    expect(ending).toContain("== Comparison ==");
+    expect(ending).toContain(
+      `Timeline of the shared-context run:\n  shared-ctx timeline ${sharedRun} --db ${db}`,
     );
   });
 

@@ -21,4 +21,12 @@ describe("SubjectWatchView", () => {
     expect(frame).toContain("watching for new writes · q quit");
     expect(frame.split("\n").length).toBeLessThanOrEqual(23);
   });
+
+  it("a subject with nothing written yet says so while it waits for the first write", () => {
+    const view = buildSubjectView({ subjectId: "my-repo", episodes: [], memories: [] });
+    const app = renderInk(<SubjectWatchView view={view} rows={24} />);
+    expect(app.lastFrame()).toContain(
+      "nothing written to my-repo yet · watching for the first write · q quit",
+    );
+  });
 });

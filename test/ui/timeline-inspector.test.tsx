@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { inspectorPage, nextSectionLine } from "../../src/ui/format/inspector-lines.js";
 import { buildRunTimeline } from "../../src/ui/format/run-timeline.js";
+import { formatTimelineSections } from "../../src/ui/format/timeline-table.js";
 import { initialInspectorState, inspectorReducer } from "../../src/ui/state/inspector-reducer.js";
 import { TimelineInspectorApp } from "../../src/ui/timeline-inspector-app.js";
 import { episodesOf } from "../support/fixtures/run-episodes.js";
@@ -76,5 +78,43 @@ describe("TimelineInspectorApp", () => {
     await app.press("g");
     await app.press("f");
     await waitFor(() => expect(app.lastFrame()).toContain("following"));
+  });
+
+  it("has every section piped output has, and s jumps from one to the next", async () => {
+    const page = inspectorPage(timeline(), { width: 100, clock: "scenario", search: "" });
+    const titles = page.sectionStarts.map((index) => page.lines[index]?.text ?? "");
+    expect(titles).toEqual([
+      expect.stringMatching(/^Final memory state: /),
+      "Escalations",
+      "Who read what",
+    ]);
+    // The same lines as `timeline | cat` after its table.
+    expect(page.lines.slice(page.sectionStarts[0]! - 1).map((line) => line.text)).toEqual(
+      formatTimelineSections(timeline(), 100),
+    );
+
+    const app = renderInk(<TimelineInspectorApp timeline={timeline()} />);
+    await waitFor(() => expect(app.lastFrame()).toMatch(/Time\s+Agent\s+Event type\s+Content/));
+    expect(app.lastFrame()).toContain("+ 3 sections");
+    // This run is short: the first jump lands on the last page, where all three sections are.
+    await app.press("s");
+    await waitFor(() => expect(app.lastFrame()).toMatch(/Final memory state: \d+ active/));
+    expect(app.lastFrame()).toContain("Escalations");
+    expect(app.lastFrame()).toContain("Who read what");
+    expect(app.lastFrame()).toMatch(/Coder read \d+ memor/);
+    // The next jump goes back to the top of the table.
+    await app.press("s");
+    await waitFor(() => expect(app.lastFrame()).toMatch(/T\+0\.0s\s+Run\s+run-start/));
+  });
+
+  it("nextSectionLine: each section in turn, clamped to the last page, then the top", () => {
+    const page = { heading: [], lines: [], rowCount: 10, sectionStarts: [12, 20, 30] };
+    expect(nextSectionLine(page, 0, 40)).toBe(12);
+    expect(nextSectionLine(page, 12, 40)).toBe(20);
+    expect(nextSectionLine(page, 20, 40)).toBe(30);
+    expect(nextSectionLine(page, 30, 40)).toBe(0);
+    // The last sections are on the last page: one jump shows them, the next goes back up.
+    expect(nextSectionLine(page, 12, 18)).toBe(18);
+    expect(nextSectionLine(page, 18, 18)).toBe(0);
   });
 });

@@ -7,6 +7,7 @@ import type { DemoRuns } from "../../ui/run-source.js";
 import type { CliDeps } from "../cli-deps.js";
 import {
   brainFromEnv,
+  drawsLive,
   isTerminal,
   parsePositiveNumber,
   parseSeed,
@@ -173,7 +174,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
       const onTask = parsed.task !== undefined ? await taskScenario(parsed.task) : undefined;
       // In a terminal, the UI (Ink and React: the slowest imports) starts loading at once, so its
       // file reads overlap the scenario's validation; the import below awaits the same module.
-      if (isTerminal(deps.stdout)) import("../../ui/render-demo.js").catch(() => undefined);
+      if (drawsLive(deps)) import("../../ui/render-demo.js").catch(() => undefined);
       // Loaded here, not at the top, so `--help` and the other commands start fast.
       const [{ readCompiledScenario }, { openStore }] = await Promise.all([
         import("../../scenario/compiled-scenarios.js"),
@@ -201,7 +202,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
       try {
         // Who does what on the task, and where each piece came from, above the runs.
         if (onTask !== undefined) deps.stdout.write(`${onTask.before.join("\n")}\n`);
-        if (isTerminal(deps.stdout)) {
+        if (drawsLive(deps) && isTerminal(deps.stdout)) {
           const [
             { renderDemo },
             { isColorDisabled },
@@ -225,6 +226,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
             loadTimeline: async (runId) =>
               buildRunTimeline(runId, await readFullTimeline(store, runId)),
             speed: options.speed,
+            baselineMode: options.baseline,
             timelineCommand: (runId) => formatCommandHint(["timeline", runId], options),
             signal: deps.signal,
           });

@@ -6,6 +6,7 @@ import type { Scenario } from "../../scenario/scenario-schema.js";
 import type { CliDeps } from "../cli-deps.js";
 import {
   brainFromEnv,
+  drawsLive,
   isTerminal,
   parsePositiveNumber,
   parseSeed,
@@ -123,6 +124,10 @@ export function makeRunCommand(deps: CliDeps): Command {
       "after",
       [
         "",
+        "A run's outcome depends only on scenario, mode and seed: --speed, machine load and the",
+        "store's latency change how long you wait, never what happens.",
+        "Exit codes: 0 done (a collision is a finding), 1 runtime failure, 2 usage or invalid scenario.",
+        "",
         "Examples:",
         "  $ shared-ctx run --mode naive                 isolated agents: the collision, found at review",
         "  $ shared-ctx run --mode broadcast --scenario late-decision",
@@ -130,13 +135,8 @@ export function makeRunCommand(deps: CliDeps): Command {
         "  $ shared-ctx run --mode statewave --scenario late-decision",
         "                                                the same agents: the build is cut short in time",
         "  $ shared-ctx run --scenario late-decision --json --seed 7",
-        "",
-        "A run's outcome depends only on scenario, mode and seed: --speed, machine load and the",
-        "store's latency change how long you wait, never what happens.",
         '  $ shared-ctx run --task "Replace the legacy password-reset module with magic links"',
         '  $ shared-ctx scenario init --task "…" --out mine.yaml   the same team, as a file to edit',
-        "",
-        "Exit codes: 0 done (a collision is a finding), 1 runtime failure, 2 usage or invalid scenario.",
       ].join("\n"),
     )
     .action(async (options: RunCommandOptions) => {
@@ -188,7 +188,7 @@ export function makeRunCommand(deps: CliDeps): Command {
           writeRunJson(deps.stdout, summary, events, handle.realTime(), onTask?.json ?? {});
           return;
         }
-        if (isTerminal(deps.stdout)) {
+        if (drawsLive(deps) && isTerminal(deps.stdout)) {
           const { renderRunLive } = await import("../../ui/render-run.js");
           await renderRunLive(handle, {
             stdout: deps.stdout,

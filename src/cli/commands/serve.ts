@@ -3,7 +3,7 @@ import type { EmbeddedStore } from "../../context/embedded/embedded-store.js";
 import type { PostgresStore } from "../../context/postgres/postgres-store.js";
 import type { startServer } from "../../server/listen.js";
 import type { CliDeps } from "../cli-deps.js";
-import { FatalError } from "../fatal-error.js";
+import { FatalError, UsageError } from "../fatal-error.js";
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -27,6 +27,31 @@ interface ServeOptions {
 }
 
 const loopbackHosts = new Set(["127.0.0.1", "localhost", "::1"]);
+
+/** Why a `--host` cannot be listened on, by the system's error code; undefined for other errors. */
+const hostProblems = new Map([
+  ["ENOTFOUND", "the name does not resolve"],
+  ["EAI_AGAIN", "the name cannot be resolved now"],
+  ["EADDRNOTAVAIL", "it is not an address of this machine"],
+  ["EACCES", "permission denied (ports below 1024 need privileges)"],
+]);
+
+/**
+ * A listen that failed because of the `--host` (or `--port`) given is the user's input: one line
+ * that names it and what to give instead (exit 2), not `unexpected error: getaddrinfo ENOTFOUND`.
+ */
+function listenUsageError(error: unknown, host: string, port: number): UsageError | undefined {
+  const code =
+    error instanceof Error && "code" in error && typeof error.code === "string"
+      ? error.code
+      : undefined;
+  const problem = code === undefined ? undefined : hostProblems.get(code);
+  if (problem === undefined) return undefined;
+  return new UsageError(
+    `cannot listen on --host ${host} --port ${port}: ${problem} (give an address of this machine: 127.0.0.1, ::1 or 0.0.0.0)`,
+    { cause: error },
+  );
+}
 
 /** `shared-ctx serve`: the embedded store over Statewave's `/v1` HTTP API. */
 export function makeServeCommand(deps: CliDeps): Command {
@@ -81,6 +106,8 @@ export function makeServeCommand(deps: CliDeps): Command {
           port: options.port,
           host: options.host,
           ...(deps.signal ? { signal: deps.signal } : {}),
+        }).catch((error: unknown) => {
+          throw listenUsageError(error, options.host, options.port) ?? error;
         });
         deps.stdout.write(
           `shared-ctx serve: emulating ${options.compat} (in memory) on ${emulation.url}\n  clients:  STATEWAVE_URL=${emulation.url}\n`,
@@ -144,7 +171,7 @@ export function makeServeCommand(deps: CliDeps): Command {
       } catch (error) {
         await store.close();
         if (error instanceof PortInUseError) throw new FatalError(error.message, { cause: error });
-        throw error;
+        throw listenUsageError(error, options.host, options.port) ?? error;
       }
       deps.stdout.write(
         [

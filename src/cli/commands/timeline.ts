@@ -3,7 +3,7 @@ import type { ContextStore, Episode } from "../../context/context-store.js";
 import type { RunTimeline, TimelineFilter } from "../../ui/format/run-timeline.js";
 import type { TimelineClock } from "../../ui/format/timeline-table.js";
 import type { CliDeps } from "../cli-deps.js";
-import { isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
+import { drawsLive, isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
 import { UsageError } from "../fatal-error.js";
 import { serialRefresh } from "../serial-refresh.js";
 
@@ -209,20 +209,26 @@ export function makeTimelineCommand(deps: CliDeps): Command {
       "after",
       [
         "",
+        "In a terminal: ↑↓ PgUp PgDn g G scroll · / search · a cycle agents · f follow · q quit.",
+        "",
         "Examples:",
         "  $ shared-ctx timeline last",
         "  $ shared-ctx timeline sw-1a2b --agent coder --type module-skip",
         "  $ shared-ctx timeline sw-1a2b3c4d --raw --utc",
-        "",
-        "In a terminal: ↑↓ PgUp PgDn g G scroll · / search · a cycle agents · f follow · q quit.",
-        "",
         "  $ shared-ctx timeline sw-1a2b3c4d --json | jq .reads",
         "  $ shared-ctx timeline sw-1a2b3c4d --follow      (while `shared-ctx run` runs elsewhere)",
       ].join("\n"),
     )
     .action(async (runIdInput: string | undefined, options: TimelineCommandOptions) => {
-      if ((runIdInput === undefined) === (options.subject === undefined)) {
-        throw new UsageError("give a run id (or `last`), or --subject <id>, but not both");
+      if (runIdInput === undefined && options.subject === undefined) {
+        throw new UsageError(
+          "timeline needs a run id, `last`, or --subject <id> (`shared-ctx runs` lists the runs)",
+        );
+      }
+      if (runIdInput !== undefined && options.subject !== undefined) {
+        throw new UsageError(
+          `timeline takes a run id or --subject, not both (drop "${runIdInput}" or --subject ${options.subject})`,
+        );
       }
       // Loaded here, not at the top: the store's driver and the Unicode width tables (string-width)
       // are for this command's action, not for `--help` or the other commands.
@@ -257,7 +263,7 @@ export function makeTimelineCommand(deps: CliDeps): Command {
         const timeline = await readRunTimeline(store, runId, found);
         validateFilter(runId, filter, timelineChoices(timeline));
         const interactive =
-          isTerminal(deps.stdout) && deps.stdin?.isTTY === true && !options.plain && !options.json;
+          drawsLive(deps) && deps.stdin?.isTTY === true && !options.plain && !options.json;
         if (options.follow && !options.json && !interactive) {
           await follow(deps, store, runId, filter, width, clock);
           return;

@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import type { CliDeps } from "../cli-deps.js";
-import { isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
+import { drawsLive, isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
 import { serialRefresh } from "../serial-refresh.js";
 
 interface WatchCommandOptions {
@@ -43,19 +43,22 @@ export function makeWatchCommand(deps: CliDeps): Command {
     .action(async (subjectId: string, options: WatchCommandOptions) => {
       // Loaded here, not at the top: the store's driver and the UI are this command's alone.
       const [
-        { openStore },
+        { describeStoreLocation, openStore },
         { readFullTimeline },
         { readSharedState },
-        { buildSubjectView, formatSubjectView },
+        { buildSubjectView, formatSubjectView, isEmptySubjectView },
         { readSubjectEdits, editsSubjectOf },
+        { unknownSubjectError },
       ] = await Promise.all([
         import("../../ui/data/open-store.js"),
         import("../../ui/data/read-run.js"),
         import("../../ui/data/read-shared-state.js"),
         import("../../ui/format/subject-view.js"),
         import("../../hooks/edit-activity.js"),
+        import("../../ui/data/find-subject.js"),
       ]);
-      const store = await openStore(storeSelection(options, deps), { mustExist: true });
+      const selection = storeSelection(options, deps);
+      const store = await openStore(selection, { mustExist: true });
       try {
         // The timeline (decisions, runs), the merging shared state (claims, escalations) and the
         // coding sessions' edits (the Claude Code hooks': who holds what, who was refused what).
@@ -68,11 +71,21 @@ export function makeWatchCommand(deps: CliDeps): Command {
           return buildSubjectView(timeline, state, edits);
         };
         const initial = await read();
+        const live =
+          !options.json && !options.once && drawsLive(deps) && deps.stdin?.isTTY === true;
+        // Printed once, an empty view of a typo looks like a subject where nothing happened. Live,
+        // the agents may simply not have started: the view waits and says so.
+        if (!live && isEmptySubjectView(initial)) {
+          throw await unknownSubjectError(store, subjectId, {
+            storeName: describeStoreLocation(selection).location,
+            signal: deps.signal,
+          });
+        }
         if (options.json) {
           deps.stdout.write(`${JSON.stringify(initial, null, 2)}\n`);
           return;
         }
-        if (options.once || !isTerminal(deps.stdout) || deps.stdin?.isTTY !== true) {
+        if (!live || !isTerminal(deps.stdout)) {
           deps.stdout.write(`${formatSubjectView(initial).join("\n")}\n`);
           return;
         }

@@ -13,10 +13,15 @@ export type ComparisonViewProps = {
   readonly statewave: RunSummary;
   /** Columns available; the table's value columns share what the label column leaves. */
   readonly width: number;
+  /**
+   * Wrap long values instead of cutting them (the full-screen view on `c`, where nothing else
+   * needs the rows). @default false: one row per line, as the layout counts them
+   */
+  readonly wrap?: boolean;
 };
 
 /** What each side wasted, line by line; the better value of each line in the success colour. */
-export function ComparisonView({ naive, statewave, width }: ComparisonViewProps) {
+export function ComparisonView({ naive, statewave, width, wrap = false }: ComparisonViewProps) {
   const theme = useTheme();
   const rows = compareRuns(naive, statewave);
   const labelWidth = Math.max(...rows.map((row) => textWidth(row.label))) + 2;
@@ -45,18 +50,18 @@ export function ComparisonView({ naive, statewave, width }: ComparisonViewProps)
             <Text color={theme.text.muted}>{row.label}</Text>
           </Box>
           <Box width={valueWidth} flexShrink={0}>
-            <Text wrap="truncate-end" color={colorOf(row.better, "naive")}>
+            <Text wrap={wrap ? "wrap" : "truncate-end"} color={colorOf(row.better, "naive")}>
               {row.naive}
             </Text>
           </Box>
           <Box width={valueWidth} flexShrink={0}>
-            <Text wrap="truncate-end" color={colorOf(row.better, "statewave")}>
+            <Text wrap={wrap ? "wrap" : "truncate-end"} color={colorOf(row.better, "statewave")}>
               {row.statewave}
             </Text>
           </Box>
         </Box>
       ))}
-      <Text bold wrap="truncate-end">
+      <Text bold wrap={wrap ? "wrap" : "truncate-end"}>
         {comparisonHeadline(naive, statewave)}
       </Text>
     </Box>

@@ -7,7 +7,6 @@ import { ComparisonLine } from "./comparison-line.js";
 import { ComparisonView } from "./comparison-view.js";
 import { HelpOverlay } from "./help-overlay.js";
 import { KeyHints } from "./key-hints.js";
-import { QuitSummary } from "./quit-summary.js";
 import { RunPane } from "./run-pane.js";
 import { type ScenarioChoice, ScenarioPicker } from "./scenario-picker.js";
 import { TimelineView } from "./timeline-view.js";
@@ -30,17 +29,11 @@ export type DemoScreenProps = {
   readonly timelineHeight: number;
   /** The `--speed` shown in the title line. */
   readonly speed?: number;
-  /**
-   * The command that shows a run's timeline, with the store flags the demo was started with (the
-   * summary left on screen after quitting prints it). @default `shared-ctx timeline <run-id>`
-   */
-  readonly timelineCommand?: (runId: string) => string;
 };
-
-const defaultTimelineCommand = (runId: string) => `shared-ctx timeline ${runId}`;
 
 export const paneHints = [
   ["t", "timeline"],
+  ["c", "comparison"],
   ["r", "run again"],
   ["s", "scenario"],
   ["?", "keys"],
@@ -50,14 +43,19 @@ export const paneHints = [
 /** Everything the `?` overlay lists. */
 export const helpKeys = [
   ["t", "the shared-context run's timeline (↑↓ PgUp PgDn scroll, esc back)"],
+  ["c", "the comparison table, full screen (once both runs have ended)"],
   ["r", "run both pipelines again"],
   ["s", "pick another scenario (↑↓ or type its name, enter runs it)"],
   ["?", "this list"],
-  ["q  Ctrl-C", "quit, leaving a short summary on screen"],
+  ["q  Ctrl-C", "quit, leaving both verdicts and the comparison on screen"],
 ] as const;
 const timelineHints = [
   ["↑↓ PgUp PgDn", "scroll"],
   ["esc", "back"],
+  ["q", "quit"],
+] as const;
+const comparisonHints = [
+  ["esc c", "back"],
   ["q", "quit"],
 ] as const;
 const pickerHints = [
@@ -84,23 +82,35 @@ export function DemoScreen(props: DemoScreenProps) {
     </Text>
   );
 
-  if (state.quitting) {
-    return (
-      <Box flexDirection="column" width={columns}>
-        {header}
-        <QuitSummary
-          panes={[baseline, shared]}
-          timelineCommand={props.timelineCommand ?? defaultTimelineCommand}
-        />
-      </Box>
-    );
-  }
+  // The live frame goes: the ending is printed after it as plain output (renderDemo), so all of
+  // it stays in the scrollback however tall it is.
+  if (state.quitting) return null;
 
   if (state.view === "help") {
     return (
       <Box flexDirection="column" width={columns}>
         {header}
         <HelpOverlay keys={helpKeys} width={Math.min(columns, 80)} />
+      </Box>
+    );
+  }
+
+  const comparison =
+    baseline.summary && shared.summary
+      ? { baseline: baseline.summary, shared: shared.summary }
+      : undefined;
+
+  if (state.view === "comparison" && comparison) {
+    return (
+      <Box flexDirection="column" width={columns}>
+        {header}
+        <ComparisonView
+          naive={comparison.baseline}
+          statewave={comparison.shared}
+          width={columns}
+          wrap
+        />
+        <KeyHints hints={comparisonHints} />
       </Box>
     );
   }
@@ -142,10 +152,6 @@ export function DemoScreen(props: DemoScreenProps) {
     );
   }
 
-  const comparison =
-    baseline.summary && shared.summary
-      ? { baseline: baseline.summary, shared: shared.summary }
-      : undefined;
   const caption = state.focus
     ? formatCaption(state.focus, baseline.events, shared.events)
     : undefined;
@@ -162,6 +168,7 @@ export function DemoScreen(props: DemoScreenProps) {
     spinner,
     compact: layout.compact,
     foldStatus: layout.foldStatus,
+    cutVerdict: layout.cutVerdict,
   };
   return (
     <Box flexDirection="column" width={columns}>
@@ -186,7 +193,9 @@ export function DemoScreen(props: DemoScreenProps) {
           />
         )
       ) : null}
-      <KeyHints hints={paneHints} />
+      <KeyHints
+        hints={comparison && layout.compact ? paneHints : paneHints.filter(([key]) => key !== "c")}
+      />
     </Box>
   );
 }

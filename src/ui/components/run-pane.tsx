@@ -27,6 +27,8 @@ export type RunPaneProps = {
   readonly compact?: boolean;
   /** Tiny terminal: the agents' status rows folded into one line. @default false */
   readonly foldStatus?: boolean;
+  /** Tinier still: the compact verdict's two lines cut to the width. @default false */
+  readonly cutVerdict?: boolean;
 };
 
 /** The border colour of a pipeline: message passing on one side, shared context on the other. */
@@ -47,7 +49,8 @@ export function modeColor(theme: Theme, mode: RunMode): string | undefined {
  * (a doomed build in red, a skip or cancel highlighted) and a status row per agent while it runs,
  * and its verdict once it has ended.
  */
-export function RunPane({ pane, width, logRows, spinner, compact, foldStatus }: RunPaneProps) {
+export function RunPane(props: RunPaneProps) {
+  const { pane, width, logRows, spinner, compact, foldStatus, cutVerdict } = props;
   const theme = useTheme();
   const agents = createAgentDirectory(pane.agents);
   const verdict = pane.summary ? verdictFor(pane.summary, pane.events) : undefined;
@@ -73,7 +76,7 @@ export function RunPane({ pane, width, logRows, spinner, compact, foldStatus }: 
       ) : null}
       {verdict ? (
         compact ? (
-          <CompactVerdict verdict={verdict} />
+          <CompactVerdict verdict={verdict} cut={cutVerdict === true} />
         ) : (
           <VerdictBox verdict={verdict} />
         )

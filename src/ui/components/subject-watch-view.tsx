@@ -1,6 +1,6 @@
 import { Box, Text } from "ink";
 import { useTheme } from "../contexts/theme-context.js";
-import { formatSubjectView, type SubjectView } from "../format/subject-view.js";
+import { formatSubjectView, isEmptySubjectView, type SubjectView } from "../format/subject-view.js";
 import type { Theme } from "../theme/tokens.js";
 
 /** Props of {@link SubjectWatchView}. */
@@ -58,7 +58,11 @@ export function SubjectWatchView({ view, rows, error }: SubjectWatchViewProps) {
         </Text>
       ) : null}
       <Text color={error ? theme.status.error : theme.text.muted} wrap="truncate-end">
-        {error ? `cannot read the store: ${error}` : "watching for new writes · q quit"}
+        {error
+          ? `cannot read the store: ${error}`
+          : isEmptySubjectView(view)
+            ? `nothing written to ${view.subjectId} yet · watching for the first write · q quit`
+            : "watching for new writes · q quit"}
       </Text>
     </Box>
   );

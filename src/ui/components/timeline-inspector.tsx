@@ -24,6 +24,7 @@ const hints = [
   ["/", "search"],
   ["a", "agent"],
   ["f", "follow"],
+  ["s", "sections"],
   ["q", "quit"],
 ] as const;
 
@@ -64,15 +65,22 @@ export function TimelineInspector({
           <Text
             key={number}
             wrap="truncate-end"
-            color={line.agentId ? theme.agent(agents.color(line.agentId)) : theme.text.muted}
+            bold={line.sectionTitle === true}
+            color={
+              line.sectionTitle
+                ? theme.text.accent
+                : line.agentId
+                  ? theme.agent(agents.color(line.agentId))
+                  : theme.text.muted
+            }
           >
             {line.text || " "}
           </Text>
         ))}
-        {page.lines.length === 0 ? <Text color={theme.text.muted}>(no rows match)</Text> : null}
+        {page.rowCount === 0 ? <Text color={theme.text.muted}>(no rows match)</Text> : null}
       </Box>
       <Text color={theme.text.muted} wrap="truncate-end">
-        {`lines ${Math.min(page.lines.length, state.scroll + 1)}–${Math.min(page.lines.length, state.scroll + height)} of ${page.lines.length} · ${page.rowCount} rows · ${filters.join(" · ")}`}
+        {`lines ${Math.min(page.lines.length, state.scroll + 1)}–${Math.min(page.lines.length, state.scroll + height)} of ${page.lines.length} · ${page.rowCount} rows${page.sectionStarts.length > 0 ? ` + ${page.sectionStarts.length} sections` : ""} · ${filters.join(" · ")}`}
       </Text>
       {state.draft !== undefined ? (
         <Text>

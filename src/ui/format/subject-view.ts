@@ -316,6 +316,18 @@ function unique<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
 }
 
 /** The view as plain lines (pipes, `timeline --subject`'s summary, tests). */
+/** True when nothing was ever written to the subject (a typo, or agents that have not started). */
+export function isEmptySubjectView(view: SubjectView): boolean {
+  return (
+    view.episodes === 0 &&
+    view.claims.length === 0 &&
+    view.decisions.length === 0 &&
+    view.superseded.length === 0 &&
+    view.disputes.length === 0 &&
+    view.staleReads.length === 0
+  );
+}
+
 export function formatSubjectView(view: SubjectView): string[] {
   const section = (title: string, lines: readonly string[]) => [
     "",

@@ -28,6 +28,11 @@ export interface DemoLayout {
   readonly compact: boolean;
   /** True when even the agents' status rows had to fold into one line each pane. */
   readonly foldStatus: boolean;
+  /**
+   * True when even folded, the wrapped verdicts do not fit (a tiny terminal): each verdict is cut
+   * to two lines. The ending printed after `q` still has every word.
+   */
+  readonly cutVerdict: boolean;
   /** Rows the whole frame takes (always below the terminal's rows, when it can be). */
   readonly height: number;
 }
@@ -47,11 +52,33 @@ export function verdictTexts(verdict: Verdict): string[] {
   ];
 }
 
-/** Rows the verdict of a finished pane takes at `innerWidth` (2 when compact). */
-export function verdictRows(pane: RunPaneState, innerWidth: number, compact = false): number {
+/** The details line of a compact verdict: every detail (its "why") and the escalation count. */
+export function compactVerdictDetails(verdict: Verdict): string {
+  return [
+    ...verdict.details,
+    ...(verdict.escalations.length > 0 ? [`${verdict.escalations.length} escalated`] : []),
+  ].join(" · ");
+}
+
+/**
+ * Rows the verdict of a finished pane takes at `innerWidth`, wrapped (boxed unless compact); 2
+ * when `cut` (a terminal too small even for the wrapped compact verdict: each line cut).
+ */
+export function verdictRows(
+  pane: RunPaneState,
+  innerWidth: number,
+  compact = false,
+  cut = false,
+): number {
   if (!pane.summary) return 0;
-  if (compact) return 2;
+  if (cut) return 2;
   const verdict = verdictFor(pane.summary, pane.events);
+  if (compact) {
+    return (
+      wrappedRows(verdict.title, innerWidth) +
+      wrappedRows(compactVerdictDetails(verdict), innerWidth)
+    );
+  }
   const width = Math.max(8, innerWidth - paneHorizontalChrome);
   return 2 + verdictTexts(verdict).reduce((sum, text) => sum + wrappedRows(text, width), 0);
 }
@@ -60,6 +87,8 @@ export function verdictRows(pane: RunPaneState, innerWidth: number, compact = fa
 export interface PaneChromeOptions {
   readonly compact: boolean;
   readonly foldStatus: boolean;
+  /** The compact verdict's two lines cut to the width (only when nothing else fits). */
+  readonly cutVerdict?: boolean;
 }
 
 /**
@@ -80,7 +109,12 @@ export function paneChromeRows(
       : wrappedRows(`Run failed: ${pane.error}`, innerWidth)
     : 0;
   return (
-    2 + 1 + momentRows + statusRows + verdictRows(pane, innerWidth, options.compact) + errorRows
+    2 +
+    1 +
+    momentRows +
+    statusRows +
+    verdictRows(pane, innerWidth, options.compact, options.cutVerdict === true) +
+    errorRows
   );
 }
 
@@ -106,9 +140,9 @@ export function demoLayout(options: {
   // One spare row: a frame as tall as the screen makes Ink clear the whole terminal on each update.
   const budget = options.rows - 1;
 
-  const attempt = (compact: boolean, foldStatus: boolean) => {
+  const attempt = (compact: boolean, foldStatus: boolean, cutVerdict = false) => {
     const chrome = [first, second].map((pane) =>
-      paneChromeRows(pane, innerWidth, { compact, foldStatus }),
+      paneChromeRows(pane, innerWidth, { compact, foldStatus, cutVerdict }),
     );
     const [a = 0, b = 0] = chrome;
     const comparisonRows = options.comparison ? (compact ? 1 : comparisonTableRows) : 0;
@@ -121,11 +155,17 @@ export function demoLayout(options: {
   const base = { sideBySide, paneWidth, innerWidth };
   if (options.rows >= compactBelowRows) {
     const full = attempt(false, false);
-    if (full.logRows >= minLogRows) return { ...base, ...full, compact: false, foldStatus: false };
+    if (full.logRows >= minLogRows) {
+      return { ...base, ...full, compact: false, foldStatus: false, cutVerdict: false };
+    }
   }
   const compact = attempt(true, false);
-  if (compact.logRows >= 1) return { ...base, ...compact, compact: true, foldStatus: false };
-  const folded = attempt(true, true);
+  if (compact.logRows >= 1) {
+    return { ...base, ...compact, compact: true, foldStatus: false, cutVerdict: false };
+  }
+  const wrapped = attempt(true, true);
+  const cutVerdict = wrapped.logRows < 0;
+  const folded = cutVerdict ? attempt(true, true, true) : wrapped;
   const logRows = Math.max(0, folded.logRows);
   return {
     ...base,
@@ -133,5 +173,6 @@ export function demoLayout(options: {
     height: folded.height + (sideBySide ? 1 : 2) * (logRows - folded.logRows),
     compact: true,
     foldStatus: true,
+    cutVerdict,
   };
 }

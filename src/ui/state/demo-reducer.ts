@@ -1,11 +1,11 @@
 import { checkExhaustive } from "../../errors.js";
-import type { ScenarioEvent } from "../../scenario/scenario-events.js";
+import type { RunMode, ScenarioEvent } from "../../scenario/scenario-events.js";
 import type { ScenarioFocus } from "../format/caption.js";
 import type { RunTimeline } from "../format/run-timeline.js";
 import { initialRunPaneState, type RunPaneState, runPaneReducer } from "./run-pane-reducer.js";
 
 /** Which screen the demo shows. */
-export type DemoView = "panes" | "timeline" | "scenario-picker" | "help";
+export type DemoView = "panes" | "timeline" | "scenario-picker" | "help" | "comparison";
 
 /**
  * The demo's two sides: the baseline on the left (message passing: `naive` or `broadcast`) and
@@ -33,6 +33,8 @@ export interface DemoState {
   readonly view: DemoView;
   /** One pane per side. */
   readonly panes: Readonly<Record<PaneSide, RunPaneState>>;
+  /** The left pane's mode before its run-start arrives (its title from the first frame on). */
+  readonly baselineMode: RunMode;
   /** The shared-context run's timeline, once `t` asked for it. */
   readonly timeline?: TimelineLoad;
   /** Highlighted entry of the scenario picker. */
@@ -44,8 +46,8 @@ export interface DemoState {
   /** What the caption tells the viewer to watch this round. */
   readonly focus?: ScenarioFocus;
   /**
-   * Set by `q` (`quit`) or Ctrl-C (`interrupt`): the demo draws its compact summary, then exits
-   * with it. False while the demo runs.
+   * Set by `q` (`quit`) or Ctrl-C (`interrupt`): the live frame goes and the demo exits with its
+   * panes (renderDemo prints the ending). False while the demo runs.
    */
   readonly quitting: false | "quit" | "interrupt";
 }
@@ -68,17 +70,25 @@ export type DemoAction =
   | { readonly type: "picker-type"; readonly text: string; readonly names: readonly string[] }
   | { readonly type: "picker-type-reset" }
   | { readonly type: "help-toggle" }
+  | { readonly type: "comparison-toggle" }
   | { readonly type: "quit"; readonly ending: "quit" | "interrupt" }
   | { readonly type: "view-close" };
 
-/** The demo as it starts: both panes empty, round 0. */
-export function initialDemoState(scenario: string): DemoState {
+/**
+ * The demo as it starts: both panes empty, round 0.
+ * @param baselineMode the left pane's mode (`--baseline`), so its title is right before its
+ *   run-start arrives. @default "naive"
+ */
+export function initialDemoState(scenario: string, baselineMode: RunMode = "naive"): DemoState {
   return {
     scenario,
     round: 0,
     view: "panes",
-    // Until run-start says otherwise: the baseline is plain message passing.
-    panes: { baseline: initialRunPaneState("naive"), shared: initialRunPaneState("statewave") },
+    baselineMode,
+    panes: {
+      baseline: initialRunPaneState(baselineMode),
+      shared: initialRunPaneState("statewave"),
+    },
     pickerIndex: 0,
     pickerQuery: "",
     quitting: false,
@@ -114,7 +124,7 @@ export function demoReducer(state: DemoState, action: DemoAction): DemoState {
       };
     case "restart":
       return {
-        ...initialDemoState(action.scenario ?? state.scenario),
+        ...initialDemoState(action.scenario ?? state.scenario, state.baselineMode),
         round: state.round + 1,
         pickerIndex: state.pickerIndex,
       };
@@ -171,6 +181,10 @@ export function demoReducer(state: DemoState, action: DemoAction): DemoState {
       return { ...state, view: "help", helpReturn: state.view };
     case "quit":
       return state.quitting ? state : { ...state, quitting: action.ending };
+    case "comparison-toggle":
+      // Only once both runs have ended: before that there is nothing to compare.
+      if (state.view === "comparison") return { ...state, view: "panes" };
+      return bothRunsFinished(state) ? { ...state, view: "comparison" } : state;
     case "view-close":
       return { ...state, view: "panes" };
     default:
