@@ -4,7 +4,12 @@ import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
 import { FatalError } from "./fatal-error.js";
 
 /** Errors that mean "the input was wrong" rather than "something failed". */
-const usageErrorNames = new Set(["UsageError", "ScenarioValidationError", "UnknownRunError"]);
+const usageErrorNames = new Set([
+  "UsageError",
+  "ScenarioValidationError",
+  "UnknownRunError",
+  "DbPathError",
+]);
 
 /** Prints one clear line (and its causes) for an error and returns the exit code for it. */
 export function reportError(error: unknown, deps: CliDeps): ExitCodeValue {

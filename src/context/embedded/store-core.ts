@@ -1,7 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import {
   compileEpisode,
@@ -36,6 +34,7 @@ import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
 import { StoreValidationError } from "../errors/store-validation-error.js";
 import { type MemoryCandidate, rankContext, searchTerms, textTerms } from "../rank-context.js";
+import { prepareDbPath } from "../store-location.js";
 import {
   inputLimits,
   requireInteger,
@@ -216,7 +215,7 @@ export class EmbeddedStoreCore {
     this.#generateId = options.generateId ?? randomUUID;
     this.groupCommit = options.groupCommit ?? false;
     const inMemory = options.path === ":memory:" || options.path === "";
-    if (!inMemory) mkdirSync(dirname(options.path), { recursive: true });
+    if (!inMemory) prepareDbPath(options.path);
     this.#db = new Database(options.path, sqliteAddon ? { nativeBinding: sqliteAddon } : {});
     try {
       // WAL: readers never block the writer, and several processes can share the file.
