@@ -7,7 +7,7 @@ import { StoreClosedError } from "../context/errors/store-closed-error.js";
 import { StoreValidationError } from "../context/errors/store-validation-error.js";
 import { PostgresConnectionError } from "../context/postgres/errors/postgres-connection-error.js";
 import { camelKeyToSnake } from "../context/wire-format.js";
-import { createApiKeyCheck, publicPaths } from "./api-key.js";
+import { createKeyring, publicPaths, type TenantKey } from "./api-key.js";
 import { HttpError } from "./http-error.js";
 import { defaultMaxBodyBytes } from "./read-json-body.js";
 import type { ServerEnv } from "./server-env.js";
@@ -23,8 +23,16 @@ export interface TenantScopedStore {
 export interface CreateAppOptions {
   /** The store to serve, usually an `EmbeddedStore`. The app never closes it. */
   store: TenantScopedStore;
-  /** When set, every non-health request needs it in `X-API-Key` or `?api_key=`. */
+  /**
+   * When set (or `tenantKeys` is), every non-health request needs a key in `X-API-Key` or
+   * `?api_key=`. This key reaches every tenant.
+   */
   apiKey?: string;
+  /**
+   * Keys that each reach only their listed tenants: a request with such a key must name one of
+   * them in `X-Tenant-ID`, else 403 `tenant_not_allowed`. @default []
+   */
+  tenantKeys?: readonly TenantKey[];
   /** Id for a request that has no `X-Request-ID`. @default 16 random lowercase hex digits, as Statewave */
   generateRequestId?: () => string;
   /** Larger request bodies get a 413. @default 1 MiB */
@@ -109,7 +117,11 @@ function toHttpError(error: unknown, where: "body" | "query" | "path"): HttpErro
  */
 export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
   const generateRequestId = options.generateRequestId ?? defaultRequestId;
-  const checkApiKey = options.apiKey ? createApiKeyCheck(options.apiKey) : undefined;
+  const keysRequired = Boolean(options.apiKey) || (options.tenantKeys?.length ?? 0) > 0;
+  const keyring = createKeyring({
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    ...(options.tenantKeys ? { tenantKeys: options.tenantKeys } : {}),
+  });
   const app = new Hono<ServerEnv>();
 
   app.use(async (c, next) => {
@@ -135,25 +147,42 @@ export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
   }
 
   app.use(async (c, next) => {
-    if (checkApiKey && !publicPaths.has(c.req.path)) {
+    const tenantId = c.req.header("x-tenant-id") ?? null;
+    let authenticated = false;
+    if (keysRequired) {
       const presented = c.req.header("x-api-key") || c.req.query("api_key");
-      if (!presented) {
-        throw new HttpError(401, {
-          code: "missing_api_key",
-          message: "X-API-Key header is required.",
-          includeRequestId: false,
-        });
-      }
-      if (!checkApiKey(presented)) {
-        throw new HttpError(403, {
-          code: "invalid_api_key",
-          message: "Invalid API key.",
-          includeRequestId: false,
-        });
+      const grant = presented ? keyring(presented) : undefined;
+      authenticated = grant !== undefined;
+      if (!publicPaths.has(c.req.path)) {
+        if (!presented) {
+          throw new HttpError(401, {
+            code: "missing_api_key",
+            message: "X-API-Key header is required.",
+            includeRequestId: false,
+          });
+        }
+        if (!grant) {
+          throw new HttpError(403, {
+            code: "invalid_api_key",
+            message: "Invalid API key.",
+            includeRequestId: false,
+          });
+        }
+        // A tenant key is authorisation, not only scoping: it reaches its own tenants alone.
+        if (grant.kind === "tenants" && (tenantId === null || !grant.tenants.has(tenantId))) {
+          throw new HttpError(403, {
+            code: "tenant_not_allowed",
+            message:
+              tenantId === null
+                ? "This API key is bound to tenants; name one of them in X-Tenant-ID."
+                : "This API key does not authorise the tenant named in X-Tenant-ID.",
+          });
+        }
       }
     }
+    c.set("authenticated", authenticated);
     // No header = the default tenant, which never sees another tenant's rows (unlike Statewave, §14).
-    c.set("store", options.store.forTenant(c.req.header("x-tenant-id") ?? null));
+    c.set("store", options.store.forTenant(tenantId));
     await next();
   });
 
