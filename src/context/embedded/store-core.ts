@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import Database from "better-sqlite3";
 import {
   compileEpisode,
+  compileProfileFacts,
   memoryFromDraft,
   nonMemoryEpisodeTypes,
   type SupersedeCandidate,
@@ -515,7 +516,42 @@ export class EmbeddedStoreCore {
         changeSeq,
       );
       index.run(result.lastInsertRowid, scopedTerms(scope, memory.content));
-      return { memory, supersededIds, validFrom };
+      // A conversation's profile facts, beside its summary (Statewave's kinds): no target, so
+      // they supersede nothing.
+      const facts = compileProfileFacts({
+        type: row.type,
+        source: row.source,
+        payload: JSON.parse(row.payload),
+      }).map((fact) => {
+        changeSeq += 1;
+        const factMemory = memoryFromDraft(fact, {
+          id: this.#generateId(),
+          subjectId,
+          episodeId: row.id,
+          validFrom,
+          now,
+          contradicted: [],
+        });
+        const inserted = insertMemory.run(
+          factMemory.id,
+          tenantId,
+          subjectId,
+          factMemory.kind,
+          null,
+          factMemory.content,
+          factMemory.summary,
+          factMemory.confidence,
+          validFrom,
+          JSON.stringify(factMemory.sourceEpisodeIds),
+          JSON.stringify(factMemory.metadata),
+          now,
+          now,
+          changeSeq,
+        );
+        index.run(inserted.lastInsertRowid, scopedTerms(scope, factMemory.content));
+        return factMemory;
+      });
+      return { memory, supersededIds, validFrom, facts };
     });
 
     for (; page.length > 0; page = readPage(compiledSeq)) {
@@ -544,6 +580,7 @@ export class EmbeddedStoreCore {
           }
         }
         created.set(compiled.memory.id, compiled.memory);
+        for (const fact of compiled.facts) created.set(fact.id, fact);
       }
     }
     const marked = this.#statement(
