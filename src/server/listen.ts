@@ -108,6 +108,9 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
+/** How long an upload still arriving when shutdown begins may go on before it is cut. */
+const shutdownUploadGraceMs = 1000;
+
 /**
  * The raw 400 for a body that stopped arriving, in Statewave's envelope. Written to the socket
  * itself: the route is still waiting for the body, and the socket is closed right after.
@@ -223,6 +226,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       closing = true;
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // A request still arriving a second after close() began (a slow or stalled upload) has
+      // stored nothing: cut it rather than let it hold the shutdown until the deadline. A body
+      // already on its way gets that second to arrive, and its request finishes normally.
+      const cutUploads = setTimeout(() => {
+        for (const [socket, request] of serving) {
+          if (!request.complete) socket.destroy();
+        }
+      }, shutdownUploadGraceMs);
+      cutUploads.unref();
       const deadline = setTimeout(
         () => server.closeAllConnections(),
         options.shutdownTimeoutMs ?? 10_000,
@@ -231,6 +243,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         await stopped;
       } finally {
         clearTimeout(deadline);
+        clearTimeout(cutUploads);
         options.signal?.removeEventListener("abort", onAbort);
       }
       if (options.closeStore ?? true) await options.store.close();

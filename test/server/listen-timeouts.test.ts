@@ -198,3 +198,29 @@ describe("startServer on a non-loopback interface", () => {
     }
   });
 });
+
+describe("startServer shutdown with a slow upload in flight", () => {
+  it("ends about a second after the abort instead of waiting for the upload or the 10 s deadline", async () => {
+    const controller = new AbortController();
+    const server = await startServer({
+      store: new EmbeddedStore({ path: ":memory:" }),
+      port: 0,
+      signal: controller.signal,
+      shutdownTimeoutMs: 10_000,
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const upload = rawExchange(server.port, (socket) => {
+      socket.write(
+        `POST /v1/episodes HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`,
+      );
+      timer = setInterval(() => socket.write(" "), 100);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    controller.abort();
+    await server.closed;
+    expect(Date.now() - started).toBeLessThan(2500);
+    await upload;
+    clearInterval(timer);
+  });
+});
