@@ -47,6 +47,34 @@ export interface CreateAppOptions {
   isAllowedHost?: (host: string | undefined) => boolean;
 }
 
+/** The longest `X-Tenant-ID`, in characters (code points), as long as a subject id may be. */
+export const maxTenantIdLength = 256;
+
+/**
+ * Refuses an `X-Tenant-ID` longer than {@link maxTenantIdLength} characters, or
+ * holds a control character (a tab, C1 controls; HTTP itself keeps NUL out): a tenant id is a name, and one the stores would each
+ * treat their own way is refused before either store sees it. An empty one is a tenant of its own, as before.
+ * @throws HttpError 422 `validation_error` at `["header", "x-tenant-id"]`
+ */
+function checkTenantId(tenantId: string): void {
+  let length = 0;
+  for (const _character of tenantId) length += 1;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
+  const control = /[\u0000-\u001f\u007f-\u009f]/u.test(tenantId);
+  if (length <= maxTenantIdLength && !control) return;
+  throw HttpError.validation([
+    {
+      type: control ? "string_pattern_mismatch" : "string_too_long",
+      loc: ["header", "x-tenant-id"],
+      msg: control
+        ? "X-Tenant-ID must not contain control characters"
+        : `X-Tenant-ID must be at most ${maxTenantIdLength} characters`,
+      input: tenantId.slice(0, 300),
+      ...(control ? {} : { ctx: { max_length: maxTenantIdLength } }),
+    },
+  ]);
+}
+
 /** Random bytes drawn 4 KiB at a time: one `randomBytes` call per request was ~3 % of an ingest's CPU. */
 let randomPool = Buffer.alloc(0);
 let randomPoolOffset = 0;
@@ -180,6 +208,8 @@ export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
         }
       }
     }
+    // After the key, as Statewave orders its checks: an unauthenticated caller learns nothing more.
+    if (tenantId !== null && !publicPaths.has(c.req.path)) checkTenantId(tenantId);
     c.set("authenticated", authenticated);
     // No header = the default tenant, which never sees another tenant's rows (unlike Statewave, §14).
     c.set("store", options.store.forTenant(tenantId));

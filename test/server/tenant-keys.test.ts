@@ -153,3 +153,43 @@ describe("/readyz and the database's reason", () => {
     });
   });
 });
+
+describe("X-Tenant-ID rules", () => {
+  const request = async (tenant: string, key?: string) => {
+    const store = new EmbeddedStore({ path: ":memory:" });
+    try {
+      const app = createApp({ store, ...(key ? { apiKey: key } : {}) });
+      return await app.fetch(
+        new Request(`${base}/v1/subjects`, {
+          headers: { "X-Tenant-ID": tenant, ...(key ? { "X-API-Key": "wrong" } : {}) },
+        }),
+      );
+    } finally {
+      await store.close();
+    }
+  };
+
+  it.each([
+    ["5,000 characters", "t".repeat(5000), "string_too_long"],
+    ["257 characters", "t".repeat(257), "string_too_long"],
+    ["a tab", "team\ta", "string_pattern_mismatch"],
+    ["a C1 control", "team\u0085a", "string_pattern_mismatch"],
+  ])("refuses a tenant id of %s with 422 at header.x-tenant-id", async (_label, tenant, type) => {
+    const response = await request(tenant);
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({
+      error: { code: "validation_error", details: [{ type, loc: ["header", "x-tenant-id"] }] },
+    });
+  });
+
+  it("accepts 256 characters, Latin-1 ones too, and the empty tenant", async () => {
+    expect((await request("t".repeat(256))).status).toBe(200);
+    expect((await request("é".repeat(256))).status).toBe(200);
+    expect((await request("")).status).toBe(200);
+  });
+
+  it("checks the key first: a bad tenant with a wrong key is 403 invalid_api_key", async () => {
+    const response = await request("t".repeat(5000), "k");
+    expect(response.status).toBe(403);
+  });
+});
