@@ -9,6 +9,7 @@ const usageErrorNames = new Set([
   "ScenarioValidationError",
   "UnknownRunError",
   "UnknownSubjectError",
+  "DbPathError",
 ]);
 
 /** Prints one clear line (and its causes) for an error and returns the exit code for it. */

@@ -1,4 +1,5 @@
 import type { Episode, JsonObject, JsonValue, Memory, MemoryKind } from "./context-store.js";
+import { profileFactsOf } from "./profile-facts.js";
 
 /**
  * The deterministic, local compile rules: which memory (if any) one episode becomes.
@@ -253,4 +254,42 @@ export function compileEpisode(
     readMemoryIds: readMemoryIdsOf(episode.provenance),
     metadata,
   };
+}
+
+/**
+ * The `profile_fact`s of a conversation episode (`payload.messages`), as Statewave's heuristic
+ * compiler finds them (contract §8.3): what the **user** says about themselves ("My name is
+ * Alice Chen", "I work at Globex Corporation"), one memory each, confidence 0.6, beside the
+ * episode's own `episode_summary` from {@link compileEpisode}. Only `user` messages are read: an
+ * assistant's "I am on it" is not a fact about the user. Episodes without messages (agents'
+ * decisions and notes) yield none, so an agent's "I prefer RS256" stays the decision it is.
+ * Never throws on odd payloads.
+ */
+export function compileProfileFacts(
+  episode: Pick<Episode, "type" | "source" | "payload">,
+): MemoryDraft[] {
+  if (nonMemoryEpisodeTypes.has(episode.type)) return [];
+  if (memoryKindFor(episode.type) !== "episode_summary") return [];
+  const messages = episode.payload.messages;
+  if (!Array.isArray(messages)) return [];
+  const userText = messages
+    .flatMap((message) =>
+      typeof message === "object" &&
+      message !== null &&
+      !Array.isArray(message) &&
+      textOf(message.role).toLowerCase() === "user"
+        ? [textOf(message.content)]
+        : [],
+    )
+    .join("\n");
+  return profileFactsOf(userText).map((content) => ({
+    kind: "profile_fact",
+    content,
+    summary: firstCodePoints(content, 200),
+    confidence: defaultConfidenceByKind.profile_fact ?? 0.6,
+    target: null,
+    source: episode.source,
+    readMemoryIds: [],
+    metadata: { source: episode.source, episodeType: episode.type },
+  }));
 }

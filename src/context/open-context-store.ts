@@ -5,6 +5,7 @@ import { type CreateContextStoreOptions, resolveStoreSettings } from "./store-lo
  * The same store as `createContextStore`, loading only the selected store's module: the embedded
  * store's code alone, not the Postgres and Statewave clients' (what a CLI command saves at start-up).
  * @throws StoreValidationError when Postgres is selected without a URL
+ * @throws DbPathError, StoreFileError when the embedded database file cannot be used
  */
 export async function openContextStore(
   options: CreateContextStoreOptions = {},
@@ -20,8 +21,19 @@ export async function openContextStore(
       return new StatewaveStore(settings);
     }
     case "embedded": {
-      const { EmbeddedStore } = await import("./embedded/embedded-store.js");
-      return new EmbeddedStore(settings);
+      const [{ EmbeddedStore }, { withFileErrors }, { StoreFileError }] = await Promise.all([
+        import("./embedded/embedded-store.js"),
+        import("./store-file-errors.js"),
+        import("./errors/store-file-error.js"),
+      ]);
+      let store: ContextStore;
+      try {
+        store = new EmbeddedStore(settings);
+      } catch (error) {
+        throw StoreFileError.from(error, settings.path) ?? error;
+      }
+      // A write that finds the disk full, or a read of a damaged page, names the file too.
+      return withFileErrors(store, settings.path);
     }
   }
 }

@@ -1,4 +1,6 @@
-import { join, resolve } from "node:path";
+import { mkdirSync, type Stats, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { DbPathError } from "./errors/db-path-error.js";
 import { StoreValidationError } from "./errors/store-validation-error.js";
 
 /** Options of `createContextStore`; each one overrides its environment variable. */
@@ -119,4 +121,62 @@ export function resolveStoreSettings(options: CreateContextStoreOptions = {}): S
     };
   }
   return { kind: "embedded", path: location.path, tenantId: tenantId ?? null };
+}
+
+function statOrUndefined(path: string, databasePath: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // ENOTDIR: a file higher up stands where a folder should be; the walk up finds and names it.
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new DbPathError(databasePath, path, `cannot be examined (${String(code)})`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Makes the folder of an embedded database file exist, checking each level first, and returns the
+ * folders it created (outermost first; empty when the folder was there). Missing folders are
+ * created, as `mkdir -p` does, but one level at a time: Node's recursive `mkdirSync` spins for ever
+ * on a path such as `/proc/nope/x.db` (ENOENT from a folder that exists), deaf to signals.
+ * `:memory:` needs nothing.
+ * @throws DbPathError naming the folder that is not a folder or cannot be created, or the
+ *   database path when it is itself a folder
+ */
+export function prepareDbPath(path: string): { created: string[] } {
+  if (path === ":memory:" || path === "") return { created: [] };
+  const own = statOrUndefined(path, path);
+  if (own?.isDirectory()) {
+    throw new DbPathError(
+      path,
+      path,
+      "is a folder; give a database file inside it (e.g. store.db)",
+    );
+  }
+  const missing: string[] = [];
+  let current = dirname(path);
+  for (;;) {
+    const stats = statOrUndefined(current, path);
+    if (stats) {
+      if (!stats.isDirectory()) throw new DbPathError(path, current, "is a file, not a folder");
+      break;
+    }
+    missing.unshift(current);
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const folder of missing) {
+    try {
+      mkdirSync(folder);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Another process made it meanwhile: fine.
+      if (code === "EEXIST" && statOrUndefined(folder, path)?.isDirectory()) continue;
+      throw new DbPathError(path, folder, `cannot be created (${String(code)})`, { cause: error });
+    }
+  }
+  return { created: missing };
 }

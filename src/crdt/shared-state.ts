@@ -44,6 +44,36 @@ export interface OpenSharedStateOptions {
    * @default ignore
    */
   onError?: (error: unknown) => void;
+  /**
+   * Registered before anything is loaded, so it also hears the escalations raised while `open()`
+   * imports the timeline (an `onEscalation` registered after `open()` resolves hears only later
+   * ones; `escalations()` lists the earlier ones). @default none
+   */
+  onEscalation?: (escalation: Escalation) => void;
+  /**
+   * How long a replica that raised an escalation, but did not write its last contender, waits
+   * for that writer's announcement before announcing it itself (see `#escalated`). `close()`
+   * cuts the wait short. @default 1000
+   */
+  announceGraceMs?: number;
+  /** Waits `ms`, or until `signal` aborts. @default a `setTimeout` */
+  delay?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+function defaultDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** A change applied to the state, local or from another replica. */
@@ -88,6 +118,14 @@ export class SharedState {
   #updatesSinceSnapshot = 0;
   #timelineOffset = 0;
   #pendingImports: Uint8Array[] = [];
+  readonly #announceGraceMs: number;
+  readonly #delay: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Aborted by `close()`: a replica that stops announces what it waited on at once. */
+  readonly #closing = new AbortController();
+  /** Announcements waiting out the grace period: not part of `sync()`, awaited by `close()`. */
+  readonly #graceWaits = new Set<Promise<void>>();
+  /** Timeline reads run one at a time: each continues from where the previous one stopped. */
+  #readChain: Promise<void> = Promise.resolve();
   #closed = false;
 
   private constructor(options: OpenSharedStateOptions) {
@@ -97,6 +135,8 @@ export class SharedState {
     this.#snapshotEvery = Math.max(1, options.snapshotEvery ?? 200);
     this.#onError = options.onError ?? (() => {});
     this.#now = options.now ?? Date.now;
+    this.#announceGraceMs = Math.max(0, options.announceGraceMs ?? 1000);
+    this.#delay = options.delay ?? defaultDelay;
     this.#replica = new StateReplica({
       subjectId: options.subjectId,
       peerId: options.peerId ?? randomPeerId(),
@@ -106,6 +146,7 @@ export class SharedState {
       onError: (error) => this.#onError(error),
     });
     this.#replica.onEscalation((raised) => this.#escalated(raised));
+    if (options.onEscalation) this.#escalationListeners.add(options.onEscalation);
   }
 
   /**
@@ -157,7 +198,11 @@ export class SharedState {
     return { put: (namespace, key, value) => this.#put(agentId, namespace, key, value) };
   }
 
-  /** Called once per escalation id, the first time this replica sees it. */
+  /**
+   * Called once per escalation id, the first time this replica sees it. Escalations raised while
+   * `open()` loaded the timeline are not replayed: read them with `escalations()`, or pass
+   * `onEscalation` to `open()`.
+   */
   onEscalation(listener: (escalation: Escalation) => void): () => void {
     this.#escalationListeners.add(listener);
     return () => this.#escalationListeners.delete(listener);
@@ -211,9 +256,11 @@ export class SharedState {
   async close(): Promise<void> {
     // Idempotent as it is: a second close finds no subscription and nothing pending.
     this.#closed = true;
+    this.#closing.abort();
     this.#subscription?.close();
     this.#subscription = undefined;
     await this.#publishChain;
+    await Promise.allSettled([...this.#graceWaits]);
     await Promise.allSettled([...this.#background]);
   }
 
@@ -268,7 +315,14 @@ export class SharedState {
   }
 
   /** Reads the timeline from where the last read stopped and imports what it has not seen. */
-  async #readTimeline(initial: boolean): Promise<void> {
+  #readTimeline(initial: boolean): Promise<void> {
+    // Serialised: two reads from one offset would each advance it by what they read.
+    const result = this.#readChain.then(() => this.#readTimelineNow(initial));
+    this.#readChain = result.catch(() => {});
+    return result;
+  }
+
+  async #readTimelineNow(initial: boolean): Promise<void> {
     const episodes: Episode[] = [];
     const read = new Set<string>();
     for (;;) {
@@ -344,6 +398,10 @@ export class SharedState {
     }
   }
 
+  /**
+   * An announcement on the timeline: nobody needs to announce that id again. (A resolution is
+   * not one: a dispute reopened after it keeps its id and must be announced.)
+   */
   #noteAnnouncement(episode: Episode): void {
     const id = episode.payload.escalationId;
     if (typeof id === "string") this.#announced.add(id);
@@ -372,18 +430,32 @@ export class SharedState {
     }
   }
 
+  /*
+   * Who announces an escalation (a `escalation` episode on the timeline, which compile turns into
+   * the "disputed" memory that `getContext` shows): any replica that raises it, so that it is
+   * announced even when the replica whose write completed the dispute exits before it imports the
+   * competing write. The replica that wrote the last contender announces at once; any other one
+   * waits `announceGraceMs` (cut short by `close()`), catches up with the timeline and announces
+   * only if the escalation is still open and no announcement of that id is there by then. Two replicas may
+   * still both announce when the first is slower than the grace period; an announcement
+   * is idempotent by its deterministic escalation id: compile makes a second one supersede the
+   * first (`supersedes`: same `escalationId`), so the store holds one active memory per
+   * escalation whatever the number of announcements.
+   */
   #escalated(raised: RaisedEscalation): void {
     const { escalation } = raised;
     // An escalation first seen already settled is not announced: its resolution tells the story,
     // and a late "disputed" memory would supersede the resolution that ended it. The replica
-    // raises each id once, so only an announcement already on the timeline (a reopened replica's
-    // own) needs remembering.
-    if (
-      raised.announcedHere &&
-      escalation.resolution === undefined &&
-      !this.#announced.has(escalation.id)
-    ) {
-      this.#track(this.#store.createEpisode(escalationEpisode(escalation, this.agentId)));
+    // raises each id once, so only an announcement already on the timeline needs remembering.
+    if (escalation.resolution === undefined && !this.#announced.has(escalation.id)) {
+      if (raised.announcedHere) this.#announce(escalation);
+      else {
+        const waiting = this.#announceUnlessAnnounced(escalation.id).catch((error: unknown) =>
+          this.#onError(error),
+        );
+        this.#graceWaits.add(waiting);
+        void waiting.finally(() => this.#graceWaits.delete(waiting));
+      }
     }
     for (const listener of [...this.#escalationListeners]) {
       try {
@@ -392,6 +464,25 @@ export class SharedState {
         this.#onError(error);
       }
     }
+  }
+
+  #announce(escalation: Escalation): void {
+    this.#announced.add(escalation.id);
+    this.#track(this.#store.createEpisode(escalationEpisode(escalation, this.agentId)));
+  }
+
+  async #announceUnlessAnnounced(escalationId: string): Promise<void> {
+    // The last contender's writer usually announces within milliseconds: give it the chance, so
+    // that in the common case one announcement is written, not one per replica.
+    if (this.#announceGraceMs > 0 && !this.#closing.signal.aborted) {
+      await this.#delay(this.#announceGraceMs, this.#closing.signal);
+    }
+    await this.#readTimeline(false);
+    this.#flushImports();
+    if (this.#announced.has(escalationId)) return;
+    const escalation = this.#replica.escalations().find((known) => known.id === escalationId);
+    if (escalation === undefined || escalation.resolution !== undefined) return;
+    this.#announce(escalation);
   }
 
   #track(promise: Promise<unknown>): void {

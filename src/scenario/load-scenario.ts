@@ -1,4 +1,5 @@
-import { readdir, readFile } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { type FileHandle, open, readdir } from "node:fs/promises";
 import { basename, extname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
@@ -40,17 +41,78 @@ export function parseScenario(content: unknown, path: string): Scenario {
   return result.data;
 }
 
-async function readScenarioFile(path: string): Promise<Scenario> {
-  let text: string;
+/** A scenario file larger than this is refused before it is read (the shipped ones are < 20 KiB). */
+export const maxScenarioFileBytes = 4 * 1024 * 1024;
+
+/** What a non-regular file is, for the error message. */
+function describeKind(stats: Stats): string {
+  if (stats.isDirectory()) return "a folder";
+  if (stats.isFIFO()) return "a named pipe";
+  if (stats.isCharacterDevice()) return "a character device";
+  if (stats.isBlockDevice()) return "a block device";
+  if (stats.isSocket()) return "a socket";
+  return "not a regular file";
+}
+
+function readIssue(path: string, expected: string, cause?: unknown): ScenarioValidationError {
+  return new ScenarioValidationError(
+    path,
+    [{ field: "", expected }],
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/**
+ * The text of a scenario file, read only when it is a regular file of at most
+ * {@link maxScenarioFileBytes}. Opened with `O_NONBLOCK` and checked on the open handle: a named
+ * pipe would block `open()` (and the whole run, deaf to signals) until a writer came, and a
+ * device such as `/dev/zero` never ends.
+ */
+async function readScenarioText(path: string): Promise<string> {
+  const readable = "a readable scenario file (.yaml, .yml or .json)";
+  let handle: FileHandle;
   try {
-    text = await readFile(path, "utf8");
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    throw new ScenarioValidationError(
-      path,
-      [{ field: "", expected: "a readable scenario file (.yaml, .yml or .json)" }],
-      { cause: error },
-    );
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") {
+      throw readIssue(path, `${readable}, not a symbolic link loop`, error);
+    }
+    throw readIssue(path, readable, error);
   }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      throw readIssue(path, `${readable}, found ${describeKind(stats)}`);
+    }
+    if (stats.size > maxScenarioFileBytes) {
+      throw readIssue(
+        path,
+        `a scenario file of at most ${maxScenarioFileBytes} bytes, found ${stats.size} bytes`,
+      );
+    }
+    // Read at most one byte past the cap: a file that grows after the stat is still bounded.
+    const buffer = Buffer.alloc(Math.min(stats.size, maxScenarioFileBytes) + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > maxScenarioFileBytes) {
+      throw readIssue(path, `a scenario file of at most ${maxScenarioFileBytes} bytes`);
+    }
+    return buffer.toString("utf8", 0, length);
+  } catch (error) {
+    if (error instanceof ScenarioValidationError) throw error;
+    throw readIssue(path, readable, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readScenarioFile(path: string): Promise<Scenario> {
+  const text = await readScenarioText(path);
   let content: unknown;
   try {
     content = extname(path).toLowerCase() === ".json" ? JSON.parse(text) : parseYaml(text);

@@ -7,7 +7,7 @@ import { StoreClosedError } from "../context/errors/store-closed-error.js";
 import { StoreValidationError } from "../context/errors/store-validation-error.js";
 import { PostgresConnectionError } from "../context/postgres/errors/postgres-connection-error.js";
 import { camelKeyToSnake } from "../context/wire-format.js";
-import { createApiKeyCheck, publicPaths } from "./api-key.js";
+import { createKeyring, publicPaths, type TenantKey } from "./api-key.js";
 import { HttpError } from "./http-error.js";
 import { defaultMaxBodyBytes } from "./read-json-body.js";
 import type { ServerEnv } from "./server-env.js";
@@ -23,8 +23,16 @@ export interface TenantScopedStore {
 export interface CreateAppOptions {
   /** The store to serve, usually an `EmbeddedStore`. The app never closes it. */
   store: TenantScopedStore;
-  /** When set, every non-health request needs it in `X-API-Key` or `?api_key=`. */
+  /**
+   * When set (or `tenantKeys` is), every non-health request needs a key in `X-API-Key` or
+   * `?api_key=`. This key reaches every tenant.
+   */
   apiKey?: string;
+  /**
+   * Keys that each reach only their listed tenants: a request with such a key must name one of
+   * them in `X-Tenant-ID`, else 403 `tenant_not_allowed`. @default []
+   */
+  tenantKeys?: readonly TenantKey[];
   /** Id for a request that has no `X-Request-ID`. @default 16 random lowercase hex digits, as Statewave */
   generateRequestId?: () => string;
   /** Larger request bodies get a 413. @default 1 MiB */
@@ -37,6 +45,34 @@ export interface CreateAppOptions {
    * @default every Host is served
    */
   isAllowedHost?: (host: string | undefined) => boolean;
+}
+
+/** The longest `X-Tenant-ID`, in characters (code points), as long as a subject id may be. */
+export const maxTenantIdLength = 256;
+
+/**
+ * Refuses an `X-Tenant-ID` longer than {@link maxTenantIdLength} characters, or
+ * holds a control character (a tab, C1 controls; HTTP itself keeps NUL out): a tenant id is a name, and one the stores would each
+ * treat their own way is refused before either store sees it. An empty one is a tenant of its own, as before.
+ * @throws HttpError 422 `validation_error` at `["header", "x-tenant-id"]`
+ */
+function checkTenantId(tenantId: string): void {
+  let length = 0;
+  for (const _character of tenantId) length += 1;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
+  const control = /[\u0000-\u001f\u007f-\u009f]/u.test(tenantId);
+  if (length <= maxTenantIdLength && !control) return;
+  throw HttpError.validation([
+    {
+      type: control ? "string_pattern_mismatch" : "string_too_long",
+      loc: ["header", "x-tenant-id"],
+      msg: control
+        ? "X-Tenant-ID must not contain control characters"
+        : `X-Tenant-ID must be at most ${maxTenantIdLength} characters`,
+      input: tenantId.slice(0, 300),
+      ...(control ? {} : { ctx: { max_length: maxTenantIdLength } }),
+    },
+  ]);
 }
 
 /** Random bytes drawn 4 KiB at a time: one `randomBytes` call per request was ~3 % of an ingest's CPU. */
@@ -109,7 +145,11 @@ function toHttpError(error: unknown, where: "body" | "query" | "path"): HttpErro
  */
 export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
   const generateRequestId = options.generateRequestId ?? defaultRequestId;
-  const checkApiKey = options.apiKey ? createApiKeyCheck(options.apiKey) : undefined;
+  const keysRequired = Boolean(options.apiKey) || (options.tenantKeys?.length ?? 0) > 0;
+  const keyring = createKeyring({
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    ...(options.tenantKeys ? { tenantKeys: options.tenantKeys } : {}),
+  });
   const app = new Hono<ServerEnv>();
 
   app.use(async (c, next) => {
@@ -135,25 +175,44 @@ export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
   }
 
   app.use(async (c, next) => {
-    if (checkApiKey && !publicPaths.has(c.req.path)) {
+    const tenantId = c.req.header("x-tenant-id") ?? null;
+    let authenticated = false;
+    if (keysRequired) {
       const presented = c.req.header("x-api-key") || c.req.query("api_key");
-      if (!presented) {
-        throw new HttpError(401, {
-          code: "missing_api_key",
-          message: "X-API-Key header is required.",
-          includeRequestId: false,
-        });
-      }
-      if (!checkApiKey(presented)) {
-        throw new HttpError(403, {
-          code: "invalid_api_key",
-          message: "Invalid API key.",
-          includeRequestId: false,
-        });
+      const grant = presented ? keyring(presented) : undefined;
+      authenticated = grant !== undefined;
+      if (!publicPaths.has(c.req.path)) {
+        if (!presented) {
+          throw new HttpError(401, {
+            code: "missing_api_key",
+            message: "X-API-Key header is required.",
+            includeRequestId: false,
+          });
+        }
+        if (!grant) {
+          throw new HttpError(403, {
+            code: "invalid_api_key",
+            message: "Invalid API key.",
+            includeRequestId: false,
+          });
+        }
+        // A tenant key is authorisation, not only scoping: it reaches its own tenants alone.
+        if (grant.kind === "tenants" && (tenantId === null || !grant.tenants.has(tenantId))) {
+          throw new HttpError(403, {
+            code: "tenant_not_allowed",
+            message:
+              tenantId === null
+                ? "This API key is bound to tenants; name one of them in X-Tenant-ID."
+                : "This API key does not authorise the tenant named in X-Tenant-ID.",
+          });
+        }
       }
     }
+    // After the key, as Statewave orders its checks: an unauthenticated caller learns nothing more.
+    if (tenantId !== null && !publicPaths.has(c.req.path)) checkTenantId(tenantId);
+    c.set("authenticated", authenticated);
     // No header = the default tenant, which never sees another tenant's rows (unlike Statewave, §14).
-    c.set("store", options.store.forTenant(c.req.header("x-tenant-id") ?? null));
+    c.set("store", options.store.forTenant(tenantId));
     await next();
   });
 

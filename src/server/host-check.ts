@@ -9,6 +9,8 @@
  * addressed to a loopback name.
  */
 
+import { isIP } from "node:net";
+
 /** Options of {@link createHostCheck}. */
 export interface HostCheckOptions {
   /** The interface the server is bound to (`127.0.0.1`, `::1`, `0.0.0.0`, a LAN address). */
@@ -47,19 +49,22 @@ function normalisedName(name: string): string {
 }
 
 /**
- * A predicate over the request's `Host` header, or `undefined` when every Host is accepted: a
- * server bound to a non-loopback interface was opened to the network deliberately (`--host`), and
- * is reached by whatever name the network gives it, unless `allowedHosts` narrows it.
+ * A predicate over the request's `Host` header, or `undefined` when every Host is accepted
+ * (`allowedHosts` holds `*`). The check stays on for a server bound to the network too: a page on
+ * `evil.example` can rebind its name to the server's LAN address as easily as to 127.0.0.1.
  *
- * A loopback server accepts `localhost`, `127.0.0.1`, `[::1]` and its own address, on its own
- * port, plus `allowedHosts`. A request without a Host header is refused (browsers always send one).
+ * Every server accepts `localhost`, `127.0.0.1`, `[::1]` and its own address, on its own port,
+ * plus `allowedHosts`. A server bound to a non-loopback interface also accepts any IP address on
+ * its port: a rebinding page's origin is a name, never an address, so an address in `Host` means
+ * the client dialled the address itself. A request without a Host header is refused (browsers
+ * always send one).
  */
 export function createHostCheck(
   options: HostCheckOptions,
 ): ((host: string | undefined) => boolean) | undefined {
   const extra = options.allowedHosts ?? [];
   if (extra.includes("*")) return undefined;
-  if (!isLoopbackHost(options.listenHost) && extra.length === 0) return undefined;
+  const acceptAddresses = !isLoopbackHost(options.listenHost);
   // name -> the ports allowed for it; `undefined` in the set = any port.
   const allowed = new Map<string, Set<number | undefined>>();
   const allow = (name: string, port: number | undefined) => {
@@ -79,9 +84,11 @@ export function createHostCheck(
     if (host === undefined) return false;
     const parsed = parseHostHeader(host);
     if (!parsed) return false;
+    // No port in the header means the scheme's default.
+    const port = parsed.port ?? 80;
+    if (acceptAddresses && isIP(parsed.name) !== 0 && port === options.port) return true;
     const ports = allowed.get(parsed.name);
     if (!ports) return false;
-    // No port in the header means the scheme's default.
-    return ports.has(undefined) || ports.has(parsed.port ?? 80);
+    return ports.has(undefined) || ports.has(port);
   };
 }

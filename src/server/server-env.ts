@@ -7,5 +7,10 @@ export interface ServerEnv {
     requestId: string;
     /** The store view of this request's tenant (`X-Tenant-ID`). */
     store: ContextStore;
+    /**
+     * Whether the request presented a valid key (always false on a server without keys): only
+     * then does `/readyz` say why it is not ready.
+     */
+    authenticated: boolean;
   };
 }

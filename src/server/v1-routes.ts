@@ -92,9 +92,15 @@ export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions):
       await options.readinessStore().listSubjects({ limit: 1 });
       return c.json({ status: "ready", checks: [{ name: "database", status: "ok" }] });
     } catch (error) {
+      // The reason can carry the database URL (user, host, port, name): only for a caller with a key.
       const detail = error instanceof Error ? error.message : String(error);
       return c.json(
-        { status: "not_ready", checks: [{ name: "database", status: "fail", detail }] },
+        {
+          status: "not_ready",
+          checks: [
+            { name: "database", status: "fail", ...(c.var.authenticated ? { detail } : {}) },
+          ],
+        },
         503,
       );
     }

@@ -14,7 +14,10 @@ describe("usage errors: one line in the house style, exit 2", () => {
   it.each([
     [["rnu"], "unknown command 'rnu' (did you mean run?"],
     [["tiemline", "last"], "did you mean timeline?"],
-    [["frobnicate"], "(commands: demo, run, runs, timeline, watch, serve, mcp, bench)"],
+    [
+      ["frobnicate"],
+      "(commands: demo, run, runs, scenario, timeline, watch, serve, mcp, bench, hook, check, modules, init)",
+    ],
     [
       ["bench", "foo"],
       "unknown command 'foo' for bench (commands: store, merge, startup, quickstart, scenarios)",
@@ -71,7 +74,8 @@ describe("usage errors: one line in the house style, exit 2", () => {
     const db = join(tempDir(), "store.db");
     const result = await runWholeCli(
       ["serve", "--host", "nohost.invalid", "--port", "0", "--db", db],
-      { env: {} },
+      // With a key: a network bind without one is refused before the name is looked up.
+      { env: { SHARED_CTX_API_KEY: "test-key" } },
     );
     expect(result.exitCode).toBe(ExitCode.usage);
     expect(result.stderr).toMatch(houseStyle);

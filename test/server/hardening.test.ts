@@ -378,8 +378,13 @@ describe("the Host check (DNS rebinding)", () => {
     expect(createHostCheck({ listenHost: "::1", port: 1, allowedHosts: ["*"] })).toBeUndefined();
   });
 
-  it("a server opened to the network with --host accepts any Host unless narrowed", () => {
-    expect(createHostCheck({ listenHost: "0.0.0.0", port: 8100 })).toBeUndefined();
+  it("a server opened to the network with --host keeps the check: addresses and loopback names pass, other names need --allowed-hosts", () => {
+    const open = createHostCheck({ listenHost: "0.0.0.0", port: 8100 });
+    expect(open?.("192.168.1.5:8100")).toBe(true);
+    expect(open?.("[fe80::1]:8100")).toBe(true);
+    expect(open?.("localhost:8100")).toBe(true);
+    expect(open?.("192.168.1.5:8101")).toBe(false);
+    expect(open?.("evil.example:8100")).toBe(false);
     const narrowed = createHostCheck({ listenHost: "0.0.0.0", port: 8100, allowedHosts: ["a"] });
     expect(narrowed?.("a:8100")).toBe(true);
     expect(narrowed?.("b:8100")).toBe(false);

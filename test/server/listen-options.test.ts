@@ -45,7 +45,7 @@ describe("startServer options", () => {
     ["::", "[::1]"],
     ["::1", "[::1]"],
   ])("binds %s and gives a URL a client can use (%s)", async (host, shown) => {
-    const server = await start({ host });
+    const server = await start({ host, insecureNoAuth: true });
     expect(server.url).toBe(`http://${shown}:${server.port}`);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
@@ -123,6 +123,7 @@ describe("startServer options", () => {
       store: new EmbeddedStore({ path: ":memory:" }),
       port: 0,
       host: "203.0.113.1",
+      insecureNoAuth: true,
     }).catch((caught: unknown) => caught);
     expect(error).not.toBeInstanceOf(PortInUseError);
     expect(error).toMatchObject({ code: "EADDRNOTAVAIL" });

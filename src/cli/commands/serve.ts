@@ -1,9 +1,34 @@
+import { resolve } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import type { EmbeddedStore } from "../../context/embedded/embedded-store.js";
 import type { PostgresStore } from "../../context/postgres/postgres-store.js";
+import type { TenantKey } from "../../server/api-key.js";
 import type { startServer } from "../../server/listen.js";
+import {
+  defaultBodyIdleTimeoutMs,
+  defaultHeadersTimeoutMs,
+  defaultMaxConnections,
+  defaultRequestTimeoutMs,
+} from "../../server/server-limits.js";
 import type { CliDeps } from "../cli-deps.js";
+import { ExitCode } from "../exit-codes.js";
 import { FatalError, UsageError } from "../fatal-error.js";
+
+function parseMilliseconds(value: string): number {
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || ms > 3_600_000) {
+    throw new InvalidArgumentError("expected milliseconds 0..3600000 (0 = no timeout)");
+  }
+  return ms;
+}
+
+function parseCount(value: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < 1 || count > 1_000_000) {
+    throw new InvalidArgumentError("expected a number 1..1000000");
+  }
+  return count;
+}
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -22,11 +47,44 @@ interface ServeOptions {
   databaseUrl?: string;
   /** `--allowed-host`, once per name. */
   allowedHost?: string[];
+  /** `--allowed-hosts a,b`: the same, comma-separated. */
+  allowedHosts?: string[];
+  /** `--tenant-keys <file>`: keys that each reach only their tenants. */
+  tenantKeys?: string;
+  /** `--insecure-no-auth`: serve a non-loopback interface without any key. */
+  insecureNoAuth?: boolean;
+  headersTimeout?: number;
+  requestTimeout?: number;
+  bodyIdleTimeout?: number;
+  maxConnections?: number;
   /** `--compat statewave-0.7.1`: an in-memory emulation of that server version, for tests. */
   compat?: string;
 }
 
-const loopbackHosts = new Set(["127.0.0.1", "localhost", "::1"]);
+/**
+ * The tenant keys of a `--tenant-keys` file, read only when it is a regular file of at most
+ * 1 MiB (a named pipe or a device would block or never end).
+ */
+async function readTenantKeys(path: string): Promise<TenantKey[]> {
+  const [{ readFile, stat }, { parseTenantKeys, TenantKeysFileError, maxTenantKeysFileBytes }] =
+    await Promise.all([import("node:fs/promises"), import("../../server/tenant-keys-file.js")]);
+  try {
+    const stats = await stat(path);
+    if (!stats.isFile()) throw new TenantKeysFileError(path, "not a regular file");
+    if (stats.size > maxTenantKeysFileBytes) {
+      throw new TenantKeysFileError(path, `larger than ${maxTenantKeysFileBytes} bytes`);
+    }
+    return parseTenantKeys(await readFile(path, "utf8"), path);
+  } catch (error) {
+    if (error instanceof TenantKeysFileError)
+      throw new FatalError(error.message, { cause: error, exitCode: ExitCode.usage });
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new FatalError(`cannot read the tenant keys file ${path} (${code})`, {
+      cause: error,
+      exitCode: ExitCode.usage,
+    });
+  }
+}
 
 /** Why a `--host` cannot be listened on, by the system's error code; undefined for other errors. */
 const hostProblems = new Map([
@@ -72,6 +130,49 @@ export function makeServeCommand(deps: CliDeps): Command {
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .option(
+      "--allowed-hosts <names>",
+      "the same as --allowed-host, comma-separated (the Host check stays on for every bind unless one of them is *)",
+      (value: string, previous: string[] = []) => [
+        ...previous,
+        ...value
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name !== ""),
+      ],
+    )
+    .option(
+      "--tenant-keys <file>",
+      'JSON file of keys that each reach only their tenants: {"keys": [{"key": "…", "tenants": ["team-a"]}]} (default: $SHARED_CTX_TENANT_KEYS_FILE)',
+    )
+    .option(
+      "--insecure-no-auth",
+      "serve a non-loopback --host without any API key (refused otherwise: anyone on the network could read and write)",
+    )
+    .option(
+      "--headers-timeout <ms>",
+      "a request's headers must arrive within this (408 otherwise)",
+      parseMilliseconds,
+      defaultHeadersTimeoutMs,
+    )
+    .option(
+      "--request-timeout <ms>",
+      "a whole request (headers and body) must arrive within this (408 otherwise)",
+      parseMilliseconds,
+      defaultRequestTimeoutMs,
+    )
+    .option(
+      "--body-idle-timeout <ms>",
+      "a request body that stops arriving for this long gets 400 request_body_incomplete",
+      parseMilliseconds,
+      defaultBodyIdleTimeoutMs,
+    )
+    .option(
+      "--max-connections <n>",
+      "connections open at once; more are closed at once (keep it below ulimit -n)",
+      parseCount,
+      defaultMaxConnections,
+    )
+    .option(
       "--compat <version>",
       "instead of the store, serve an in-memory emulation of a real Statewave server version, quirks included (statewave-0.7.1), to try shared-ctx against it",
       (value: string) => {
@@ -84,12 +185,14 @@ export function makeServeCommand(deps: CliDeps): Command {
       [
         "",
         "Environment:",
-        "  SHARED_CTX_API_KEY   require this key in X-API-Key (or ?api_key=) on every /v1 request",
+        "  SHARED_CTX_API_KEY   require this key in X-API-Key (or ?api_key=) on every /v1 request; it reaches every tenant",
+        "  SHARED_CTX_TENANT_KEYS_FILE  the --tenant-keys file, when the flag is not given",
         "  SHARED_CTX_DB        database file, when --db is not given",
         "  SHARED_CTX_DATABASE_URL  postgres://… to serve instead of a file (--db wins over it)",
         "",
         "Clients: STATEWAVE_URL=http://127.0.0.1:8100 makes shared-ctx (and Statewave's SDKs) use it.",
-        "X-Tenant-ID isolates tenants. Ctrl-C finishes in-flight requests, then closes the database.",
+        "X-Tenant-ID isolates tenants; a tenant key (--tenant-keys) may name only its own tenants.",
+        "A --host other than loopback needs a key (or --insecure-no-auth). Ctrl-C finishes in-flight requests, then closes the database.",
         "",
         "Examples:",
         "  $ shared-ctx serve",
@@ -117,18 +220,31 @@ export function makeServeCommand(deps: CliDeps): Command {
         return;
       }
       // Loaded here, not at the top: hono and the store's driver are this command's alone.
-      const [{ resolveDbPath }, { EmbeddedStore }, { startServer }, { PortInUseError }] =
-        await Promise.all([
-          import("../../context/store-location.js"),
-          import("../../context/embedded/embedded-store.js"),
-          import("../../server/listen.js"),
-          import("../../server/port-in-use-error.js"),
-        ]);
+      const [
+        { resolveDbPath, prepareDbPath },
+        { EmbeddedStore },
+        { startServer },
+        { PortInUseError },
+        { InsecureBindError },
+      ] = await Promise.all([
+        import("../../context/store-location.js"),
+        import("../../context/embedded/embedded-store.js"),
+        import("../../server/listen.js"),
+        import("../../server/port-in-use-error.js"),
+        import("../../server/insecure-bind-error.js"),
+      ]);
       // serve always serves an embedded file, whatever STATEWAVE_URL says.
       const databaseUrl =
         options.databaseUrl ??
         (options.db === undefined ? deps.env.SHARED_CTX_DATABASE_URL || undefined : undefined);
       const apiKey = deps.env.SHARED_CTX_API_KEY || undefined;
+      const tenantKeysPath =
+        options.tenantKeys ?? (deps.env.SHARED_CTX_TENANT_KEYS_FILE || undefined);
+      const tenantKeys =
+        tenantKeysPath === undefined
+          ? undefined
+          : await readTenantKeys(resolve(deps.cwd, tenantKeysPath));
+      const allowedHosts = [...(options.allowedHost ?? []), ...(options.allowedHosts ?? [])];
       let store: EmbeddedStore | PostgresStore;
       let path: string;
       if (databaseUrl !== undefined) {
@@ -146,6 +262,10 @@ export function makeServeCommand(deps: CliDeps): Command {
         store = postgres;
       } else {
         path = resolveDbPath({ db: options.db, env: deps.env, cwd: deps.cwd });
+        // Checked (and its folders made) before opening: a path that cannot work is named now.
+        const { created } = prepareDbPath(path);
+        for (const folder of created)
+          deps.stderr.write(`shared-ctx serve: created folder ${folder}\n`);
         try {
           // Concurrent clients' creates share commits, each acknowledged only once committed.
           store = new EmbeddedStore({ path, groupCommit: true });
@@ -160,8 +280,22 @@ export function makeServeCommand(deps: CliDeps): Command {
           store,
           port: options.port,
           host: options.host,
-          ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
+          ...(allowedHosts.length > 0 ? { allowedHosts } : {}),
           ...(apiKey ? { apiKey } : {}),
+          ...(tenantKeys ? { tenantKeys } : {}),
+          ...(options.insecureNoAuth ? { insecureNoAuth: true } : {}),
+          ...(options.headersTimeout !== undefined
+            ? { headersTimeoutMs: options.headersTimeout }
+            : {}),
+          ...(options.requestTimeout !== undefined
+            ? { requestTimeoutMs: options.requestTimeout }
+            : {}),
+          ...(options.bodyIdleTimeout !== undefined
+            ? { bodyIdleTimeoutMs: options.bodyIdleTimeout }
+            : {}),
+          ...(options.maxConnections !== undefined
+            ? { maxConnections: options.maxConnections }
+            : {}),
           signal: deps.signal,
           onUnexpectedError: (error) => {
             const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -171,20 +305,28 @@ export function makeServeCommand(deps: CliDeps): Command {
       } catch (error) {
         await store.close();
         if (error instanceof PortInUseError) throw new FatalError(error.message, { cause: error });
+        if (error instanceof InsecureBindError) {
+          throw new FatalError(error.message, { cause: error, exitCode: ExitCode.usage });
+        }
         throw listenUsageError(error, options.host, options.port) ?? error;
       }
       deps.stdout.write(
         [
           `shared-ctx serve: listening on ${server.url}`,
           `  database: ${path}`,
-          `  API key:  ${apiKey ? "required (X-API-Key, from SHARED_CTX_API_KEY)" : "not required (set SHARED_CTX_API_KEY to require one)"}`,
+          `  API key:  ${apiKey ? "required (X-API-Key, from SHARED_CTX_API_KEY)" : tenantKeys ? "required (tenant keys only)" : "not required (set SHARED_CTX_API_KEY to require one)"}`,
+          ...(tenantKeys
+            ? [
+                `  tenant keys: ${tenantKeys.length} (from ${tenantKeysPath}), each reaching only its tenants`,
+              ]
+            : []),
           `  clients:  STATEWAVE_URL=${server.url}`,
           "",
         ].join("\n"),
       );
-      if (!loopbackHosts.has(options.host) && !apiKey) {
+      if (options.insecureNoAuth && !apiKey && !tenantKeys) {
         deps.stderr.write(
-          `shared-ctx serve: warning: ${options.host} is reachable from the network and no API key is set (SHARED_CTX_API_KEY).\n`,
+          `shared-ctx serve: warning: --insecure-no-auth: anyone who can reach ${options.host} can read and write every tenant.\n`,
         );
       }
       await server.closed;

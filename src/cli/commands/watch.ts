@@ -1,7 +1,6 @@
 import { Command } from "commander";
 import type { CliDeps } from "../cli-deps.js";
 import { drawsLive, isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
-import { serialRefresh } from "../serial-refresh.js";
 
 interface WatchCommandOptions {
   once?: boolean;
@@ -89,34 +88,39 @@ export function makeWatchCommand(deps: CliDeps): Command {
           deps.stdout.write(`${formatSubjectView(initial).join("\n")}\n`);
           return;
         }
-        const [{ renderWatch }, { isColorDisabled }] = await Promise.all([
+        const [{ renderWatch }, { isColorDisabled }, { followSubject }] = await Promise.all([
           import("../../ui/render-watch.js"),
           import("../../ui/theme/tokens.js"),
+          import("../../ui/data/follow-subject.js"),
         ]);
-        await renderWatch({
-          stdout: deps.stdout,
-          ...(deps.stdin ? { stdin: deps.stdin } : {}),
-          initial,
-          noColor: isColorDisabled(deps.env, !options.color),
+        // Followed from here on at a cost per change that follows the change (see follow-subject.ts);
+        // its first view replaces `initial` at once if something landed in between.
+        const follower = await followSubject(store, subjectId, {
           signal: deps.signal,
-          watch: (onView, onError) => {
-            // Any change re-reads the subject: the view is small next to a person reading it.
-            const refresher = serialRefresh(read, onView, onError);
-            // `replay`: what was written after the first read (while the UI loaded, before the
-            // feed's first poll) is in the feed's history, not in its news; without the replay
-            // such a write stayed off screen until the next one.
-            const subscription = store.watch(subjectId, refresher.refresh, {
-              replay: true,
-              onError,
-            });
-            const edits = store.watch(editsSubjectOf(subjectId), refresher.refresh, { onError });
-            return () => {
-              refresher.close();
-              subscription.close();
-              edits.close();
-            };
+          edits: {
+            subjectId: editsSubjectOf(subjectId),
+            read: () => readSubjectEdits(store, subjectId, { now: Date.now() }),
           },
         });
+        try {
+          await renderWatch({
+            stdout: deps.stdout,
+            ...(deps.stdin ? { stdin: deps.stdin } : {}),
+            initial: follower.view(),
+            noColor: isColorDisabled(deps.env, !options.color),
+            signal: deps.signal,
+            watch: (onView, onError) => {
+              follower.listen(onView, onError);
+              return () =>
+                follower.listen(
+                  () => undefined,
+                  () => undefined,
+                );
+            },
+          });
+        } finally {
+          await follower.close();
+        }
       } finally {
         await store.close();
       }

@@ -1,10 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import {
   compileEpisode,
+  compileProfileFacts,
   memoryFromDraft,
   nonMemoryEpisodeTypes,
   type SupersedeCandidate,
@@ -36,6 +35,7 @@ import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
 import { StoreValidationError } from "../errors/store-validation-error.js";
 import { type MemoryCandidate, rankContext, searchTerms, textTerms } from "../rank-context.js";
+import { prepareDbPath } from "../store-location.js";
 import {
   inputLimits,
   requireInteger,
@@ -216,7 +216,7 @@ export class EmbeddedStoreCore {
     this.#generateId = options.generateId ?? randomUUID;
     this.groupCommit = options.groupCommit ?? false;
     const inMemory = options.path === ":memory:" || options.path === "";
-    if (!inMemory) mkdirSync(dirname(options.path), { recursive: true });
+    if (!inMemory) prepareDbPath(options.path);
     this.#db = new Database(options.path, sqliteAddon ? { nativeBinding: sqliteAddon } : {});
     try {
       // WAL: readers never block the writer, and several processes can share the file.
@@ -516,7 +516,42 @@ export class EmbeddedStoreCore {
         changeSeq,
       );
       index.run(result.lastInsertRowid, scopedTerms(scope, memory.content));
-      return { memory, supersededIds, validFrom };
+      // A conversation's profile facts, beside its summary (Statewave's kinds): no target, so
+      // they supersede nothing.
+      const facts = compileProfileFacts({
+        type: row.type,
+        source: row.source,
+        payload: JSON.parse(row.payload),
+      }).map((fact) => {
+        changeSeq += 1;
+        const factMemory = memoryFromDraft(fact, {
+          id: this.#generateId(),
+          subjectId,
+          episodeId: row.id,
+          validFrom,
+          now,
+          contradicted: [],
+        });
+        const inserted = insertMemory.run(
+          factMemory.id,
+          tenantId,
+          subjectId,
+          factMemory.kind,
+          null,
+          factMemory.content,
+          factMemory.summary,
+          factMemory.confidence,
+          validFrom,
+          JSON.stringify(factMemory.sourceEpisodeIds),
+          JSON.stringify(factMemory.metadata),
+          now,
+          now,
+          changeSeq,
+        );
+        index.run(inserted.lastInsertRowid, scopedTerms(scope, factMemory.content));
+        return factMemory;
+      });
+      return { memory, supersededIds, validFrom, facts };
     });
 
     for (; page.length > 0; page = readPage(compiledSeq)) {
@@ -545,6 +580,7 @@ export class EmbeddedStoreCore {
           }
         }
         created.set(compiled.memory.id, compiled.memory);
+        for (const fact of compiled.facts) created.set(fact.id, fact);
       }
     }
     const marked = this.#statement(

@@ -1,6 +1,7 @@
 import type { PoolClient } from "pg";
 import {
   compileEpisode,
+  compileProfileFacts,
   memoryFromDraft,
   type SupersedeCandidate,
   supersedes,
@@ -160,6 +161,25 @@ export async function compileLocked(
         candidate: candidateOf(memory.id, memory.metadata),
         created: memory,
       });
+      // A conversation's profile facts, beside its summary (Statewave's kinds): no target, so
+      // they supersede nothing.
+      for (const fact of compileProfileFacts({
+        type: row.type,
+        source: row.source,
+        payload: JSON.parse(row.payload) as JsonObject,
+      })) {
+        changeSeq += 1;
+        const factMemory = memoryFromDraft(fact, {
+          id: context.generateId(),
+          subjectId,
+          episodeId: row.id,
+          validFrom,
+          now: context.now,
+          contradicted: [],
+        });
+        inserts.push({ memory: factMemory, target: null, changeSeq });
+        created.set(factMemory.id, factMemory);
+      }
     }
     if (page.rows.length < pageSize) break;
   }

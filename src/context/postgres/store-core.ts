@@ -116,12 +116,12 @@ export class PostgresStoreCore {
     this.#reconnectDelayMs = options.reconnectDelayMs ?? 500;
     this.#hub = new PostgresWatchHub(
       {
-        cursors: (tenant, subjectId) => this.#cursors(tenant, subjectId),
+        cursors: (tenant, subjectId, since) => this.#cursors(tenant, subjectId, since),
         changesAfter: (tenant, subjectId, after, limit) =>
           this.#changesAfter(tenant, subjectId, after, limit),
         listen: (onChange, onReconnect, onError) => this.#listen(onChange, onReconnect, onError),
       },
-      { pollIntervalMs: options.pollIntervalMs ?? 1000 },
+      { pollIntervalMs: options.pollIntervalMs ?? 1000, now: () => this.#now() },
     );
   }
 
@@ -696,16 +696,21 @@ export class PostgresStoreCore {
     return this.#hub.watch(tenant, subjectId, changeKey(tenant, subjectId), listener, options);
   }
 
-  #cursors(tenant: string, subjectId: string): Promise<WatchCursor> {
+  /** See `PostgresChangeSource.cursors` (watch-hub.ts): ISO times compare as text. */
+  #cursors(tenant: string, subjectId: string, since: string): Promise<WatchCursor> {
     return this.#run(undefined, async (pool) => {
       const [row] = await PostgresStoreCore.#query<{
         episode: string | null;
         memory: string | null;
       }>(pool, {
-        name: "shared-ctx-watch-cursors",
-        text: `SELECT (SELECT last_seq FROM subjects WHERE tenant_key = $1 AND subject_id = $2) AS episode,
-                      (SELECT memory_change FROM compile_state WHERE tenant_key = $1 AND subject_id = $2) AS memory`,
-        values: [tenant, subjectId],
+        name: "shared-ctx-watch-cursors-since",
+        text: `SELECT COALESCE(
+                        (SELECT MIN(seq) - 1 FROM episodes WHERE tenant_key = $1 AND subject_id = $2 AND created_at >= $3),
+                        (SELECT last_seq FROM subjects WHERE tenant_key = $1 AND subject_id = $2)) AS episode,
+                      COALESCE(
+                        (SELECT MIN(change_seq) - 1 FROM memories WHERE tenant_key = $1 AND subject_id = $2 AND updated_at >= $3),
+                        (SELECT memory_change FROM compile_state WHERE tenant_key = $1 AND subject_id = $2)) AS memory`,
+        values: [tenant, subjectId, since],
       });
       return { episode: Number(row?.episode ?? 0), memory: Number(row?.memory ?? 0) };
     });

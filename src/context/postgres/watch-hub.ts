@@ -8,8 +8,14 @@ export interface WatchCursor {
 
 /** What the hub needs from the store. */
 export interface PostgresChangeSource {
-  /** The subject's newest committed episode seq and memory change. */
-  cursors(tenant: string, subjectId: string): Promise<WatchCursor>;
+  /**
+   * Where a watch started at `since` (an ISO time of the store's clock, the one `created_at` and
+   * `updated_at` are written with) begins: just before the subject's first episode created, and
+   * its first memory changed, at or after `since`; the newest committed ones when there are none.
+   * A watch's cursor is read over the network, after the call returned: a cursor at "the end as
+   * it is when the read answers" would skip what other replicas wrote in between.
+   */
+  cursors(tenant: string, subjectId: string, since: string): Promise<WatchCursor>;
   /** Changes after the cursor, oldest first: at most `limit` episodes, then at most `limit` memory changes. */
   changesAfter(
     tenant: string,
@@ -35,6 +41,8 @@ interface Watcher {
   listener: (change: StoreChange) => void;
   onError: ((error: unknown) => void) | undefined;
   cursor: WatchCursor | undefined;
+  /** When `watch` was called, by the store's clock: what it delivers was written from then on. */
+  since: string;
   running: Promise<void> | undefined;
   dirty: boolean;
   closed: boolean;
@@ -58,9 +66,13 @@ export class PostgresWatchHub {
   #stopListening: (() => void) | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  constructor(source: PostgresChangeSource, options: { pollIntervalMs: number }) {
+  readonly #now: () => Date;
+
+  /** `now` must be the clock the store writes `created_at`/`updated_at` with. */
+  constructor(source: PostgresChangeSource, options: { pollIntervalMs: number; now?: () => Date }) {
     this.#source = source;
     this.#pollIntervalMs = options.pollIntervalMs;
+    this.#now = options.now ?? (() => new Date());
   }
 
   /**
@@ -86,6 +98,7 @@ export class PostgresWatchHub {
       listener,
       onError: options.onError,
       cursor: options.replay ? { episode: 0, memory: 0 } : undefined,
+      since: this.#now().toISOString(),
       running: undefined,
       dirty: false,
       closed: false,
@@ -96,7 +109,7 @@ export class PostgresWatchHub {
       queueMicrotask(() => this.#catchUp(watcher));
     } else {
       const start = this.#source
-        .cursors(tenant, subjectId)
+        .cursors(tenant, subjectId, watcher.since)
         .then(
           (cursor) => {
             watcher.cursor = cursor;
@@ -104,7 +117,7 @@ export class PostgresWatchHub {
             if (watcher.dirty) this.#catchUp(watcher);
           },
           (error: unknown) => {
-            // No cursor: the next catch-up tries again from "now".
+            // No cursor: the next catch-up tries again (from the same start).
             if (!watcher.closed) watcher.onError?.(error);
           },
         )
@@ -146,7 +159,7 @@ export class PostgresWatchHub {
       // Delivering already (finish, then look again), or the cursor is still being read.
       watcher.dirty = true;
       // Not delivering, so the cursor is what is missing (we only get here without one, or while
-      // running): its read failed, so start from the subject's current end.
+      // running): its read failed, so read it again.
       if (watcher.running === undefined && !this.#isStarting()) {
         this.#retryCursor(watcher);
       }
@@ -163,7 +176,7 @@ export class PostgresWatchHub {
 
   #retryCursor(watcher: Watcher): void {
     watcher.running = this.#source
-      .cursors(watcher.tenant, watcher.subjectId)
+      .cursors(watcher.tenant, watcher.subjectId, watcher.since)
       .then(
         (cursor) => {
           watcher.cursor = cursor;

@@ -27,6 +27,11 @@ function memorySignature(memory: Memory): string {
   return `${memory.status}|${validTo}|${memory.updatedAt}`;
 }
 
+/** When a change was written: an episode's creation, a memory's last update (ISO text). */
+function changeTime(change: StoreChange): string {
+  return change.type === "episode" ? change.episode.createdAt : change.memory.updatedAt;
+}
+
 /** How a subscriber joins a shared poller. */
 export interface SubscribeOptions extends WatchOptions {
   /**
@@ -70,6 +75,7 @@ export class TimelineWatch {
   readonly #baseline: Promise<void>;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
+  readonly #now: () => number;
 
   constructor(options: {
     subjectId: string;
@@ -77,7 +83,13 @@ export class TimelineWatch {
     /** Reads everything in one call when it can (answers `undefined` otherwise): one read per round. */
     readAll?: ReadWholeTimeline;
     pollIntervalMs: number;
+    /**
+     * The clock a subscriber's start is taken from, compared with the server's `created_at` /
+     * `updated_at` (see `subscribe`). @default Date.now
+     */
+    now?: () => number;
   }) {
+    this.#now = options.now ?? Date.now;
     this.subjectId = options.subjectId;
     this.#fetchPage = options.fetchPage;
     this.#readAll = options.readAll;
@@ -94,11 +106,18 @@ export class TimelineWatch {
 
   /**
    * Adds a subscriber once the baseline is read: with `replay`, everything seen so far is delivered
-   * first, synchronously, then the live changes, so nothing is missed or delivered twice.
+   * first, synchronously, then the live changes, so nothing is missed or delivered twice; without
+   * it, what the poller has seen that was written since this call (by the server's times).
    * @returns the function that removes it
    */
   subscribe(listener: (change: StoreChange) => void, options: SubscribeOptions): () => void {
     const subscriber: Subscriber = { listener, onError: options.onError };
+    // The baseline answers over the network, after this call returned: what was written in
+    // between is in it, so it is delivered by time (written at or after this call), not dropped
+    // as history. The times are the server's, in milliseconds: a write in the very millisecond
+    // of the call counts as after it, and a client whose clock runs ahead of the server's can
+    // miss writes of that first moment.
+    const since = new Date(this.#now()).toISOString();
     this.#joining.add(subscriber);
     void this.#baseline.then(() => {
       // Not joining any more: it was removed before the baseline was read.
@@ -111,7 +130,9 @@ export class TimelineWatch {
           subscriber.onError?.(error);
         }
       }
-      if (options.replay) for (const change of history) this.#deliver(subscriber, change);
+      for (const change of history) {
+        if (options.replay || changeTime(change) >= since) this.#deliver(subscriber, change);
+      }
       this.#subscribers.add(subscriber);
     });
     return () => {

@@ -4,6 +4,8 @@
  * Exact tiktoken counts are not reproduced: tokens are estimated as ceil(characters / 4).
  */
 
+import { profileFactsOf } from "../../context/profile-facts.js";
+
 /** Any JSON value, as stored. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -68,24 +70,6 @@ export function codePoints(text: string, count: number): string {
   return Array.from(text).slice(0, count).join("");
 }
 
-/** Python's whitespace for `\s` and `strip()` (JS `\s` lacks \x1c-\x1f and \x85, and has \uFEFF). */
-const pythonSpace =
-  "[\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
-
-/** The five profile-fact patterns in their order (§8.3); JS has no scoped `(?i:)`. */
-const factPatterns: readonly RegExp[] = [
-  /(?:[Mm][Yy]\s+[Nn][Aa][Mm][Ee]\s+[Ii][Ss]|[Ii]'[Mm]|[Ii]\s+[Aa][Mm])\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)*)/gu,
-  /(?:i work at|i'm at|i am at)\s+(.+?)(?:\.|,|\n|$)/giu,
-  /(?:i am on|i'm on)\s+(.+?)(?:\.|,|\n|$)/giu,
-  /(?:i live in|i'm from|i am from)\s+(.+?)(?:\.|,|\n|$)/giu,
-  /(?:i use|i prefer|my favorite)\s+(.+?)(?:\.|,|\n|$)/giu,
-];
-
-function pythonStrip(text: string): string {
-  const edge = new RegExp(`^${pythonSpace}+|${pythonSpace}+$`, "gu");
-  return text.replace(edge, "");
-}
-
 /** What one episode compiles to (before ids and timestamps). */
 export interface HeuristicDraft {
   kind: "episode_summary" | "profile_fact";
@@ -106,18 +90,13 @@ export function compileHeuristic(payload: { [key: string]: Json }): HeuristicDra
       confidence: 0.8,
     },
   ];
-  for (const pattern of factPatterns) {
-    pattern.lastIndex = 0;
-    for (const match of text.matchAll(pattern)) {
-      let content = pythonStrip(match[0]);
-      content = content.replace(/\.+$/, "").replace(/,+$/, "");
-      drafts.push({
-        kind: "profile_fact",
-        content,
-        summary: codePoints(content, 200),
-        confidence: 0.6,
-      });
-    }
+  for (const content of profileFactsOf(text)) {
+    drafts.push({
+      kind: "profile_fact",
+      content,
+      summary: codePoints(content, 200),
+      confidence: 0.6,
+    });
   }
   return drafts;
 }

@@ -13,7 +13,7 @@ export interface SharedStateSnapshot {
  * The store as a viewer uses it: reads pass through, writes are dropped. A replica opened to look
  * may decide it is the one to announce an escalation; a viewer must never write to the subject.
  */
-function readOnly(store: ContextStore): ContextStore {
+export function readOnlyStore(store: ContextStore): ContextStore {
   return new Proxy(store, {
     get(target, property) {
       if (property === "createEpisode") {
@@ -43,7 +43,7 @@ export async function readSharedState(
   subjectId: string,
 ): Promise<SharedStateSnapshot> {
   const state = await SharedState.open({
-    store: readOnly(store),
+    store: readOnlyStore(store),
     subjectId,
     agentId: "shared-ctx-watch",
     live: false,

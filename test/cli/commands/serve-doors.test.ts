@@ -1,0 +1,171 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Command } from "commander";
+import { describe, expect, it } from "vitest";
+import type { CliDeps } from "../../../src/cli/cli-deps.js";
+import { makeServeCommand } from "../../../src/cli/commands/serve.js";
+import { FatalError } from "../../../src/cli/fatal-error.js";
+import { useTempDir } from "../../support/temp-dir.js";
+
+function captureDeps(env: Record<string, string>, cwd: string, signal: AbortSignal) {
+  let stdout = "";
+  let stderr = "";
+  const deps: CliDeps = {
+    stdout: { write: (chunk: string) => (stdout += chunk) },
+    stderr: { write: (chunk: string) => (stderr += chunk) },
+    env,
+    cwd,
+    signal,
+  };
+  return { deps, out: () => stdout, err: () => stderr };
+}
+
+function program(deps: CliDeps): Command {
+  const output = {
+    writeOut: (text: string) => deps.stdout.write(text),
+    writeErr: (text: string) => deps.stderr.write(text),
+  };
+  const serve = makeServeCommand(deps).exitOverride().configureOutput(output);
+  return new Command("shared-ctx").exitOverride().configureOutput(output).addCommand(serve);
+}
+
+async function waitForText(read: () => string, pattern: RegExp): Promise<RegExpExecArray> {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const match = pattern.exec(read());
+    if (match) return match;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`never printed ${pattern}: ${read()}`);
+}
+
+async function failure(work: Promise<unknown>): Promise<FatalError> {
+  const error = await work.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof FatalError))
+    throw new Error(`expected a FatalError, got ${String(error)}`);
+  return error;
+}
+
+describe("shared-ctx serve: closed doors", () => {
+  const tempDir = useTempDir("serve-doors-");
+
+  it("refuses --host 0.0.0.0 without a key (exit 2), before opening the database", async () => {
+    const cwd = tempDir();
+    const { deps } = captureDeps({}, cwd, new AbortController().signal);
+    const error = await failure(
+      program(deps).parseAsync(["serve", "--port", "0", "--host", "0.0.0.0", "--db", "x.db"], {
+        from: "user",
+      }),
+    );
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(/^refusing to serve 0\.0\.0\.0 without an API key/);
+    expect(error.message).toContain("--insecure-no-auth");
+  });
+
+  it("serves 0.0.0.0 open with --insecure-no-auth, and says so on stderr", async () => {
+    const cwd = tempDir();
+    const controller = new AbortController();
+    const { deps, out, err } = captureDeps({}, cwd, controller.signal);
+    const running = program(deps).parseAsync(
+      ["serve", "--port", "0", "--host", "0.0.0.0", "--db", "x.db", "--insecure-no-auth"],
+      { from: "user" },
+    );
+    await waitForText(out, /listening on/);
+    expect(err()).toContain("warning: --insecure-no-auth");
+    controller.abort();
+    await running;
+  });
+
+  it("serves tenant keys from --tenant-keys, each reaching only its tenants", async () => {
+    const cwd = tempDir();
+    writeFileSync(
+      join(cwd, "keys.json"),
+      JSON.stringify({ keys: [{ key: "key-a", tenants: ["a"] }] }),
+    );
+    const controller = new AbortController();
+    const { deps, out } = captureDeps({}, cwd, controller.signal);
+    const running = program(deps).parseAsync(
+      ["serve", "--port", "0", "--db", "x.db", "--tenant-keys", "keys.json"],
+      { from: "user" },
+    );
+    const [, url] = await waitForText(out, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    expect(out()).toContain("tenant keys: 1");
+    const get = (tenant: string) =>
+      fetch(`${url}/v1/subjects`, { headers: { "X-API-Key": "key-a", "X-Tenant-ID": tenant } });
+    expect((await get("a")).status).toBe(200);
+    expect((await get("b")).status).toBe(403);
+    expect((await fetch(`${url}/v1/subjects`)).status).toBe(401);
+    controller.abort();
+    await running;
+  });
+
+  it.each([
+    ["not JSON", "{", /^invalid tenant keys file .*keys\.json: not JSON/],
+    ["no keys", "{}", /: no "keys" array/],
+    ["no tenants", '{"keys":[{"key":"k","tenants":[]}]}', /keys\[0\]\.tenants is not/],
+    [
+      "a key twice",
+      '{"keys":[{"key":"k","tenants":["a"]},{"key":"k","tenants":["b"]}]}',
+      /keys\[1\]\.key appears twice/,
+    ],
+  ])("refuses a tenant keys file with %s, naming it (exit 2)", async (_label, text, pattern) => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, "keys.json"), text);
+    const { deps } = captureDeps({}, cwd, new AbortController().signal);
+    const error = await failure(
+      program(deps).parseAsync(["serve", "--port", "0", "--tenant-keys", "keys.json"], {
+        from: "user",
+      }),
+    );
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(pattern);
+    expect(error.message).toContain(join(cwd, "keys.json"));
+  });
+
+  it("names a tenant keys file that is missing or not a regular file", async () => {
+    const cwd = tempDir();
+    const { deps } = captureDeps({}, cwd, new AbortController().signal);
+    const missing = await failure(
+      program(deps).parseAsync(["serve", "--port", "0", "--tenant-keys", "nope.json"], {
+        from: "user",
+      }),
+    );
+    expect(missing.message).toBe(
+      `cannot read the tenant keys file ${join(cwd, "nope.json")} (ENOENT)`,
+    );
+    const device = await failure(
+      program(deps).parseAsync(["serve", "--port", "0", "--tenant-keys", "/dev/zero"], {
+        from: "user",
+      }),
+    );
+    expect(device.message).toContain("/dev/zero: not a regular file");
+  });
+
+  it("names a --db path whose folder cannot be created", async () => {
+    const cwd = tempDir();
+    const { deps } = captureDeps({}, cwd, new AbortController().signal);
+    const error = await program(deps)
+      .parseAsync(["serve", "--port", "0", "--db", "/proc/nope/x.db"], { from: "user" })
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(error).toMatchObject({ name: "DbPathError", folder: "/proc/nope" });
+  });
+
+  it("says which folders it created for the database", async () => {
+    const cwd = tempDir();
+    const controller = new AbortController();
+    const { deps, out, err } = captureDeps({}, cwd, controller.signal);
+    const running = program(deps).parseAsync(["serve", "--port", "0", "--db", "a/b/x.db"], {
+      from: "user",
+    });
+    await waitForText(out, /listening on/);
+    expect(err()).toContain(`created folder ${join(cwd, "a")}\n`);
+    expect(err()).toContain(`created folder ${join(cwd, "a", "b")}\n`);
+    controller.abort();
+    await running;
+  });
+});
