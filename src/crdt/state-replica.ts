@@ -1,6 +1,7 @@
 import { type JsonOp, LoroDoc, type OpId, type PeerID } from "loro-crdt";
 import type { JsonValue } from "../context/context-store.js";
 import { SharedCtxError } from "../errors.js";
+import { compareDistinct } from "./collections.js";
 import { Disputed } from "./disputed.js";
 import { FieldKindError } from "./errors/field-kind-error.js";
 import { InvalidStateValueError } from "./errors/invalid-state-value-error.js";
@@ -13,12 +14,8 @@ import {
   valueFitsKind,
 } from "./field-kind.js";
 import { canonicalJson, defineOwn, isJsonValue, isPlainObject } from "./json-value.js";
-import {
-  compareDistinct,
-  extendView,
-  type FieldView,
-  materializeField,
-} from "./materialize-field.js";
+import { type FieldView, materializeField } from "./materialize-field.js";
+import { extendView } from "./quiet-field.js";
 import {
   compareEntries,
   type EntryRecord,
