@@ -88,7 +88,9 @@ longFiles.sort((left, right) => right.lines - left.lines);
 longFunctions.sort((left, right) => right.lines - left.lines);
 process.stdout.write(`files over ${fileLimit} lines in ${root}/: ${longFiles.length}\n`);
 for (const { file, lines } of longFiles) process.stdout.write(`  ${lines}  ${file}\n`);
-process.stdout.write(`functions over ${functionLimit} lines in ${root}/: ${longFunctions.length}\n`);
+process.stdout.write(
+  `functions over ${functionLimit} lines in ${root}/: ${longFunctions.length}\n`,
+);
 for (const { file, line, name, lines } of longFunctions) {
   process.stdout.write(`  ${lines}  ${file}:${line}  ${name}\n`);
 }
