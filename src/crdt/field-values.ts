@@ -70,32 +70,38 @@ export function mergeSet(members: readonly EntryRecord[]): {
   value: JsonValue[];
   elements: Set<string>;
 } {
-  const elements = new Set<string>();
   const value: JsonValue[] = [];
-  for (const member of members) {
-    for (const element of elementsOf(member)) {
-      const canonical = canonicalJson(element);
-      if (elements.has(canonical)) continue;
-      elements.add(canonical);
-      value.push(element);
-    }
-  }
+  const elements = forEachFirstAdded(members, (element) => value.push(element));
   return { value, elements };
 }
 
 /** Who first added each element of a set (rarely read: built apart from the value). */
 function attributeSet(members: readonly EntryRecord[]): Attributed[] {
-  const seen = new Set<string>();
   const attribution: Attributed[] = [];
+  forEachFirstAdded(members, (element, member) =>
+    attribution.push({ agentId: member.data.a, value: element, at: member.data.t }),
+  );
+  return attribution;
+}
+
+/**
+ * Calls `visit` once per element of a set's writes, the first time a write adds it (in write
+ * order); returns the canonical JSON of every element.
+ */
+function forEachFirstAdded(
+  members: readonly EntryRecord[],
+  visit: (element: JsonValue, member: EntryRecord) => void,
+): Set<string> {
+  const seen = new Set<string>();
   for (const member of members) {
     for (const element of elementsOf(member)) {
       const canonical = canonicalJson(element);
       if (seen.has(canonical)) continue;
       seen.add(canonical);
-      attribution.push({ agentId: member.data.a, value: element, at: member.data.t });
+      visit(element, member);
     }
   }
-  return attribution;
+  return seen;
 }
 
 /** A kind's value without disputes, for showing a kind mismatch's contenders. */

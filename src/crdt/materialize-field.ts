@@ -1,6 +1,5 @@
 import { compareDistinct } from "./collections.js";
-import type { Contender } from "./disputed.js";
-import type { Escalation, EscalationReason } from "./escalation.js";
+import type { Escalation } from "./escalation.js";
 import {
   coveredBy,
   disputesOf,
@@ -162,15 +161,7 @@ function fieldContext(input: FieldInput): FieldContext {
 
   const { generation, byGeneration, written } = generationsOf(entries);
 
-  const record: RecordEscalation = (
-    id: string,
-    cellKey: string,
-    path: readonly string[] | undefined,
-    reason: EscalationReason,
-    members: readonly EntryRecord[],
-    contenders: Contender[],
-    candidates: readonly EntryRecord[],
-  ): Escalation => {
+  const record: RecordEscalation = (id, cellKey, path, reason, members, contenders, candidates) => {
     const resolver = candidates.find(
       (resolution) =>
         !members.includes(resolution) && members.every((member) => coveredBy(member, resolution)),

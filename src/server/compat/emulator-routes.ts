@@ -10,8 +10,7 @@ import {
   visible,
 } from "./emulator-store.js";
 import {
-  checkString,
-  type Detail,
+  checkStrings,
   episodeDetails,
   Fail,
   internalError,
@@ -133,9 +132,7 @@ async function postCompile(
   tenant: string | undefined,
 ): Promise<Answer> {
   const body = await readBody(request);
-  const details: Detail[] = [];
-  checkString(body, "subject_id", 256, details, ["body"]);
-  if (details.length > 0) throw validation(details);
+  checkStrings(body, [["subject_id", 256]]);
   const subjectId = body.subject_id as string;
   const asynchronous =
     body.async === true || body.async === "true" || body.async === "yes" || body.async === 1;
@@ -208,10 +205,10 @@ async function postContext(
   tenant: string | undefined,
 ): Promise<Answer> {
   const body = await readBody(request);
-  const details: Detail[] = [];
-  checkString(body, "subject_id", 256, details, ["body"]);
-  checkString(body, "task", 4000, details, ["body"]);
-  if (details.length > 0) throw validation(details);
+  checkStrings(body, [
+    ["subject_id", 256],
+    ["task", 4000],
+  ]);
   return { status: 200, body: postContextBody(state, body, tenant) };
 }
 

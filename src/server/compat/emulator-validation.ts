@@ -81,6 +81,16 @@ export function checkString(
   }
 }
 
+/** pydantic's checks for required string fields of a body (name, max length): a 422 if any fails. */
+export function checkStrings(
+  body: { [key: string]: Json },
+  fields: ReadonlyArray<readonly [string, number]>,
+): void {
+  const details: Detail[] = [];
+  for (const [name, max] of fields) checkString(body, name, max, details, ["body"]);
+  if (details.length > 0) throw validation(details);
+}
+
 /** pydantic's checks for one object field. */
 function checkObject(
   body: { [key: string]: Json },
@@ -138,37 +148,23 @@ export function intQuery(
   const raw = url.searchParams.get(name);
   if (raw === null) return fallback;
   const value = Number(raw);
+  const refuse = (type: string, msg: string, ctx?: object) =>
+    validation([{ type, loc: ["query", name], msg, input: raw, ...(ctx ? { ctx } : {}) }]);
   if (!Number.isInteger(value)) {
-    throw validation([
-      {
-        type: "int_parsing",
-        loc: ["query", name],
-        msg: "Input should be a valid integer, unable to parse string as an integer",
-        input: raw,
-      },
-    ]);
+    throw refuse(
+      "int_parsing",
+      "Input should be a valid integer, unable to parse string as an integer",
+    );
   }
   if (value > bounds.max) {
-    throw validation([
-      {
-        type: "less_than_equal",
-        loc: ["query", name],
-        msg: `Input should be less than or equal to ${bounds.max}`,
-        input: raw,
-        ctx: { le: bounds.max },
-      },
-    ]);
+    throw refuse("less_than_equal", `Input should be less than or equal to ${bounds.max}`, {
+      le: bounds.max,
+    });
   }
   if (bounds.min !== undefined && value < bounds.min) {
-    throw validation([
-      {
-        type: "greater_than_equal",
-        loc: ["query", name],
-        msg: `Input should be greater than or equal to ${bounds.min}`,
-        input: raw,
-        ctx: { ge: bounds.min },
-      },
-    ]);
+    throw refuse("greater_than_equal", `Input should be greater than or equal to ${bounds.min}`, {
+      ge: bounds.min,
+    });
   }
   return value;
 }
