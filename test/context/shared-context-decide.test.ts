@@ -1,21 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { CreateEpisodeInput } from "../../src/context/context-store.js";
-import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
-import { SharedContext } from "../../src/context/shared-context.js";
-import type { SharedState } from "../../src/crdt/shared-state.js";
-import { closeAfterEach } from "./support/shared-context-fixture.js";
+import { decision, sharedContextSetups, subjectId } from "./support/shared-context-setups.js";
 
-const subjectId = "project-1";
-const opened = closeAfterEach();
-
-function setUp(options: { onError?: (error: unknown) => void; state?: SharedState } = {}) {
-  const store = new EmbeddedStore({ path: ":memory:" });
-  const shared = new SharedContext({ store, subjectId, ...options });
-  opened.push(store, shared);
-  return { store, shared };
-}
-
-const decision = (target: string) => ({ kind: "architectural_decision", target });
+const { setUp } = sharedContextSetups();
 
 describe("SharedContext", () => {
   describe("decide", () => {

@@ -1,18 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { CreateEpisodeInput } from "../../src/context/context-store.js";
 import { sharedStatesPerTest } from "./support/shared-states.js";
+import { corruptUpdate } from "./support/store-episodes.js";
 
 const { memoryStore, open } = sharedStatesPerTest({ live: false });
-
-/** A `state_update` episode whose bytes are not a Loro update. */
-function corruptUpdate(peer: string, from: number, to: number): CreateEpisodeInput {
-  return {
-    subjectId: "run-1",
-    source: "intruder",
-    type: "state_update",
-    payload: { update: Buffer.from("not a loro update").toString("base64"), peer, from, to },
-  };
-}
 
 describe("SharedState", () => {
   describe("updates that are not updates", () => {

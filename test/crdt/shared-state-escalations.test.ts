@@ -1,28 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ContextStore } from "../../src/context/context-store.js";
 import { sharedStatesPerTest } from "./support/shared-states.js";
+import { episodeTypes, failingFor } from "./support/store-episodes.js";
 
 const { memoryStore, open } = sharedStatesPerTest({ live: false });
-
-async function episodeTypes(store: ContextStore): Promise<string[]> {
-  const timeline = await store.getTimeline("run-1", { limit: 1000 });
-  return timeline.episodes.map((episode) => episode.type);
-}
-
-/** `store` whose `createEpisode` rejects episodes of `type`. */
-function failingFor(store: ContextStore, type: string, failure: Error): ContextStore {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      if (property === "createEpisode") {
-        const createEpisode: ContextStore["createEpisode"] = (input, options) =>
-          input.type === type ? Promise.reject(failure) : target.createEpisode(input, options);
-        return createEpisode;
-      }
-      const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
 
 /** Two replicas write `plan/token` without seeing each other, then both read everything. */
 async function dispute(store: ContextStore) {

@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ContextStore } from "../../src/context/context-store.js";
 import { sharedStatesPerTest } from "./support/shared-states.js";
+import { episodeTypes } from "./support/store-episodes.js";
 
 const { memoryStore, open } = sharedStatesPerTest({ live: false });
-
-async function episodeTypes(store: ContextStore): Promise<string[]> {
-  const timeline = await store.getTimeline("run-1", { limit: 1000 });
-  return timeline.episodes.map((episode) => episode.type);
-}
 
 describe("SharedState", () => {
   describe("publishing", () => {

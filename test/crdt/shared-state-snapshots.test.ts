@@ -1,23 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ContextStore, CreateEpisodeInput } from "../../src/context/context-store.js";
 import { sharedStatesPerTest } from "./support/shared-states.js";
+import { corruptUpdate, episodeTypes } from "./support/store-episodes.js";
 
 const { memoryStore, open } = sharedStatesPerTest({ live: false });
-
-async function episodeTypes(store: ContextStore): Promise<string[]> {
-  const timeline = await store.getTimeline("run-1", { limit: 1000 });
-  return timeline.episodes.map((episode) => episode.type);
-}
-
-/** A `state_update` episode whose bytes are not a Loro update. */
-function corruptUpdate(peer: string, from: number, to: number): CreateEpisodeInput {
-  return {
-    subjectId: "run-1",
-    source: "intruder",
-    type: "state_update",
-    payload: { update: Buffer.from("not a loro update").toString("base64"), peer, from, to },
-  };
-}
 
 describe("SharedState", () => {
   describe("snapshots", () => {

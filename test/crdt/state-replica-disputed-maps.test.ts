@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Disputed } from "../../src/crdt/disputed.js";
-import { StateReplica } from "../../src/crdt/state-replica.js";
-
-function replica(peerId = 1): StateReplica {
-  let clock = 0;
-  return new StateReplica({ subjectId: "s", peerId, now: () => ++clock });
-}
+import type { StateReplica } from "../../src/crdt/state-replica.js";
+import { replica } from "./support/replicas.js";
 
 describe("StateReplica writes to a map with a disputed leaf", () => {
   /** a and b write plan/config.db.host concurrently; a holds both. */

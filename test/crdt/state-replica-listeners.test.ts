@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StateReplica } from "../../src/crdt/state-replica.js";
-
-function replica(peerId = 1): StateReplica {
-  let clock = 0;
-  return new StateReplica({ subjectId: "s", peerId, now: () => ++clock });
-}
+import { replica } from "./support/replicas.js";
 
 describe("StateReplica listeners", () => {
   it("onChange and onEscalation return an unsubscribe", () => {

@@ -1,12 +1,7 @@
 import { LoroDoc } from "loro-crdt";
 import { describe, expect, it } from "vitest";
 import type { Disputed } from "../../src/crdt/disputed.js";
-import { StateReplica } from "../../src/crdt/state-replica.js";
-
-function replica(peerId = 1): StateReplica {
-  let clock = 0;
-  return new StateReplica({ subjectId: "s", peerId, now: () => ++clock });
-}
+import { replica } from "./support/replicas.js";
 
 describe("StateReplica concurrency", () => {
   it("a write its writer had not seen is concurrent, even when its order key is smaller", () => {

@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { StateReplica } from "../../src/crdt/state-replica.js";
-
-function replica(peerId = 1): StateReplica {
-  let clock = 0;
-  return new StateReplica({ subjectId: "s", peerId, now: () => ++clock });
-}
+import type { StateReplica } from "../../src/crdt/state-replica.js";
+import { replica } from "./support/replicas.js";
 
 /** a and b write plan/token and plan/alpha concurrently, then exchange. */
 function twoDisputes(): { a: StateReplica; b: StateReplica } {

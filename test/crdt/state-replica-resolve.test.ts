@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Disputed } from "../../src/crdt/disputed.js";
 import { StateReplica } from "../../src/crdt/state-replica.js";
-
-function replica(peerId = 1): StateReplica {
-  let clock = 0;
-  return new StateReplica({ subjectId: "s", peerId, now: () => ++clock });
-}
+import { replica } from "./support/replicas.js";
 
 describe("StateReplica resolve", () => {
   /** a (schema as given) and b (no schema) write plan/owner concurrently, then exchange. */

@@ -1,18 +1,14 @@
 import { LoroDoc } from "loro-crdt";
 import { describe, expect, it } from "vitest";
 import { Disputed } from "../../src/crdt/disputed.js";
-import { StateReplica } from "../../src/crdt/state-replica.js";
+import type { StateReplica } from "../../src/crdt/state-replica.js";
+import { replica } from "./support/replicas.js";
 
 /**
  * The read side's shortcuts must never be taken where the general path would find a dispute:
  * a write to a field that once held two kinds, a map write near a disputed leaf, rows in Loro
  * containers that are not entry lists, and the copies readers get.
  */
-
-function replica(peerId: number): StateReplica {
-  let clock = 0;
-  return new StateReplica({ subjectId: "s", peerId, now: () => ++clock });
-}
 
 function exchange(a: StateReplica, b: StateReplica): void {
   a.import([b.doc.export({ mode: "update" })]);

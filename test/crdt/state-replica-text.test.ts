@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StateReplica } from "../../src/crdt/state-replica.js";
-
-function replica(peerId = 1): StateReplica {
-  let clock = 0;
-  return new StateReplica({ subjectId: "s", peerId, now: () => ++clock });
-}
+import { replica } from "./support/replicas.js";
 
 /** Writes each text to plan/notes in turn; returns the notes and the segments stored. */
 function appendAll(texts: readonly string[]): { notes: unknown; segments: string[] } {
