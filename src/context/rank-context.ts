@@ -205,46 +205,10 @@ export function rankContext(input: RankContextInput): ContextBundle {
   }
   includedEpisodes.sort((left, right) => left.sequence - right.sequence);
 
-  const parts = [header];
-  for (const section of sections) {
-    const lines = included
-      .filter((item) => item.section === section.title)
-      // "Recent activity" reads as a story, oldest first; the other sections in score order.
-      .sort((left, right) =>
-        section.title === "Recent activity"
-          ? left.candidate.sequence - right.candidate.sequence
-          : 0,
-      )
-      .map((item) => item.line);
-    if (section.title === "Recent activity") {
-      lines.push(...includedEpisodes.map((candidate) => episodeLine(candidate.episode)));
-    }
-    if (lines.length > 0)
-      parts.push(`\n## ${section.title}\n${lines.map((line) => `${line}\n`).join("")}`);
-  }
-  const assembledContext = parts.join("");
+  const assembledContext = assemble(header, included, includedEpisodes);
 
   const memories = included.map((item) => item.candidate.memory);
   const episodes = includedEpisodes.map((candidate) => candidate.episode);
-  const sessions = new Map<
-    string,
-    { sessionId: string; episodeCount: number; firstAt: string; lastAt: string }
-  >();
-  for (const episode of episodes) {
-    if (!episode.sessionId) continue;
-    const session = sessions.get(episode.sessionId);
-    if (session) {
-      session.episodeCount += 1;
-      session.lastAt = episode.createdAt;
-    } else {
-      sessions.set(episode.sessionId, {
-        sessionId: episode.sessionId,
-        episodeCount: 1,
-        firstAt: episode.createdAt,
-        lastAt: episode.createdAt,
-      });
-    }
-  }
   return {
     subjectId: input.subjectId,
     task: input.task,
@@ -265,6 +229,58 @@ export function rankContext(input: RankContextInput): ContextBundle {
     },
     assembledContext,
     tokenEstimate: estimateTokens(assembledContext),
-    sessions: [...sessions.values()],
+    sessions: sessionsOf(episodes),
   };
+}
+
+/** The context's text: the header, then each section's lines in section order. */
+function assemble(
+  header: string,
+  included: ReadonlyArray<{ candidate: MemoryCandidate; section: string; line: string }>,
+  includedEpisodes: readonly EpisodeCandidate[],
+): string {
+  const parts = [header];
+  for (const section of sections) {
+    const lines = included
+      .filter((item) => item.section === section.title)
+      // "Recent activity" reads as a story, oldest first; the other sections in score order.
+      .sort((left, right) =>
+        section.title === "Recent activity"
+          ? left.candidate.sequence - right.candidate.sequence
+          : 0,
+      )
+      .map((item) => item.line);
+    if (section.title === "Recent activity") {
+      lines.push(...includedEpisodes.map((candidate) => episodeLine(candidate.episode)));
+    }
+    if (lines.length > 0)
+      parts.push(`\n## ${section.title}\n${lines.map((line) => `${line}\n`).join("")}`);
+  }
+  return parts.join("");
+}
+
+/** The sessions the included episodes belong to, each with its count and first and last time. */
+function sessionsOf(
+  episodes: readonly Episode[],
+): Array<{ sessionId: string; episodeCount: number; firstAt: string; lastAt: string }> {
+  const sessions = new Map<
+    string,
+    { sessionId: string; episodeCount: number; firstAt: string; lastAt: string }
+  >();
+  for (const episode of episodes) {
+    if (!episode.sessionId) continue;
+    const session = sessions.get(episode.sessionId);
+    if (session) {
+      session.episodeCount += 1;
+      session.lastAt = episode.createdAt;
+    } else {
+      sessions.set(episode.sessionId, {
+        sessionId: episode.sessionId,
+        episodeCount: 1,
+        firstAt: episode.createdAt,
+        lastAt: episode.createdAt,
+      });
+    }
+  }
+  return [...sessions.values()];
 }

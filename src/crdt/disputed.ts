@@ -1,3 +1,5 @@
+import { isPlainObject } from "./json-value.js";
+
 /** One side of a dispute: who wrote what, when. */
 export interface Contender {
   agentId: string;
@@ -26,4 +28,17 @@ export class Disputed {
   toJSON(): { disputed: string; contenders: Contender[] } {
     return { disputed: this.escalationId, contenders: [...this.contenders] };
   }
+}
+
+/** A deep copy that keeps `Disputed` instances (callers must not be able to change a cached view). */
+export function cloneValue(value: unknown): unknown {
+  if (value instanceof Disputed) return value;
+  if (Array.isArray(value)) return value.map(cloneValue);
+  if (isPlainObject(value)) {
+    // fromEntries defines own properties: a `__proto__` key stays a key.
+    return Object.fromEntries(
+      Object.entries(value).map(([name, child]) => [name, cloneValue(child)]),
+    );
+  }
+  return value;
 }

@@ -1,103 +1,34 @@
-import { type JsonOp, LoroDoc, type OpId, type PeerID } from "loro-crdt";
-import type { JsonValue } from "../context/context-store.js";
-import { SharedCtxError } from "../errors.js";
-import { Disputed } from "./disputed.js";
+import { LoroDoc, type PeerID } from "loro-crdt";
+import { compareDistinct } from "./collections.js";
+import { cloneValue, Disputed } from "./disputed.js";
 import { FieldKindError } from "./errors/field-kind-error.js";
 import { InvalidStateValueError } from "./errors/invalid-state-value-error.js";
 import { UnknownEscalationError } from "./errors/unknown-escalation-error.js";
 import type { Escalation } from "./escalation.js";
+import { addEntry, type FieldIndex, fieldOf } from "./field-index.js";
+import { inferFieldKind, type NamespaceSchema, valueFitsKind } from "./field-kind.js";
+import { defineOwn, isJsonValue } from "./json-value.js";
+import { type FieldView, materializeField } from "./materialize-field.js";
+import { extendView } from "./quiet-field.js";
 import {
-  type FieldKind,
-  inferFieldKind,
-  type NamespaceSchema,
-  valueFitsKind,
-} from "./field-kind.js";
-import { canonicalJson, defineOwn, isJsonValue, isPlainObject } from "./json-value.js";
-import {
-  compareDistinct,
-  extendView,
-  type FieldView,
-  materializeField,
-} from "./materialize-field.js";
+  listContainerSuffix,
+  logInsert,
+  ownEntriesName,
+  pastOf,
+  readAdded,
+} from "./replica-log.js";
+import type { RaisedEscalation, StateChange, StateReplicaOptions } from "./replica-types.js";
 import {
   compareEntries,
   type EntryRecord,
   encodeEntry,
   entryId,
   fieldId,
-  parseEntryAt,
   type StoredEntry,
 } from "./state-entry.js";
+import { declaredKind, joinedHeads, resolvedValue, storedValue } from "./write-value.js";
 
-/**
- * Where a replica writes its entries: a root list of its own, `entries-<peer>`, one JSON string
- * per element (each operation of the document is one entry, named by its operation id). One
- * writer per list, so a write's position is simply how many entries the replica has written: it
- * needs no materialised list (see `#append`).
- */
-function ownEntriesName(peer: string): string {
-  return `entries-${peer}`;
-}
-/**
- * How Loro names the entry lists in an operation: `cid:root-entries-<peer>:List`, and
- * `cid:root-entries:List` for the one list every peer appended to in stored format 1 (documents
- * written before per-peer lists): both are read, so old documents load and merge on.
- */
-const entriesContainerPrefix = "cid:root-entries";
-const listContainerSuffix = ":List";
-
-/** Options of a `StateReplica`. */
-export interface StateReplicaOptions {
-  subjectId: string;
-  /** Unique per replica: two replicas with one peer id corrupt each other's history. */
-  peerId: bigint | number;
-  /** Declared field kinds per namespace; other fields are inferred. */
-  schema?: Record<string, NamespaceSchema>;
-  /** @default Date.now */
-  now?: () => number;
-  /**
-   * Called with the error of a change or escalation listener that threw. Every listener still
-   * runs, and the write or import that called them still completes.
-   * @default none: the first listener error is rethrown once every listener has run (the
-   * replica's state is already settled by then)
-   */
-  onError?: (error: unknown) => void;
-}
-
-/** A change applied to the replica (a local write or an imported one). */
-export interface StateChange {
-  namespace: string;
-  key: string;
-  agentId: string;
-  local: boolean;
-}
-
-/** An escalation seen by this replica for the first time. */
-export interface RaisedEscalation {
-  escalation: Escalation;
-  /** True when this replica is the one that announces it on the timeline (see docs/crdt.md). */
-  announcedHere: boolean;
-}
-
-interface FieldIndex {
-  /** `fieldId(namespace, key)`: the key of the field's cached view. */
-  readonly id: string;
-  readonly namespace: string;
-  readonly key: string;
-  readonly entries: EntryRecord[];
-  sorted: boolean;
-  readonly kinds: Set<FieldKind>;
-  /** The generation a new write belongs to (kept here so a write needs no full view). */
-  generation: number;
-  /** Only registers, maps and fields with two kinds can escalate: others are derived on read. */
-  mayEscalate: boolean;
-  /**
-   * Known to hold no dispute (no disputed cell, no kind mismatch) as of its last entry. A local
-   * write to a quiet field needs no view: it cannot join a dispute, and it cannot start one (see
-   * `#settle`). False means "unknown until the next view".
-   */
-  quiet: boolean;
-}
+export type { RaisedEscalation, StateChange, StateReplicaOptions } from "./replica-types.js";
 
 /**
  * One agent's Loro replica of a subject's shared state, with no I/O: writes produce update
@@ -186,7 +117,7 @@ export class StateReplica {
       field !== undefined &&
       (kind === "text" || ((kind === "register" || kind === "map") && !field.quiet));
     const view = needsView ? this.#view(namespace, key) : undefined;
-    const stored = this.#storedValue(kind, value, view);
+    const stored = storedValue(kind, value, view);
     if (stored === undefined) return false;
     const entry: Omit<StoredEntry, "s"> = {
       n: namespace,
@@ -197,7 +128,7 @@ export class StateReplica {
       t: this.#now(),
       g: field?.generation ?? 0,
     };
-    const joined = view ? this.#joinedHeads(kind, value, view) : [];
+    const joined = view ? joinedHeads(kind, value, view) : [];
     if (joined.length > 0) entry.j = joined;
     this.#append(entry);
     return true;
@@ -221,26 +152,7 @@ export class StateReplica {
     if (!isJsonValue(value)) {
       throw new InvalidStateValueError({ namespace: escalation.namespace, key: escalation.key });
     }
-    const declared = declaredKind(this.#schema, escalation.namespace, fieldKey);
-    let kind: FieldKind;
-    let stored: JsonValue = value;
-    if (path !== undefined) {
-      kind = "map";
-      stored = nestAtPath(path, value);
-    } else if (declared !== undefined) {
-      if (!valueFitsKind(declared, value)) {
-        throw new FieldKindError({
-          namespace: escalation.namespace,
-          key: fieldKey,
-          expected: declared,
-          value,
-        });
-      }
-      kind = declared;
-    } else {
-      kind =
-        escalation.reason === "concurrent-register" ? "register" : inferFieldKind(fieldKey, value);
-    }
+    const { kind, stored } = resolvedValue(this.#schema, escalation, fieldKey, path, value);
     const entry: Omit<StoredEntry, "s"> = {
       n: escalation.namespace,
       k: fieldKey,
@@ -269,17 +181,12 @@ export class StateReplica {
     if (before.compare(after) === 0) return;
     // Exactly the operations this import added, with their ids, in one call: the cost follows the
     // size of the import, not of the document.
-    const added = this.doc.exportJsonUpdates(before, after, false);
-    const arrived: EntryRecord[] = [];
-    for (const change of added.changes) {
-      // Loro names a change `<counter>@<peer>`: the peer is read once per change, not per entry.
-      const peer = change.id.slice(change.id.indexOf("@") + 1);
-      for (const op of change.ops) {
-        const count = readInserted(peer, op, arrived);
-        // Its own earlier writes, back from the store: the next one goes after them.
-        if (op.container === this.#ownContainer && peer === this.peer) this.#ownLength += count;
-      }
-    }
+    const { arrived, ownInserted } = readAdded(this.doc, before, after, {
+      peer: this.peer,
+      container: this.#ownContainer,
+    });
+    // Its own earlier writes, back from the store: the next one goes after them.
+    this.#ownLength += ownInserted;
     // A reopened replica (same peer id) gets its own earlier writes back from the store.
     this.#ownNext = Math.max(this.#ownNext, after.get(this.peer as PeerID) ?? 0);
     this.#settle(arrived, false);
@@ -385,126 +292,19 @@ export class StateReplica {
     const counter = this.#ownNext;
     const id = entryId(this.peer, counter);
     const stored: StoredEntry = { ...entry, s: this.#maxOrder + 1 };
-    // The write is one Loro change, authored in Loro's JSON update format and imported into the
-    // log: what `list.push` + `commit` would record (its dependencies are everything this replica
-    // holds, so causality is Loro's as before), without the document state `push` needs. Its
-    // position is the replica's own count: nobody else inserts into its list.
-    const frontiers = this.doc.oplogFrontiers();
-    const lamport = this.#nextLamport(frontiers);
-    const change = {
-      id: `${counter}@${this.peer}`,
-      timestamp: 0,
-      deps: frontiers.map((head) => `${head.counter}@${head.peer}`),
-      lamport,
-      msg: null,
-      ops: [
-        {
-          container: this.#ownContainer,
-          content: { type: "insert", pos: this.#ownLength, value: [encodeEntry(stored)] },
-          counter,
-        },
-      ],
-    };
-    const status = this.doc.importJsonUpdates(
-      JSON.stringify({ schema_version: 1, start_version: {}, peers: null, changes: [change] }),
-    );
-    // Its dependencies are the log's own heads, so Loro cannot find one missing; if it ever did,
-    // the write must fail rather than be counted as written.
-    if (status.pending) {
-      throw new SharedCtxError(`Loro did not log write ${id}: one of its dependencies is missing`);
-    }
+    // One Loro change in the log, at the replica's own count: nobody else inserts into its list.
+    const lamport = logInsert(this.doc, {
+      peer: this.peer,
+      counter,
+      container: this.#ownContainer,
+      position: this.#ownLength,
+      row: encodeEntry(stored),
+      lastOwn: this.#lastOwn,
+    });
     this.#ownNext = counter + 1;
     this.#ownLength++;
     this.#lastOwn = { counter, lamport };
     this.#settle([{ id, peer: this.peer, counter, data: stored }], true);
-  }
-
-  /**
-   * The Lamport timestamp of a change depending on `frontiers`: one more than the largest of
-   * theirs, as Loro gives a local change. Loro (1.17) computes a logged change's timestamp from its
-   * dependencies itself, whatever number the change carries (test/crdt/state-replica-clock.test.ts):
-   * this keeps the change what a commit would log, but no reader can tell a wrong number.
-   */
-  #nextLamport(frontiers: readonly OpId[]): number {
-    let next = 0;
-    for (const head of frontiers) {
-      const last = this.#lastOwn;
-      if (last && head.peer === this.peer && head.counter === last.counter) {
-        next = Math.max(next, last.lamport + 1);
-        continue;
-      }
-      const change = this.doc.getChangeAt(head);
-      next = Math.max(next, change.lamport + (head.counter - change.counter) + 1);
-    }
-    return next;
-  }
-
-  /** What a write stores, given what the field holds; undefined when it would change nothing. */
-  #storedValue(
-    kind: FieldKind,
-    value: JsonValue,
-    view: FieldView | undefined,
-  ): JsonValue | undefined {
-    const sameKind = view !== undefined && view.kind === kind;
-    switch (kind) {
-      case "text": {
-        const text = String(value);
-        if (!sameKind || !Array.isArray(view.attribution)) return text;
-        // A read-modify-write append: store only what was added, so concurrent appends all stay.
-        // The writer may have read an older text (fewer segments): try the longest prefix first.
-        const lines = view.attribution as Array<{ text: string }>;
-        // Most appends do not repeat the text read: skip the prefix search (O(length)).
-        if (!text.startsWith(lines[0]?.text ?? "")) {
-          return text === "" ? undefined : text;
-        }
-        const segments = lines.map((segment) => segment.text);
-        let prefix = segments.join("\n");
-        for (let count = segments.length; count > 0; count--) {
-          if (prefix.length > 0 && text.startsWith(prefix)) {
-            const rest = text.slice(prefix.length);
-            if (rest === "") return undefined;
-            if (rest.startsWith("\n")) return rest.slice(1);
-          }
-          prefix = prefix.slice(
-            0,
-            Math.max(0, prefix.length - (segments[count - 1]?.length ?? 0) - 1),
-          );
-        }
-        return text === "" ? undefined : text;
-      }
-      case "set": {
-        // A set write never reads the field (see `needsView` in `write`): it stores its elements
-        // once each, and reading the field drops the ones already present.
-        const elements = Array.isArray(value) ? value : [value];
-        const present = new Set<string>();
-        const added: JsonValue[] = [];
-        for (const element of elements) {
-          const canonical = canonicalJson(element);
-          if (present.has(canonical)) continue;
-          present.add(canonical);
-          added.push(element);
-        }
-        return added;
-      }
-      case "counter":
-      case "register":
-      case "map":
-        return value;
-    }
-  }
-
-  /** On a disputed register (or map leaf) a plain write joins the dispute instead of ending it. */
-  #joinedHeads(kind: FieldKind, value: JsonValue, view: FieldView): string[] {
-    if (kind === "register") return view.disputedHeads.get("") ?? [];
-    if (!isPlainObject(value) || kind !== "map") return [];
-    const written = leafPaths(value);
-    const joined = new Set<string>();
-    for (const [pathKey, heads] of view.disputedHeads) {
-      if (pathKey === "") continue;
-      const path = JSON.parse(pathKey) as string[];
-      if (written.some((leaf) => related(leaf, path))) for (const head of heads) joined.add(head);
-    }
-    return [...joined];
   }
 
   /** Indexes new entries, re-derives fields that may escalate, then tells listeners. */
@@ -516,49 +316,9 @@ export class StateReplica {
     const changes: StateChange[] = [];
     const changedBy = new Map<FieldIndex, Set<string>>();
     for (const entry of arrived) {
-      let keys = this.#namespaces.get(entry.data.n);
-      if (!keys) {
-        keys = new Map();
-        this.#namespaces.set(entry.data.n, keys);
-      }
-      let field = keys.get(entry.data.k);
-      if (!field) {
-        const id = fieldId(entry.data.n, entry.data.k);
-        field = {
-          id,
-          namespace: entry.data.n,
-          key: entry.data.k,
-          entries: [],
-          sorted: true,
-          kinds: new Set(),
-          generation: 0,
-          mayEscalate: false,
-          quiet: true,
-        };
-        this.#fields.set(id, field);
-        keys.set(field.key, field);
-      }
+      const field = fieldOf(this.#fields, this.#namespaces, entry);
       const { id } = field;
-      const last = field.entries[field.entries.length - 1];
-      field.entries.push(entry);
-      const inOrder = last === undefined || compareEntries(last, entry) < 0;
-      if (!inOrder) field.sorted = false;
-      // A local write has seen every entry of the field, so it replaces them all (it is concurrent
-      // with none): unless it joins a dispute (j), resolves one (r) or brings a second kind, it
-      // neither raises nor changes an escalation, and a quiet field stays quiet.
-      const harmless =
-        local &&
-        field.quiet &&
-        entry.data.j === undefined &&
-        entry.data.r === undefined &&
-        (field.kinds.size === 0 || (field.kinds.size === 1 && field.kinds.has(entry.data.f)));
-      field.kinds.add(entry.data.f);
-      field.generation = Math.max(
-        field.generation,
-        entry.data.r === undefined ? entry.data.g : entry.data.g + 1,
-      );
-      field.mayEscalate ||=
-        field.kinds.size > 1 || entry.data.f === "register" || entry.data.f === "map";
+      const { inOrder, harmless } = addEntry(field, entry, local);
       this.#maxOrder = Math.max(this.#maxOrder, entry.data.s);
       // An entry that sorts after every other one of a set, text or counter field with no dispute
       // (a local write, or most imports in live sync) extends the cached view in O(its size);
@@ -601,8 +361,14 @@ export class StateReplica {
         });
       }
     }
-    // Listeners run last, on a settled state; one that throws must not stop the others (an
-    // escalation already marked raised would never be announced) nor the caller's import or write.
+    this.#tell(changes, raised);
+  }
+
+  /**
+   * Listeners run last, on a settled state; one that throws must not stop the others (an
+   * escalation already marked raised would never be announced) nor the caller's import or write.
+   */
+  #tell(changes: readonly StateChange[], raised: readonly RaisedEscalation[]): void {
     const failures: unknown[] = [];
     const call = <T>(listener: (value: T) => void, value: T): void => {
       try {
@@ -650,18 +416,7 @@ export class StateReplica {
     if (seen) return (seen[earlier.peer] ?? 0) > earlier.counter;
     // The order key grows along causality: a write with a smaller or equal key cannot follow.
     if (earlier.data.s >= later.data.s) return false;
-    return (this.#pastOf(later).get(earlier.peer) ?? 0) > earlier.counter;
-  }
-
-  #pastOf(entry: EntryRecord): Map<string, number> {
-    const cached = this.#pastCache.get(entry.id);
-    if (cached) return cached;
-    // Ops of one change share its dependencies (Loro only merges commits with nothing imported
-    // in between), so the change's deps are this op's view of other peers.
-    const change = this.doc.getChangeAt({ peer: entry.peer as PeerID, counter: entry.counter });
-    const past = new Map<string, number>(this.doc.frontiersToVV(change.deps).toJSON());
-    this.#pastCache.set(entry.id, past);
-    return past;
+    return (pastOf(this.doc, this.#pastCache, later).get(earlier.peer) ?? 0) > earlier.counter;
   }
 
   #findEscalation(escalationId: string):
@@ -687,73 +442,4 @@ export class StateReplica {
     }
     return undefined;
   }
-}
-
-/**
- * Collects the entries one imported operation inserted (one per list element, ids consecutive);
- * returns how many elements it inserted.
- */
-function readInserted(peer: string, op: JsonOp, arrived: EntryRecord[]): number {
-  if (op.content.type !== "insert") return 0;
-  const { container } = op;
-  if (!container.startsWith(entriesContainerPrefix) || !container.endsWith(listContainerSuffix)) {
-    return 0;
-  }
-  const values = "value" in op.content ? op.content.value : undefined;
-  if (!Array.isArray(values)) return 0;
-  for (let offset = 0; offset < values.length; offset++) {
-    const entry = parseEntryAt(peer, op.counter + offset, values[offset]);
-    if (entry) arrived.push(entry);
-  }
-  return values.length;
-}
-
-function nestAtPath(path: readonly string[], value: JsonValue): JsonValue {
-  let nested: JsonValue = value;
-  for (const part of [...path].reverse()) nested = { [part]: nested };
-  return nested;
-}
-
-function leafPaths(value: Record<string, unknown>, prefix: string[] = []): string[][] {
-  const paths: string[][] = [];
-  const names = Object.keys(value);
-  if (names.length === 0) paths.push(prefix);
-  for (const name of names) {
-    const child = value[name];
-    if (isPlainObject(child)) paths.push(...leafPaths(child, [...prefix, name]));
-    else paths.push([...prefix, name]);
-  }
-  return paths;
-}
-
-function related(left: readonly string[], right: readonly string[]): boolean {
-  const length = Math.min(left.length, right.length);
-  for (let index = 0; index < length; index++) if (left[index] !== right[index]) return false;
-  return true;
-}
-
-/**
- * The kind the schema declares for `namespace.key`, reading own members only: both names come
- * from callers and other replicas, and `schema["constructor"]` must not find `Object`.
- */
-function declaredKind(
-  schema: Readonly<Record<string, Readonly<Record<string, FieldKind>> | undefined>>,
-  namespace: string,
-  key: string,
-): FieldKind | undefined {
-  const fields = Object.hasOwn(schema, namespace) ? schema[namespace] : undefined;
-  return fields && Object.hasOwn(fields, key) ? fields[key] : undefined;
-}
-
-/** A deep copy that keeps `Disputed` instances (callers must not be able to change a cached view). */
-function cloneValue(value: unknown): unknown {
-  if (value instanceof Disputed) return value;
-  if (Array.isArray(value)) return value.map(cloneValue);
-  if (isPlainObject(value)) {
-    // fromEntries defines own properties: a `__proto__` key stays a key.
-    return Object.fromEntries(
-      Object.entries(value).map(([name, child]) => [name, cloneValue(child)]),
-    );
-  }
-  return value;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../../src/context/context-store.js";
 import { Disputed } from "../../src/crdt/disputed.js";
-import { extendView, type FieldView, materializeField } from "../../src/crdt/materialize-field.js";
+import { type FieldView, materializeField } from "../../src/crdt/materialize-field.js";
+import { extendView } from "../../src/crdt/quiet-field.js";
 import { compareEntries, type EntryRecord, type StoredEntry } from "../../src/crdt/state-entry.js";
 
 /**

@@ -1,18 +1,14 @@
 import { LoroDoc } from "loro-crdt";
 import { describe, expect, it } from "vitest";
 import { Disputed } from "../../src/crdt/disputed.js";
-import { StateReplica } from "../../src/crdt/state-replica.js";
+import type { StateReplica } from "../../src/crdt/state-replica.js";
+import { replica, replicaWithDisputedHost } from "./support/replicas.js";
 
 /**
  * The read side's shortcuts must never be taken where the general path would find a dispute:
  * a write to a field that once held two kinds, a map write near a disputed leaf, rows in Loro
  * containers that are not entry lists, and the copies readers get.
  */
-
-function replica(peerId: number): StateReplica {
-  let clock = 0;
-  return new StateReplica({ subjectId: "s", peerId, now: () => ++clock });
-}
 
 function exchange(a: StateReplica, b: StateReplica): void {
   a.import([b.doc.export({ mode: "update" })]);
@@ -44,15 +40,6 @@ describe("StateReplica local writes to a field that once held two kinds", () => 
 
 describe("StateReplica map writes beside a disputed leaf", () => {
   /** a and b write plan/config.db.host concurrently (a also port 1); a holds both. */
-  function disputedHost(): StateReplica {
-    const a = replica(1);
-    const b = replica(2);
-    a.write("alice", "plan", "config", { db: { host: "a" }, port: 1 });
-    b.write("bob", "plan", "config", { db: { host: "b" } });
-    a.import([b.doc.export({ mode: "update" })]);
-    return a;
-  }
-
   function config(holder: StateReplica): { db: unknown; port?: unknown } {
     return holder.get("plan", "config") as { db: unknown; port?: unknown };
   }
@@ -61,7 +48,7 @@ describe("StateReplica map writes beside a disputed leaf", () => {
     ["another leaf", { port: 2 }],
     ["a sibling under the same parent", { db: { user: "u" }, port: 2 }],
   ])("a write to %s replaces the writer's own value there and joins nothing", (_, value) => {
-    const a = disputedHost();
+    const a = replicaWithDisputedHost();
     a.write("alice", "plan", "config", value);
     const { db, port } = config(a);
     // Joining the host's dispute would keep alice's port 1 beside the new port 2.
@@ -70,13 +57,13 @@ describe("StateReplica map writes beside a disputed leaf", () => {
   });
 
   it("an empty object written to the map joins every dispute instead of clearing it", () => {
-    const a = disputedHost();
+    const a = replicaWithDisputedHost();
     a.write("alice", "plan", "config", {});
     expect(contendersOf((config(a).db as { host: unknown }).host)).toStrictEqual(["a", "b"]);
   });
 
   it("a scalar written above the disputed leaf joins its dispute: the parent is disputed", () => {
-    const a = disputedHost();
+    const a = replicaWithDisputedHost();
     a.write("alice", "plan", "config", { db: "x" });
     expect(contendersOf(config(a).db)).toStrictEqual(["x", { host: "a" }, { host: "b" }]);
   });

@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Brain, BuildResult } from "../../src/agents/brain.js";
-import { createOfflineBrain } from "../../src/agents/offline-brain.js";
-import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
-import { SharedState } from "../../src/crdt/shared-state.js";
-import { createVirtualClock } from "../../src/scenario/clock.js";
-import { loadScenario } from "../../src/scenario/load-scenario.js";
+import type { Brain, BuildResult } from "../../../src/agents/brain.js";
+import { createOfflineBrain } from "../../../src/agents/offline-brain.js";
+import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
+import { SharedState } from "../../../src/crdt/shared-state.js";
+import { createVirtualClock } from "../../../src/scenario/clock.js";
+import { loadScenario } from "../../../src/scenario/load-scenario.js";
 import {
   createStatewaveCoordination,
   projectNamespace,
-} from "../../src/scenario/pipelines/statewave-pipeline.js";
-import { runToEnd } from "./support/run-scenario.js";
+} from "../../../src/scenario/pipelines/statewave-pipeline.js";
+import { runToEnd } from "../support/run-scenario.js";
 
 const stores: EmbeddedStore[] = [];
 afterEach(async () => {

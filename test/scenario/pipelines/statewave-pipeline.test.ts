@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
-import { SharedState } from "../../src/crdt/shared-state.js";
-import { createVirtualClock } from "../../src/scenario/clock.js";
-import { loadScenario } from "../../src/scenario/load-scenario.js";
-import { createStatewaveCoordination } from "../../src/scenario/pipelines/statewave-pipeline.js";
-import { mechanisms } from "../../src/scenario/scenario-events.js";
-import { deferred } from "../support/deferred.js";
-import { runToEnd } from "./support/run-scenario.js";
+import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
+import { SharedState } from "../../../src/crdt/shared-state.js";
+import { createVirtualClock } from "../../../src/scenario/clock.js";
+import { loadScenario } from "../../../src/scenario/load-scenario.js";
+import { createStatewaveCoordination } from "../../../src/scenario/pipelines/statewave-pipeline.js";
+import { mechanisms } from "../../../src/scenario/scenario-events.js";
+import { deferred } from "../../support/deferred.js";
+import { runToEnd } from "../support/run-scenario.js";
 
 const stores: EmbeddedStore[] = [];
 afterEach(async () => {

@@ -9,12 +9,12 @@ import { LlmTimeoutError } from "../../src/llm/errors/llm-timeout-error.js";
 import { createVirtualClock } from "../../src/scenario/clock.js";
 import { loadScenario } from "../../src/scenario/load-scenario.js";
 import { startRun } from "../../src/scenario/scenario-runner.js";
-import { closedPort } from "../support/closed-port.js";
 import {
   type FakeReply,
   ruleFollowingReply,
   startFakeOpenAiServer,
-} from "./support/fake-openai-server.js";
+} from "../llm/support/fake-openai-server.js";
+import { closedPort } from "../support/closed-port.js";
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { SubjectWatchView } from "../../src/ui/components/subject-watch-view.js";
-import { buildSubjectView } from "../../src/ui/format/subject-view.js";
-import { episodesOf } from "../support/fixtures/run-episodes.js";
-import { naiveCollisionEvents } from "../support/fixtures/run-events.js";
-import { renderInk } from "../support/render-ink.js";
+import { SubjectWatchView } from "../../../src/ui/components/subject-watch-view.js";
+import { buildSubjectView } from "../../../src/ui/format/subject-view.js";
+import { episodesOf } from "../../support/fixtures/run-episodes.js";
+import { naiveCollisionEvents } from "../../support/fixtures/run-events.js";
+import { renderInk } from "../../support/render-ink.js";
 
 describe("SubjectWatchView", () => {
   it("shows who is working on what in a run still going, within the terminal's rows", () => {
