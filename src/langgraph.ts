@@ -6,10 +6,12 @@
 export type { Contender } from "./crdt/disputed.js";
 export { Disputed } from "./crdt/disputed.js";
 export type { Escalation, EscalationReason } from "./crdt/escalation.js";
+export type { ItemIndexConfig } from "./integrations/langgraph-index.js";
 export type { ItemContender } from "./integrations/langgraph-item-log.js";
 export {
   nodeStore,
   SyncedStore,
   type SyncedStoreOptions,
 } from "./integrations/langgraph-store.js";
+export { UnsupportedItemValueError } from "./integrations/unsupported-item-value-error.js";
 export { UnsupportedStoreOperationError } from "./integrations/unsupported-store-operation-error.js";

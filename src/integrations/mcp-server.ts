@@ -97,7 +97,7 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
   /** A namespace's fields; a LangGraph item shows as its value. */
   const fieldsOf = (name: string): Record<string, unknown> =>
     parseItemNamespace(name)
-      ? viewFields(items.view(name, undefined).value ?? {})
+      ? viewFields(itemFields(items.view(name, undefined).value))
       : viewFields(state.list(name));
 
   // What was pushed to this agent since its last check: the next check leads with it.
@@ -361,6 +361,15 @@ function jsonResult(result: object): CallToolResult {
     content: [{ type: "text", text: JSON.stringify(result, null, 2) }],
     structuredContent: result as Record<string, unknown>,
   };
+}
+
+/** An item's value as fields: an object is its own fields, anything else put whole is `value`. */
+function itemFields(value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    return value as Record<string, unknown>;
+  }
+  return { value };
 }
 
 function viewFields(fields: Record<string, unknown>): Record<string, unknown> {
