@@ -10,6 +10,7 @@ import {
   parseItemOperation,
   resolutionChanges,
 } from "./langgraph-item-log.js";
+import { copyValue } from "./langgraph-value-codec.js";
 
 /**
  * How LangGraph store items live in shared state: the item at (`namespace`, `key`) is the shared-state
@@ -281,7 +282,8 @@ export function toItem(namespace: string[], key: string, view: ItemView): Item |
     namespace,
     key,
     // `BaseStore` types values as records; a value put whole (a list, a string) reads back as put.
-    value: view.value as Record<string, unknown>,
+    // A copy: views are cached, and what a caller does with its item must not change them.
+    value: copyValue(view.value) as Record<string, unknown>,
     createdAt: new Date(view.createdAt),
     updatedAt: new Date(view.updatedAt),
   };

@@ -141,3 +141,21 @@ function describeType(value: unknown): string {
   }
   return `a ${typeof value}`;
 }
+
+/**
+ * A deep copy of a decoded value, so a caller mutating what it read changes nothing cached.
+ * Instances other than the encoded kinds (a `Disputed`) are immutable and shared as they are.
+ */
+export function copyValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyValue);
+  if (value instanceof Date) return new Date(value.getTime());
+  if (value instanceof Map) {
+    return new Map([...value].map(([key, inner]) => [copyValue(key), copyValue(inner)]));
+  }
+  if (value instanceof Set) return new Set([...value].map(copyValue));
+  if (value instanceof RegExp) return new RegExp(value.source, value.flags);
+  if (!isPlainObject(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [name, inner] of Object.entries(value)) defineOwn(copy, name, copyValue(inner));
+  return copy;
+}

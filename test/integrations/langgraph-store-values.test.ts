@@ -4,7 +4,7 @@ import { InvalidNamespaceError } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { itemNamespace, operationsField } from "../../src/integrations/langgraph-items.js";
-import { SyncedStore, UnsupportedItemValueError } from "../../src/langgraph.js";
+import { Disputed, SyncedStore, UnsupportedItemValueError } from "../../src/langgraph.js";
 import { spawnTsChild, waitForExit } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
 
@@ -184,4 +184,73 @@ describe("README's LangGraph quick start", () => {
     ]);
   }, 60_000);
   const tempDir = useTempDir("shared-ctx-quick-start-");
+});
+
+describe("deliberate differences from InMemoryStore (docs/integrations.md)", () => {
+  it("returns a copy: mutating what get returned changes nothing stored", async () => {
+    const { synced } = await openSynced();
+    const reference = new InMemoryStore();
+    for (const store of [synced, reference] as BaseStore[]) {
+      await store.put(["ns"], "k", { list: [1] });
+      const item = await store.get(["ns"], "k");
+      (item?.value.list as number[] | undefined)?.push(2);
+    }
+    expect((await reference.get(["ns"], "k"))?.value).toEqual({ list: [1, 2] });
+    expect((await synced.get(["ns"], "k"))?.value).toEqual({ list: [1] });
+  });
+
+  it("orders search and listNamespaces by code units, not insertion order or locale", async () => {
+    const { synced } = await openSynced();
+    const reference = new InMemoryStore();
+    for (const store of [synced, reference] as BaseStore[]) {
+      await store.put(["ns"], "b", { n: 1 });
+      await store.put(["ns"], "a", { n: 2 });
+      await store.put(["a"], "k", { n: 3 });
+      await store.put(["B"], "k", { n: 4 });
+    }
+    expect((await reference.search(["ns"])).map((item) => item.key)).toEqual(["b", "a"]);
+    expect((await synced.search(["ns"])).map((item) => item.key)).toEqual(["a", "b"]);
+    expect(await reference.listNamespaces()).toEqual([["a"], ["B"], ["ns"]]);
+    expect(await synced.listNamespaces()).toEqual([["B"], ["a"], ["ns"]]);
+  });
+
+  it("merges a Map as one cell: concurrent changes to it dispute it whole", async () => {
+    const { synced } = await openSynced();
+    await synced.put(["ns"], "k", { seats: new Map([["12A", "ada"]]) });
+    // Two nodes of one LangGraph step: each sees the store as the step began.
+    const node = (name: string) =>
+      synced.forNode({
+        metadata: { langgraph_node: name, langgraph_step: 1, langgraph_checkpoint_ns: `${name}:1` },
+        configurable: { thread_id: "t" },
+      });
+    const [left, right] = [node("left"), node("right")];
+    await left.get(["ns"], "k");
+    await right.get(["ns"], "k");
+    await left.put(["ns"], "k", {
+      seats: new Map([
+        ["12A", "ada"],
+        ["12B", "bob"],
+      ]),
+    });
+    await right.put(["ns"], "k", {
+      seats: new Map([
+        ["12A", "ada"],
+        ["12C", "cy"],
+      ]),
+    });
+    const seats = (await synced.get(["ns"], "k"))?.value.seats;
+    expect(seats).toBeInstanceOf(Disputed);
+    expect((seats as Disputed).contenders.map((contender) => contender.value)).toEqual(
+      expect.arrayContaining([
+        new Map([
+          ["12A", "ada"],
+          ["12B", "bob"],
+        ]),
+        new Map([
+          ["12A", "ada"],
+          ["12C", "cy"],
+        ]),
+      ]),
+    );
+  });
 });
