@@ -1,4 +1,4 @@
-import { type Tool, tool } from "ai";
+import type { Tool } from "ai";
 import type { SharedContext } from "../context/shared-context.js";
 import type { SharedState } from "../crdt/shared-state.js";
 import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
@@ -61,7 +61,7 @@ export function sharedContextTools(
 ): SharedContextTools {
   const { callerId, maxTokens, defaultKind = "architectural_decision", state } = options;
   return {
-    check_shared_decisions: tool({
+    check_shared_decisions: defineTool<CheckSharedDecisionsInput, CheckSharedDecisionsResult>({
       description: toolDescriptions.checkSharedDecisions,
       inputSchema: checkSharedDecisionsInput,
       execute: ({ task }) =>
@@ -72,7 +72,7 @@ export function sharedContextTools(
       // The summary (disputes with both sides, superseded decisions) is the first thing the model reads.
       toModelOutput: ({ output }) => ({ type: "text", value: checkResultText(output) }),
     }),
-    publish_decision: tool({
+    publish_decision: defineTool<PublishDecisionInput, PublishDecisionResult>({
       description: toolDescriptions.publishDecision,
       inputSchema: publishDecisionInput,
       execute: async ({ content, kind, target, confidence }) =>
@@ -85,4 +85,13 @@ export function sharedContextTools(
         ),
     }),
   };
+}
+
+/**
+ * The AI SDK's `tool()` returns its argument as it is (it only helps inference); written here so that
+ * making the tools loads nothing of the AI SDK (`import { sharedContextTools } from "shared-ctx"`
+ * stays cheap for code that never calls a model).
+ */
+function defineTool<Input, Output>(definition: Tool<Input, Output>): Tool<Input, Output> {
+  return definition;
 }
