@@ -270,6 +270,18 @@ export class SharedContext {
     };
   }
 
+  /**
+   * The open disputes between active decisions (`contradicting-decisions`) on the subject, without
+   * recording a read: what a dashboard or the MCP decisions resource lists.
+   */
+  async contradictions(): Promise<MemoryDispute[]> {
+    const decisions = await this.#store.searchMemories(this.#subjectId, {
+      kind: "architectural_decision",
+      limit: 100,
+    });
+    return this.#contradictionsAmong(decisions, new Map([["architectural_decision", decisions]]));
+  }
+
   /** Stops watching. Does not close the store or the state (they are the caller's). Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;

@@ -11,6 +11,7 @@ import { type Escalation, SharedState } from "../crdt/shared-state.js";
 import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
 import { ItemIndex, parseItemNamespace } from "./langgraph-items.js";
 import {
+  decisionDisputeView,
   decisionView,
   escalationView,
   isStateSyncEpisode,
@@ -32,8 +33,10 @@ import {
   putStateOutput,
   resolveEscalationInput,
   resolveEscalationOutput,
+  toolAnnotations,
   toolDescriptions,
   toolNames,
+  toolTitles,
 } from "./tool-schemas.js";
 
 /** Options of {@link createSharedContextMcpServer}. */
@@ -55,6 +58,13 @@ export interface SharedContextMcpServerOptions {
   version?: string;
   /** Clock of resolutions written to LangGraph store items, ms since the epoch. @default Date.now */
   now?: () => number;
+  /**
+   * A live replica of the subject (`SharedState.open({ live: true })`) that follows every writer:
+   * a dispute it sees is pushed to the client at once, even one raised by writers this agent never
+   * read (other processes). `state` itself learns others' writes only when the agent reads.
+   * @default none: disputes are pushed as `state` sees them
+   */
+  observer?: SharedState;
 }
 
 /**
@@ -127,6 +137,52 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       })
       .catch(() => {});
   });
+  // Every new dispute on the subject is pushed, whoever raised it (this agent, another agent, another
+  // process, when an observer follows the store): the resource changed, and a log message names it.
+  const watched = options.observer ?? state;
+  const watchedItems = options.observer ? new ItemIndex(options.observer) : items;
+  const watchedEscalations = (): Escalation[] => [
+    ...watched.escalations(),
+    ...watchedItems.escalations(),
+  ];
+  const announced = new Set(
+    [...allEscalations(), ...watchedEscalations()].map((escalation) => escalation.id),
+  );
+  const announceDisputes = () => {
+    for (const escalation of [...allEscalations(), ...watchedEscalations()]) {
+      if (announced.has(escalation.id) || escalation.resolution !== undefined) continue;
+      announced.add(escalation.id);
+      const sides = escalation.contenders.map((contender) => contender.agentId).join(" and ");
+      const message = `${escalation.namespace}/${escalation.key} is disputed (${escalation.reason}) between ${sides}: resolve_escalation ${escalation.id} settles it`;
+      // Not queued for the next check, which lists every open dispute in its summary anyway.
+      if (!server.isConnected()) continue;
+      if (subscriptions.has(decisionsUri)) {
+        void server.server.sendResourceUpdated({ uri: decisionsUri }).catch(() => {});
+      }
+      void server.server
+        .sendLoggingMessage({
+          level: "warning",
+          logger: "shared-ctx",
+          data: { message, uri: decisionsUri, escalationId: escalation.id },
+        })
+        .catch(() => {});
+    }
+  };
+  let scheduled = false;
+  // Items' disputes show once their operations are indexed: look after the change settles.
+  const announceSoon = () => {
+    if (scheduled) return;
+    scheduled = true;
+    queueMicrotask(() => {
+      scheduled = false;
+      announceDisputes();
+    });
+  };
+  for (const replica of new Set([state, watched])) {
+    replica.onChange(announceSoon);
+    replica.onEscalation(announceSoon);
+  }
+
   server.registerResource(
     "decisions",
     decisionsUri,
@@ -142,10 +198,13 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
         kind: "architectural_decision",
         limit: 100,
       });
-      const disputes = state
-        .escalations()
-        .filter((escalation) => escalation.resolution === undefined)
-        .map(escalationView);
+      // Every kind check_shared_decisions reports: state fields, LangGraph items, decisions.
+      const disputes = [
+        ...allEscalations()
+          .filter((escalation) => escalation.resolution === undefined)
+          .map(escalationView),
+        ...(await shared.contradictions()).map(decisionDisputeView),
+      ];
       return {
         contents: [
           {
@@ -165,10 +224,11 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
   server.registerTool(
     toolNames.checkSharedDecisions,
     {
+      title: toolTitles.checkSharedDecisions,
       description: toolDescriptions.checkSharedDecisions,
       inputSchema: checkSharedDecisionsInput,
       outputSchema: checkSharedDecisionsOutput,
-      annotations: { readOnlyHint: true },
+      annotations: toolAnnotations.checkSharedDecisions,
     },
     async ({ task }) => {
       const notices = pending.splice(0);
@@ -189,9 +249,11 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
   server.registerTool(
     toolNames.publishDecision,
     {
+      title: toolTitles.publishDecision,
       description: toolDescriptions.publishDecision,
       inputSchema: publishDecisionInput,
       outputSchema: publishDecisionOutput,
+      annotations: toolAnnotations.publishDecision,
     },
     async ({ content, kind, target, confidence }) =>
       jsonResult(
@@ -208,10 +270,11 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
   server.registerTool(
     toolNames.getTimeline,
     {
+      title: toolTitles.getTimeline,
       description: toolDescriptions.getTimeline,
       inputSchema: getTimelineInput,
       outputSchema: getTimelineOutput,
-      annotations: { readOnlyHint: true },
+      annotations: toolAnnotations.getTimeline,
     },
     async ({ limit = 50, includeStateUpdates = false }) =>
       jsonResult(await readTimeline(store, subjectId, { limit, includeStateUpdates })),
@@ -220,9 +283,11 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
   server.registerTool(
     toolNames.putState,
     {
+      title: toolTitles.putState,
       description: toolDescriptions.putState,
       inputSchema: putStateInput,
       outputSchema: putStateOutput,
+      annotations: toolAnnotations.putState,
     },
     async ({ namespace, key, value }) => {
       await state.put(namespace, key, value);
@@ -238,14 +303,25 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
   server.registerTool(
     toolNames.getState,
     {
+      title: toolTitles.getState,
       description: toolDescriptions.getState,
       inputSchema: getStateInput,
       outputSchema: getStateOutput,
-      annotations: { readOnlyHint: true },
+      annotations: toolAnnotations.getState,
     },
     async ({ namespace, key }) => {
       // Pull in what the other agents already stored, so a read never lags a finished write.
       await state.sync();
+      if (key !== undefined && namespace === undefined) {
+        const holding = Object.keys(state.toJSON()).filter((name) => key in fieldsOf(name));
+        return toolError(
+          `get_state: "key" needs a "namespace" (a key is only unique within one). ${
+            holding.length > 0
+              ? `"${key}" is a field of: ${holding.map((name) => JSON.stringify(name)).join(", ")}.`
+              : `No namespace has a field "${key}" yet.`
+          } Call get_state with { namespace, key }, or { namespace } for all its fields.`,
+        );
+      }
       const escalations = openEscalations(allEscalations(), namespace, key).map(escalationView);
       if (namespace !== undefined && key !== undefined) {
         const value = parseItemNamespace(namespace)
@@ -265,12 +341,35 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
   server.registerTool(
     toolNames.resolveEscalation,
     {
+      title: toolTitles.resolveEscalation,
       description: toolDescriptions.resolveEscalation,
       inputSchema: resolveEscalationInput,
       outputSchema: resolveEscalationOutput,
+      annotations: toolAnnotations.resolveEscalation,
     },
     async ({ escalationId, value }) => {
       await state.sync();
+      const known = allEscalations().find((escalation) => escalation.id === escalationId);
+      if (known?.resolution !== undefined) {
+        // A resolution is final, in the record as in the state: a second one is refused.
+        return toolError(
+          `resolve_escalation: ${escalationId} was already resolved by ${known.resolution.by} at ${new Date(known.resolution.at).toISOString()} with ${JSON.stringify(known.resolution.value)}; a resolution is final. To change the value now, write it with put_state (everyone reads the new write).`,
+        );
+      }
+      if (!known) {
+        const decisionDisputes = await shared.contradictions();
+        const open = allEscalations()
+          .filter((escalation) => escalation.resolution === undefined)
+          .map((escalation) => escalation.id);
+        const decision = decisionDisputes.find(
+          (dispute) => decisionDisputeView(dispute).id === escalationId,
+        );
+        return toolError(
+          decision
+            ? `resolve_escalation: ${escalationId} is a dispute between decisions on "${decision.target}", not a state field: settle it with publish_decision (same kind "${decision.kind}" and target "${decision.target}"), which supersedes every side.`
+            : `resolve_escalation: no escalation ${escalationId} on this subject. Open escalations: ${open.length > 0 ? open.join(", ") : "none"} (see get_state or check_shared_decisions).`,
+        );
+      }
       const item = await items.resolve(escalationId, value, {
         by: agentId,
         at: now(),
@@ -325,6 +424,13 @@ export async function openSharedContextMcpServer(
     live: false,
     ...(options.now ? { now: options.now } : {}),
   });
+  // Follows every writer, only to push the disputes it sees (the agent's own replica stays lazy).
+  const observer = await SharedState.open({
+    store,
+    subjectId,
+    agentId,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const shared = new SharedContext({
     store,
     subjectId,
@@ -337,6 +443,7 @@ export async function openSharedContextMcpServer(
     store,
     subjectId,
     agentId,
+    observer,
     ...(options.version ? { version: options.version } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
@@ -350,10 +457,16 @@ export async function openSharedContextMcpServer(
         await server.close();
         await shared.close();
         await state.close();
+        await observer.close();
       })();
       return closing;
     },
   };
+}
+
+/** A refused call: the model reads the message (what to do instead) and may try again. */
+function toolError(message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
 }
 
 function jsonResult(result: object): CallToolResult {
