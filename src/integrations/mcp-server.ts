@@ -1,24 +1,20 @@
-import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   type CallToolResult,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ContextStore, Episode, Memory } from "../context/context-store.js";
+import type { ContextStore } from "../context/context-store.js";
 import { type InvalidationNotice, SharedContext } from "../context/shared-context.js";
 import { type Escalation, SharedState } from "../crdt/shared-state.js";
 import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
-import { ItemIndex, parseItemNamespace } from "./langgraph-items.js";
+import { ItemIndex } from "./langgraph-items.js";
+import { createStateTools, ToolInputError } from "./state-tools.js";
 import {
   decisionDisputeView,
   decisionView,
   escalationView,
-  isStateSyncEpisode,
   publishDecisionResult,
-  stateValueView,
-  type TimelineResult,
-  timelineResult,
 } from "./tool-results.js";
 import {
   checkSharedDecisionsInput,
@@ -75,11 +71,6 @@ export function decisionsResourceUri(subjectId: string): string {
   return `shared-ctx://subjects/${encodeURIComponent(subjectId)}/decisions`;
 }
 
-/** Episodes per page when the timeline skips CRDT sync episodes. */
-const timelinePageSize = 100;
-/** Bounds the paging so a huge subject cannot stall a tool call. */
-const timelineMaxPages = 50;
-
 /**
  * An MCP server (not yet connected) exposing shared context to one agent: `check_shared_decisions`,
  * `publish_decision`, `get_timeline`, `put_state`, `get_state` and `resolve_escalation`, each
@@ -90,7 +81,7 @@ const timelineMaxPages = 50;
  */
 export function createSharedContextMcpServer(options: SharedContextMcpServerOptions): McpServer {
   const { shared, state, store, subjectId, agentId } = options;
-  const now = options.now ?? Date.now;
+  const _now = options.now ?? Date.now;
   const decisionsUri = decisionsResourceUri(subjectId);
   const server = new McpServer(
     { name: "shared-ctx", version: options.version ?? "0.0.0" },
@@ -100,15 +91,19 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     },
   );
 
-  // LangGraph store items on this subject (written by a SyncedStore): their disputes are shown and
-  // resolved here too, in the same shape. No LangGraph needed: the items are shared state.
-  const items = new ItemIndex(state);
-  const allEscalations = (): Escalation[] => [...state.escalations(), ...items.escalations()];
-  /** A namespace's fields; a LangGraph item shows as its value. */
-  const fieldsOf = (name: string): Record<string, unknown> =>
-    parseItemNamespace(name)
-      ? viewFields(itemFields(items.view(name, undefined).value))
-      : viewFields(state.list(name));
+  // get_state, put_state, resolve_escalation and get_timeline, as the AI SDK tools answer them.
+  // LangGraph store items on this subject (written by a SyncedStore) are shown and resolved there
+  // too, in the same shape. No LangGraph needed: the items are shared state.
+  const tools = createStateTools({
+    state,
+    shared,
+    store,
+    subjectId,
+    agentId,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const items = tools.items;
+  const allEscalations = tools.escalations;
 
   // What was pushed to this agent since its last check: the next check leads with it.
   const pending: InvalidationNotice[] = [];
@@ -276,8 +271,7 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       outputSchema: getTimelineOutput,
       annotations: toolAnnotations.getTimeline,
     },
-    async ({ limit = 50, includeStateUpdates = false }) =>
-      jsonResult(await readTimeline(store, subjectId, { limit, includeStateUpdates })),
+    (input) => answer(() => tools.getTimeline(input)),
   );
 
   server.registerTool(
@@ -289,15 +283,7 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       outputSchema: putStateOutput,
       annotations: toolAnnotations.putState,
     },
-    async ({ namespace, key, value }) => {
-      await state.put(namespace, key, value);
-      return jsonResult({
-        namespace,
-        key,
-        value: stateValueView(state.get(namespace, key)),
-        escalations: openEscalations(allEscalations(), namespace, key).map(escalationView),
-      });
-    },
+    (input) => answer(() => tools.putState(input)),
   );
 
   server.registerTool(
@@ -309,33 +295,7 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       outputSchema: getStateOutput,
       annotations: toolAnnotations.getState,
     },
-    async ({ namespace, key }) => {
-      // Pull in what the other agents already stored, so a read never lags a finished write.
-      await state.sync();
-      if (key !== undefined && namespace === undefined) {
-        const holding = Object.keys(state.toJSON()).filter((name) => key in fieldsOf(name));
-        return toolError(
-          `get_state: "key" needs a "namespace" (a key is only unique within one). ${
-            holding.length > 0
-              ? `"${key}" is a field of: ${holding.map((name) => JSON.stringify(name)).join(", ")}.`
-              : `No namespace has a field "${key}" yet.`
-          } Call get_state with { namespace, key }, or { namespace } for all its fields.`,
-        );
-      }
-      const escalations = openEscalations(allEscalations(), namespace, key).map(escalationView);
-      if (namespace !== undefined && key !== undefined) {
-        const value = parseItemNamespace(namespace)
-          ? fieldsOf(namespace)[key]
-          : stateValueView(state.get(namespace, key));
-        return jsonResult({ namespace, key, value, escalations });
-      }
-      if (namespace !== undefined) {
-        return jsonResult({ namespace, fields: fieldsOf(namespace), escalations });
-      }
-      const everything: Record<string, Record<string, unknown>> = {};
-      for (const name of Object.keys(state.toJSON())) everything[name] = fieldsOf(name);
-      return jsonResult({ state: everything, escalations });
-    },
+    (input) => answer(() => tools.getState(input)),
   );
 
   server.registerTool(
@@ -347,40 +307,7 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       outputSchema: resolveEscalationOutput,
       annotations: toolAnnotations.resolveEscalation,
     },
-    async ({ escalationId, value }) => {
-      await state.sync();
-      const known = allEscalations().find((escalation) => escalation.id === escalationId);
-      if (known?.resolution !== undefined) {
-        // A resolution is final, in the record as in the state: a second one is refused.
-        return toolError(
-          `resolve_escalation: ${escalationId} was already resolved by ${known.resolution.by} at ${new Date(known.resolution.at).toISOString()} with ${JSON.stringify(known.resolution.value)}; a resolution is final. To change the value now, write it with put_state (everyone reads the new write).`,
-        );
-      }
-      if (!known) {
-        const decisionDisputes = await shared.contradictions();
-        const open = allEscalations()
-          .filter((escalation) => escalation.resolution === undefined)
-          .map((escalation) => escalation.id);
-        const decision = decisionDisputes.find(
-          (dispute) => decisionDisputeView(dispute).id === escalationId,
-        );
-        return toolError(
-          decision
-            ? `resolve_escalation: ${escalationId} is a dispute between decisions on "${decision.target}", not a state field: settle it with publish_decision (same kind "${decision.kind}" and target "${decision.target}"), which supersedes every side.`
-            : `resolve_escalation: no escalation ${escalationId} on this subject. Open escalations: ${open.length > 0 ? open.join(", ") : "none"} (see get_state or check_shared_decisions).`,
-        );
-      }
-      const item = await items.resolve(escalationId, value, {
-        by: agentId,
-        at: now(),
-        id: randomUUID(),
-      });
-      if (!item) await state.resolve(escalationId, value, { by: agentId });
-      const resolved = allEscalations().find((escalation) => escalation.id === escalationId);
-      // resolve throws for an escalation this replica has not seen, so it is found.
-      if (!resolved) throw new Error(`escalation ${escalationId} vanished after its resolution`);
-      return jsonResult(escalationView(resolved));
-    },
+    (input) => answer(() => tools.resolveEscalation(input)),
   );
 
   return server;
@@ -469,71 +396,19 @@ function toolError(message: string): CallToolResult {
   return { content: [{ type: "text", text: message }], isError: true };
 }
 
+/** A tool's result as MCP's: JSON, or the refusal's message as an `isError` result. */
+async function answer(run: () => Promise<object>): Promise<CallToolResult> {
+  try {
+    return jsonResult(await run());
+  } catch (error) {
+    if (error instanceof ToolInputError) return toolError(error.message);
+    throw error;
+  }
+}
+
 function jsonResult(result: object): CallToolResult {
   return {
     content: [{ type: "text", text: JSON.stringify(result, null, 2) }],
     structuredContent: result as Record<string, unknown>,
   };
-}
-
-/** An item's value as fields: an object is its own fields, anything else put whole is `value`. */
-function itemFields(value: unknown): Record<string, unknown> {
-  if (value === undefined) return {};
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-    return value as Record<string, unknown>;
-  }
-  return { value };
-}
-
-function viewFields(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(fields).map(([key, value]) => [key, stateValueView(value)]),
-  );
-}
-
-function openEscalations(
-  escalations: readonly Escalation[],
-  namespace?: string,
-  key?: string,
-): Escalation[] {
-  return escalations.filter(
-    (escalation) =>
-      escalation.resolution === undefined &&
-      (namespace === undefined || escalation.namespace === namespace) &&
-      (key === undefined || escalation.key === key),
-  );
-}
-
-/**
- * Reads up to `limit` episodes, oldest first. Sync episodes are skipped by paging on, so a subject
- * whose log is mostly CRDT updates still shows its decisions.
- */
-async function readTimeline(
-  store: ContextStore,
-  subjectId: string,
-  options: { limit: number; includeStateUpdates: boolean },
-): Promise<TimelineResult> {
-  const episodes: Episode[] = [];
-  const memories = new Map<string, Memory>();
-  for (let page = 0; page < timelineMaxPages && episodes.length < options.limit; page += 1) {
-    const timeline = await store.getTimeline(subjectId, {
-      limit: timelinePageSize,
-      offset: page * timelinePageSize,
-    });
-    for (const memory of timeline.memories) memories.set(memory.id, memory);
-    for (const episode of timeline.episodes) {
-      if (episodes.length >= options.limit) break;
-      if (options.includeStateUpdates || !isStateSyncEpisode(episode)) episodes.push(episode);
-    }
-    if (
-      timeline.episodes.length < timelinePageSize &&
-      timeline.memories.length < timelinePageSize
-    ) {
-      break;
-    }
-  }
-  return timelineResult(
-    { subjectId, episodes, memories: [...memories.values()].slice(0, options.limit) },
-    { includeStateUpdates: true },
-  );
 }
