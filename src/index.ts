@@ -106,8 +106,10 @@ export { SharedCtxError } from "./errors.js";
 export {
   type SharedContextTools,
   type SharedContextToolsOptions,
+  type SharedStateTools,
   sharedContextTools,
 } from "./integrations/ai-sdk-tools.js";
+export type { GetStateResult, PutStateResult } from "./integrations/state-tools.js";
 export type {
   CheckSharedDecisionsResult,
   ContenderView,

@@ -128,6 +128,11 @@ export class SharedContext {
     return this.#subjectId;
   }
 
+  /** The store it reads and writes (the caller's: closing the context does not close it). */
+  get store(): ContextStore {
+    return this.#store;
+  }
+
   /**
    * Reads the context for `task` as `callerId` sees it now, and records what it received.
    * @param options.maxTokens token budget of the assembled context (@default the store's, 4000)
