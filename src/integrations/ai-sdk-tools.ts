@@ -3,11 +3,7 @@ import type { SharedContext } from "../context/shared-context.js";
 import type { SharedState } from "../crdt/shared-state.js";
 import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
 import { openItemEscalations } from "./langgraph-items.js";
-import {
-  createStateTools,
-  type GetStateResult,
-  type PutStateResult,
-} from "./state-tools.js";
+import { createStateTools, type GetStateResult, type PutStateResult } from "./state-tools.js";
 import {
   type CheckSharedDecisionsResult,
   type EscalationView,

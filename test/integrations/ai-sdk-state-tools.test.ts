@@ -83,7 +83,7 @@ describe("sharedContextTools with a state: the full tool set MCP has", () => {
     const read = result.steps
       .flatMap((step) => step.toolResults)
       .find((part) => part.dynamic !== true && part.toolName === "get_state");
-    if (!read || read.toolName !== "get_state") throw new Error("no get_state");
+    if (read?.toolName !== "get_state") throw new Error("no get_state");
     const [escalation] = read.output.escalations;
     expect(read.output.value).toMatchObject({ disputed: escalation?.id });
     expect(escalation?.contenders.map((contender) => contender.agentId).sort()).toEqual([
