@@ -6,6 +6,7 @@
 export type { Contender } from "./crdt/disputed.js";
 export { Disputed } from "./crdt/disputed.js";
 export type { Escalation, EscalationReason } from "./crdt/escalation.js";
+export { EscalationAlreadyResolvedError } from "./integrations/escalation-already-resolved-error.js";
 export type { ItemIndexConfig } from "./integrations/langgraph-index.js";
 export type { ItemContender } from "./integrations/langgraph-item-log.js";
 export {

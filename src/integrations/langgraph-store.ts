@@ -13,6 +13,7 @@ import type { ContextStore } from "../context/context-store.js";
 import { UnknownEscalationError } from "../crdt/errors/unknown-escalation-error.js";
 import type { Escalation } from "../crdt/escalation.js";
 import { SharedState } from "../crdt/shared-state.js";
+import { EscalationAlreadyResolvedError } from "./escalation-already-resolved-error.js";
 import {
   embedPuts,
   type IndexedText,
@@ -203,9 +204,14 @@ export class SyncedStore extends BaseStore {
    * Settles an escalation with `value`, attributed to `by`: every replica reads `value` there from
    * then on, and the escalation shows the resolution.
    * @throws UnknownEscalationError when no item (nor shared-state field) has this escalation open.
+   * @throws EscalationAlreadyResolvedError when it was resolved already: a resolution is final.
    */
   async resolve(escalationId: string, value: unknown, options: { by: string }): Promise<void> {
     await this.state.sync();
+    const settled = [...this.state.escalations(), ...this.#itemEscalations()].find(
+      (escalation) => escalation.id === escalationId,
+    )?.resolution;
+    if (settled) throw new EscalationAlreadyResolvedError(escalationId, settled);
     const resolved = await this.#index.resolve(escalationId, value, {
       by: options.by,
       at: this.#now(),

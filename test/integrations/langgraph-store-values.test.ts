@@ -4,7 +4,12 @@ import { InvalidNamespaceError } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { itemNamespace, operationsField } from "../../src/integrations/langgraph-items.js";
-import { Disputed, SyncedStore, UnsupportedItemValueError } from "../../src/langgraph.js";
+import {
+  Disputed,
+  EscalationAlreadyResolvedError,
+  SyncedStore,
+  UnsupportedItemValueError,
+} from "../../src/langgraph.js";
 import { spawnTsChild, waitForExit } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
 
@@ -240,6 +245,13 @@ describe("deliberate differences from InMemoryStore (docs/integrations.md)", () 
     });
     const seats = (await synced.get(["ns"], "k"))?.value.seats;
     expect(seats).toBeInstanceOf(Disputed);
+    // Resolved once, for good: a second resolution is refused and the first stands.
+    const escalationId = (seats as Disputed).escalationId;
+    await synced.resolve(escalationId, new Map([["12A", "ada"]]), { by: "lead" });
+    await expect(synced.resolve(escalationId, "x", { by: "other" })).rejects.toThrow(
+      EscalationAlreadyResolvedError,
+    );
+    expect((await synced.get(["ns"], "k"))?.value.seats).toStrictEqual(new Map([["12A", "ada"]]));
     expect((seats as Disputed).contenders.map((contender) => contender.value)).toEqual(
       expect.arrayContaining([
         new Map([
