@@ -6,13 +6,12 @@
  *   LLM_MODEL=ollama/llama3.1 npx tsx examples/ai-sdk-agent.ts        # local Ollama, no key
  *   LLM_MODEL=myserver/qwen2.5 LLM_BASE_URL=http://localhost:8000/v1 npx tsx examples/ai-sdk-agent.ts
  *
- * `.env` in the working directory is read too. In your own project, import from "shared-ctx"
- * instead of "../src/index.js".
+ * `.env` in the working directory is read too. In your own project, import from "shared-ctx" and
+ * "shared-ctx/llm" instead of "../src/index.js" and "../src/llm.js".
  */
 import { generateText, stepCountIs } from "ai";
 import { config } from "dotenv";
 import {
-  createLlmProvider,
   EmbeddedStore,
   LlmConfigError,
   readLlmSettings,
@@ -20,6 +19,7 @@ import {
   SharedState,
   sharedContextTools,
 } from "../src/index.js";
+import { createLlmProvider } from "../src/llm.js";
 
 config({ quiet: true });
 let settings: ReturnType<typeof readLlmSettings>;

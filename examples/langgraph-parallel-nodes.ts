@@ -2,8 +2,9 @@
  * Two parallel LangGraph.js nodes write the same store item. With LangGraph's InMemoryStore one
  * write is lost; with shared-ctx's SyncedStore both survive and the scalar conflict is escalated.
  *
- *   npx tsx examples/langgraph-parallel-nodes.ts
+ *   npx tsx examples/langgraph-parallel-nodes.ts [database-file]
  *
+ * With a database file, run it again: both bookings stay however often it runs.
  * In your own project, import from "shared-ctx" and "shared-ctx/langgraph" instead of "../src/...".
  */
 import {
@@ -49,12 +50,13 @@ const inMemory = new InMemoryStore();
 await buildGraph(inMemory).invoke({});
 console.log("InMemoryStore:", JSON.stringify((await inMemory.get(["trips"], "berlin"))?.value));
 
-const contextStore = new EmbeddedStore({ path: ":memory:" });
+const contextStore = new EmbeddedStore({ path: process.argv[2] ?? ":memory:" });
 const synced = await SyncedStore.open({ store: contextStore, subjectId: "trip-berlin" });
 await buildGraph(synced).invoke({});
 const trip = await synced.get(["trips"], "berlin");
 console.log("SyncedStore:  ", JSON.stringify(trip?.value));
 for (const escalation of await synced.escalations()) {
+  if (escalation.resolution) continue; // settled on an earlier run
   const sides = escalation.contenders.map((contender) => `${contender.agentId}=${contender.value}`);
   console.log(`escalated:     ${escalation.key}: ${sides.join(" vs ")}`);
   await synced.resolve(escalation.id, 1000, { by: "lead" });

@@ -2,8 +2,11 @@
  * shared-ctx: one shared, authoritative context for parallel AI agents. Read before acting, publish
  * what you decide, merge concurrent writes, escalate genuine conflicts.
  *
- * Explicit named exports only. The LangGraph.js store lives at `shared-ctx/langgraph`, so this entry
- * never loads `@langchain/*` (an optional peer dependency).
+ * Explicit named exports only. This entry loads what the stores and `SharedContext` need, and no
+ * more: the LangGraph.js store is `shared-ctx/langgraph` (`@langchain/*` is an optional peer), the
+ * MCP server `shared-ctx/mcp`, the LLM provider `shared-ctx/llm` and the HTTP server
+ * `shared-ctx/server`, each loading its own packages (the MCP SDK, the AI SDK's providers, hono)
+ * only when imported.
  *
  * @example
  * ```ts
@@ -99,20 +102,14 @@ export {
   SharedState,
 } from "./crdt/shared-state.js";
 export { SharedCtxError } from "./errors.js";
-// Integrations: Vercel AI SDK tools and an MCP server.
+// Integrations: Vercel AI SDK tools (the MCP server is `shared-ctx/mcp`, LangGraph `shared-ctx/langgraph`).
 export {
   type SharedContextTools,
   type SharedContextToolsOptions,
+  type SharedStateTools,
   sharedContextTools,
 } from "./integrations/ai-sdk-tools.js";
-export {
-  createSharedContextMcpServer,
-  decisionsResourceUri,
-  type OpenSharedContextMcpServerOptions,
-  openSharedContextMcpServer,
-  type SharedContextMcpServerOptions,
-  type SharedContextMcpSession,
-} from "./integrations/mcp-server.js";
+export type { GetStateResult, PutStateResult } from "./integrations/state-tools.js";
 export type {
   CheckSharedDecisionsResult,
   ContenderView,
@@ -124,7 +121,7 @@ export type {
   TimelineResult,
 } from "./integrations/tool-results.js";
 export { UnsupportedStoreOperationError } from "./integrations/unsupported-store-operation-error.js";
-// Models: the LLM_* settings and the OpenAI-compatible provider the LLM brain thinks with.
+// Models: the LLM_* settings and their errors (the provider itself is `shared-ctx/llm`).
 export { LlmAuthError } from "./llm/errors/llm-auth-error.js";
 export { LlmConfigError } from "./llm/errors/llm-config-error.js";
 export { LlmConnectionError } from "./llm/errors/llm-connection-error.js";
@@ -132,8 +129,7 @@ export { LlmOutputError } from "./llm/errors/llm-output-error.js";
 export { LlmRequestError } from "./llm/errors/llm-request-error.js";
 export { LlmTimeoutError } from "./llm/errors/llm-timeout-error.js";
 export { type LlmSettings, readLlmSettings } from "./llm/llm-settings.js";
-export { createLlmProvider, type LlmProviderOptions } from "./llm/provider.js";
-// Scenarios: the runner behind `shared-ctx run` and `demo`.
+// Scenarios: the runner behind `shared-ctx run` and `demo` (its agents load the AI SDK on first run).
 export {
   defaultScenarioName,
   listScenarios,
@@ -143,9 +139,3 @@ export {
 } from "./scenario/load-scenario.js";
 export { type RunHandle, type StartRunOptions, startRun } from "./scenario/scenario-runner.js";
 export type { Scenario } from "./scenario/scenario-schema.js";
-// `shared-ctx serve`: the Statewave-compatible HTTP server over an embedded store.
-export {
-  type RunningServer,
-  type StartServerOptions,
-  startServer,
-} from "./server/listen.js";

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, platform } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /**
  * How fast the built `shared-ctx` starts, measured on the real bin in child processes, each figure
@@ -13,6 +13,8 @@ import { fileURLToPath } from "node:url";
  * - time from spawn to the answer of an MCP `initialize` request on `shared-ctx mcp`;
  * - `shared-ctx hook pre-tool-use` (a Claude Code hook, run on every edit) refusing an `Edit` of
  *   a retired module: its CPU against `node -e 0`'s, and its wall time from spawn to exit.
+ * - the library: how long `import` (and `require`) of each entry point takes in a fresh process,
+ *   measured by the process itself around the import (no target: a figure to watch).
  * Medians of `repeats` runs.
  */
 
@@ -51,6 +53,19 @@ export interface StartupFigure {
   readonly error?: string;
 }
 
+/** How long loading one library entry point takes, in a fresh process. */
+export interface ImportFigure {
+  /** `import shared-ctx/langgraph`, `require shared-ctx`. */
+  readonly name: string;
+  /** Median milliseconds of the import itself, as the importing process timed it. */
+  readonly importMs: number;
+  /** Median wall milliseconds of the whole process (Node's own start included). */
+  readonly wallMs: number;
+  readonly spreadMs: readonly [number, number];
+  /** Set when the entry could not be loaded (e.g. not built, or a peer missing). */
+  readonly error?: string;
+}
+
 /** What {@link runStartupBench} returns. */
 export interface StartupBenchResult {
   readonly machine: {
@@ -67,6 +82,8 @@ export interface StartupBenchResult {
   /** How the demo's first frame was observed. */
   readonly demoOutput: "terminal" | "pipe";
   readonly figures: readonly StartupFigure[];
+  /** The library's entry points (absent when measured by an older bench). */
+  readonly imports?: readonly ImportFigure[];
 }
 
 /** The issue-12 targets. */
@@ -362,6 +379,8 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
     }),
   );
 
+  const imports = await measureLibraryImports(dirname(dirname(bin)), repeats, common, progress);
+
   // A CPU figure is judged against `node -e 0`'s CPU, a latency figure against its limit.
   type Measured = {
     cpuMs: number;
@@ -416,7 +435,65 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
     baseline: { cpuMs: round(baseline.cpuMs), wallMs: round(baseline.wallMs) },
     demoOutput: script ? "terminal" : "pipe",
     figures,
+    imports,
   };
+}
+
+/** The library's entry points, as a consumer loads them (`package.json` `exports`). */
+const libraryEntries: ReadonlyArray<{ name: string; file: string; loader: "import" | "require" }> =
+  [
+    { name: "import shared-ctx", file: "index.js", loader: "import" },
+    { name: "require shared-ctx", file: "index.cjs", loader: "require" },
+    { name: "import shared-ctx/langgraph", file: "langgraph.js", loader: "import" },
+    { name: "import shared-ctx/mcp", file: "mcp.js", loader: "import" },
+    { name: "import shared-ctx/llm", file: "llm.js", loader: "import" },
+    { name: "import shared-ctx/server", file: "server.js", loader: "import" },
+  ];
+
+/** Each entry point of the package at `packageRoot`, loaded `repeats` times in fresh processes. */
+async function measureLibraryImports(
+  packageRoot: string,
+  repeats: number,
+  common: { probe: string; cwd: string; env: NodeJS.ProcessEnv },
+  progress: (message: string) => void,
+): Promise<ImportFigure[]> {
+  const figures: ImportFigure[] = [];
+  for (const entry of libraryEntries) {
+    progress(`${entry.name} × ${repeats}`);
+    const path = join(packageRoot, "dist", entry.file);
+    // The process times the load itself (Node's own start-up is not counted in importMs) and
+    // reports it on stderr, the stream the probe runner keeps.
+    const report = "process.stderr.write('import-ms='+(performance.now()-t))";
+    const load =
+      entry.loader === "import"
+        ? `const t=performance.now();await import(${JSON.stringify(pathToFileURL(path).href)});${report}`
+        : `const t=performance.now();require(${JSON.stringify(path)});${report}`;
+    const args = entry.loader === "import" ? ["--input-type=module", "-e", load] : ["-e", load];
+    const importTimes: number[] = [];
+    const wallTimes: number[] = [];
+    let error: string | undefined;
+    for (let index = 0; index < repeats && error === undefined; index += 1) {
+      const outcome = await runProbed(args, common);
+      const measured = Number.parseFloat(/import-ms=([\d.]+)/.exec(outcome.stderr)?.[1] ?? "");
+      if (outcome.code !== 0 || !Number.isFinite(measured)) {
+        error = `exit ${outcome.code}: ${outcome.stderr.trim().split("\n")[0] ?? ""}`;
+        break;
+      }
+      importTimes.push(measured);
+      wallTimes.push(outcome.wallMs);
+    }
+    figures.push(
+      error === undefined
+        ? {
+            name: entry.name,
+            importMs: round(median(importTimes)),
+            wallMs: round(median(wallTimes)),
+            spreadMs: spread(importTimes),
+          }
+        : { name: entry.name, importMs: Number.NaN, wallMs: Number.NaN, spreadMs: [0, 0], error },
+    );
+  }
+  return figures;
 }
 
 /** The result as a table, one line per target with MET or MISSED. */
@@ -439,6 +516,17 @@ export function formatStartupBenchTable(result: StartupBenchResult): string {
     lines.push(
       `  ${figure.name.padEnd(18)} ${measured.padEnd(48)} ${range.padEnd(24)} target ${figure.target}: ${verdict}${figure.error ? ` (${figure.error})` : ""}`,
     );
+  }
+  if (result.imports && result.imports.length > 0) {
+    lines.push("", "  the library (time of the import itself, in a fresh process; no target):");
+    for (const figure of result.imports) {
+      const [fastest, slowest] = figure.spreadMs;
+      lines.push(
+        figure.error
+          ? `  ${figure.name.padEnd(30)} not measured (${figure.error})`
+          : `  ${figure.name.padEnd(30)} ${`${figure.importMs} ms`.padEnd(12)} ${`${figure.wallMs} ms process wall`.padEnd(24)} range ${fastest}–${slowest} ms`,
+      );
+    }
   }
   lines.push(
     "",

@@ -128,6 +128,11 @@ export class SharedContext {
     return this.#subjectId;
   }
 
+  /** The store it reads and writes (the caller's: closing the context does not close it). */
+  get store(): ContextStore {
+    return this.#store;
+  }
+
   /**
    * Reads the context for `task` as `callerId` sees it now, and records what it received.
    * @param options.maxTokens token budget of the assembled context (@default the store's, 4000)
@@ -268,6 +273,18 @@ export class SharedContext {
     return () => {
       listeners.delete(listener);
     };
+  }
+
+  /**
+   * The open disputes between active decisions (`contradicting-decisions`) on the subject, without
+   * recording a read: what a dashboard or the MCP decisions resource lists.
+   */
+  async contradictions(): Promise<MemoryDispute[]> {
+    const decisions = await this.#store.searchMemories(this.#subjectId, {
+      kind: "architectural_decision",
+      limit: 100,
+    });
+    return this.#contradictionsAmong(decisions, new Map([["architectural_decision", decisions]]));
   }
 
   /** Stops watching. Does not close the store or the state (they are the caller's). Idempotent. */

@@ -1,18 +1,29 @@
-import { type Tool, tool } from "ai";
+import type { Tool } from "ai";
 import type { SharedContext } from "../context/shared-context.js";
 import type { SharedState } from "../crdt/shared-state.js";
 import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
 import { openItemEscalations } from "./langgraph-items.js";
+import { createStateTools, type GetStateResult, type PutStateResult } from "./state-tools.js";
 import {
   type CheckSharedDecisionsResult,
+  type EscalationView,
   type PublishDecisionResult,
   publishDecisionResult,
+  type TimelineResult,
 } from "./tool-results.js";
 import {
   type CheckSharedDecisionsInput,
   checkSharedDecisionsInput,
+  type GetStateInput,
+  type GetTimelineInput,
+  getStateInput,
+  getTimelineInput,
   type PublishDecisionInput,
+  type PutStateInput,
   publishDecisionInput,
+  putStateInput,
+  type ResolveEscalationInput,
+  resolveEscalationInput,
   toolDescriptions,
 } from "./tool-schemas.js";
 
@@ -25,15 +36,24 @@ export interface SharedContextToolsOptions {
   /** Kind of a published decision when the model names none. @default "architectural_decision" */
   defaultKind?: string;
   /**
-   * A shared-state replica of the subject (e.g. the one `shared` was made with): the open disputes
-   * of LangGraph store items on it (`SyncedStore`) are listed too.
-   * @default none: only the shared context's own disputes
+   * A shared-state replica of the subject (e.g. the one `shared` was made with): with it the tools
+   * are the full set MCP has (`get_state`, `put_state`, `resolve_escalation`, `get_timeline` too),
+   * and the open disputes of LangGraph store items on it (`SyncedStore`) are listed.
+   * @default none: `check_shared_decisions` and `publish_decision` only
    */
   state?: SharedState;
 }
 
+/** The tools over shared state, added when a `state` is given (the same as MCP's). */
+export type SharedStateTools = {
+  get_state: Tool<GetStateInput, GetStateResult>;
+  put_state: Tool<PutStateInput, PutStateResult>;
+  resolve_escalation: Tool<ResolveEscalationInput, EscalationView>;
+  get_timeline: Tool<GetTimelineInput, TimelineResult>;
+};
+
 /**
- * The two tools, keyed by the names the model sees. A type alias (not an interface) so that it is
+ * The two decision tools, keyed by the names the model sees. A type alias (not an interface) so that it is
  * assignable to the AI SDK's `ToolSet` index signature.
  */
 export type SharedContextTools = {
@@ -57,11 +77,19 @@ export type SharedContextTools = {
  */
 export function sharedContextTools(
   shared: SharedContext,
+  options: SharedContextToolsOptions & { state: SharedState },
+): SharedContextTools & SharedStateTools;
+export function sharedContextTools(
+  shared: SharedContext,
   options: SharedContextToolsOptions,
-): SharedContextTools {
+): SharedContextTools;
+export function sharedContextTools(
+  shared: SharedContext,
+  options: SharedContextToolsOptions,
+): SharedContextTools | (SharedContextTools & SharedStateTools) {
   const { callerId, maxTokens, defaultKind = "architectural_decision", state } = options;
-  return {
-    check_shared_decisions: tool({
+  const decisionTools: SharedContextTools = {
+    check_shared_decisions: defineTool<CheckSharedDecisionsInput, CheckSharedDecisionsResult>({
       description: toolDescriptions.checkSharedDecisions,
       inputSchema: checkSharedDecisionsInput,
       execute: ({ task }) =>
@@ -72,7 +100,7 @@ export function sharedContextTools(
       // The summary (disputes with both sides, superseded decisions) is the first thing the model reads.
       toModelOutput: ({ output }) => ({ type: "text", value: checkResultText(output) }),
     }),
-    publish_decision: tool({
+    publish_decision: defineTool<PublishDecisionInput, PublishDecisionResult>({
       description: toolDescriptions.publishDecision,
       inputSchema: publishDecisionInput,
       execute: async ({ content, kind, target, confidence }) =>
@@ -85,4 +113,45 @@ export function sharedContextTools(
         ),
     }),
   };
+  if (state === undefined) return decisionTools;
+  const tools = createStateTools({
+    state,
+    shared,
+    store: shared.store,
+    subjectId: shared.subjectId,
+    agentId: callerId,
+  });
+  const stateTools: SharedStateTools = {
+    get_state: defineTool<GetStateInput, GetStateResult>({
+      description: toolDescriptions.getState,
+      inputSchema: getStateInput,
+      // A refusal (a key without a namespace) throws: the model reads it as the tool's error.
+      execute: (input) => tools.getState(input),
+    }),
+    put_state: defineTool<PutStateInput, PutStateResult>({
+      description: toolDescriptions.putState,
+      inputSchema: putStateInput,
+      execute: (input) => tools.putState(input),
+    }),
+    resolve_escalation: defineTool<ResolveEscalationInput, EscalationView>({
+      description: toolDescriptions.resolveEscalation,
+      inputSchema: resolveEscalationInput,
+      execute: (input) => tools.resolveEscalation(input),
+    }),
+    get_timeline: defineTool<GetTimelineInput, TimelineResult>({
+      description: toolDescriptions.getTimeline,
+      inputSchema: getTimelineInput,
+      execute: (input) => tools.getTimeline(input),
+    }),
+  };
+  return { ...decisionTools, ...stateTools };
+}
+
+/**
+ * The AI SDK's `tool()` returns its argument as it is (it only helps inference); written here so that
+ * making the tools loads nothing of the AI SDK (`import { sharedContextTools } from "shared-ctx"`
+ * stays cheap for code that never calls a model).
+ */
+function defineTool<Input, Output>(definition: Tool<Input, Output>): Tool<Input, Output> {
+  return definition;
 }

@@ -1,8 +1,9 @@
 import type { JsonValue } from "../context/context-store.js";
 import { type Contender, Disputed } from "../crdt/disputed.js";
-import { InvalidStateValueError } from "../crdt/errors/invalid-state-value-error.js";
 import type { Escalation, EscalationReason } from "../crdt/escalation.js";
-import { canonicalJson, defineOwn, isJsonValue, isPlainObject } from "../crdt/json-value.js";
+import { canonicalJson, defineOwn, isPlainObject } from "../crdt/json-value.js";
+import { decodeValue, encodeValue, typeTag } from "./langgraph-value-codec.js";
+import { UnsupportedItemValueError } from "./unsupported-item-value-error.js";
 
 /**
  * How a LangGraph store item merges: every `put`, `delete` and resolution of an item is one
@@ -13,10 +14,11 @@ import { canonicalJson, defineOwn, isJsonValue, isPlainObject } from "../crdt/js
  * Cells are the leaves of the item's value: scalars, lists and empty objects (`{}` markers, the
  * item itself being the root marker). A `put` replaces the item as its writer saw it: cells it
  * dropped are removed, lists it changed record what was added and removed. Writes concurrent with
- * each other (neither writer had seen the other) merge per cell: lists apply each other's
- * additions and removals, different cells of one object both stay, and a cell set (or removed) to
- * different values is disputed: the item reads back a `Disputed` there, and an escalation names
- * every contender until someone resolves it.
+ * each other (neither writer had seen the other) merge per cell: lists merge add-wins (an element
+ * any of them still holds stays), different cells of one object both stay, and a cell set (or
+ * removed) to different values is disputed: the item reads back a `Disputed` there, and an
+ * escalation names every contender until someone resolves it. Values that are not JSON travel
+ * encoded (see langgraph-value-codec.ts); cells hold the encoded form, the view the decoded one.
  */
 
 /** One cell change of an operation: `p` is the cell's path in the item's value. */
@@ -41,6 +43,17 @@ export interface ItemOperation {
   changes: CellChange[];
   /** A resolution: the escalation it settles (its one change is the chosen value). */
   resolves?: string;
+  /**
+   * The embeddings of the put's indexed fields (when the writing store has an `index`): they
+   * replace the item's earlier ones, as a put replaces its value. Absent: no vectors.
+   */
+  vectors?: ItemVector[];
+}
+
+/** One embedded field of an item: LangGraph's field path (`text`, `texts.1`, `$`) and its vector. */
+export interface ItemVector {
+  field: string;
+  vector: number[];
 }
 
 /** A contender of an item dispute; `removed` when that side deleted the cell (or the item). */
@@ -50,9 +63,12 @@ export interface ItemContender extends Contender {
 
 /** An item as one viewpoint reads it. */
 export interface ItemView {
-  /** Undefined when the item does not exist (never written, or deleted). */
-  value: Record<string, unknown> | undefined;
-  /** Each cell's current value (a `Disputed` when disputed), keyed by `cellKey(path)`. */
+  /**
+   * Undefined when the item does not exist (never written, or deleted). Usually an object; any
+   * other value put whole (a list, a string, a `Map`) reads back as put.
+   */
+  value: unknown;
+  /** Each cell's current value as stored (encoded; a `Disputed` when disputed), keyed by `cellKey(path)`. */
   cells: Map<string, { path: string[]; value: unknown }>;
   /** Every escalation of the item, open or resolved, in id order. */
   escalations: Escalation[];
@@ -62,6 +78,8 @@ export interface ItemView {
   heads: string[];
   createdAt: number;
   updatedAt: number;
+  /** The embeddings of the item's value, from the last put (none after a delete). */
+  vectors: ItemVector[];
 }
 
 /** The key a cell is indexed by. */
@@ -106,9 +124,12 @@ export function materializeItem(
   const escalationPaths = new Map<string, string[]>();
   let createdAt = 0;
   let updatedAt = 0;
+  let vectors: ItemVector[] = [];
 
   for (const operation of ordered) {
     updatedAt = Math.max(updatedAt, operation.at);
+    // A resolution settles a cell; the item's embeddings stay those of the last put or delete.
+    if (operation.resolves === undefined) vectors = operation.vectors ?? [];
     for (const change of operation.changes) {
       const key = cellKey(change.p);
       let cell = cells.get(key);
@@ -162,7 +183,7 @@ export function materializeItem(
       Array.isArray(cell.value) &&
       concurrentHeads.every((head) => "list" in head.change)
     ) {
-      cell.value = mergeList(cell.value, change);
+      cell.value = unionOfLists(cell.heads);
       return;
     }
     if (canonicalJson(written) === canonicalJson(cell.value) && written !== undefined) return;
@@ -190,23 +211,38 @@ export function materializeItem(
   const sortedCells = [...cells.values()].sort(
     (left, right) => left.path.length - right.path.length,
   );
+  let whole: { value: unknown } | undefined;
   for (const cell of sortedCells) {
     const value: unknown = cell.open
-      ? new Disputed(cell.open.id, cell.open.contenders)
+      ? new Disputed(
+          cell.open.id,
+          cell.open.contenders.map((contender) => ({
+            ...contender,
+            value: decodeValue(contender.value),
+          })),
+        )
       : cloneJson(cell.value);
     if (value === undefined) continue;
+    // A value put whole that is not an object (a list, a string, a Map) is the root cell itself.
+    if (cell.path.length === 0 && !cell.open && !isEmptyObject(value)) {
+      whole = { value: decodeValue(value) };
+      view.set(cellKey(cell.path), { path: cell.path, value });
+      continue;
+    }
     root ??= {};
     // The root cell only says the item exists (a dispute there, e.g. a delete concurrent with a
     // re-creation, is listed in the escalations): its value is the item's other cells.
     // A cell under a disputed one is not shown but still counted: resolving the dispute, or
     // removing the field, must remove it too.
-    if (cell.path.length > 0) place(root, cell.path, value);
+    if (cell.path.length > 0) {
+      place(root, cell.path, value instanceof Disputed ? value : decodeValue(value));
+    }
     view.set(cellKey(cell.path), { path: cell.path, value });
   }
 
   const referenced = new Set(operations.flatMap((operation) => operation.parents));
   return {
-    value: root,
+    value: whole ? whole.value : root,
     cells: view,
     escalations: [...escalations.values()]
       .map((escalation) => structuredClone(escalation))
@@ -215,7 +251,12 @@ export function materializeItem(
     heads: ordered.filter((operation) => !referenced.has(operation.id)).map((op) => op.id),
     createdAt: createdAt || updatedAt,
     updatedAt,
+    vectors: root === undefined && whole === undefined ? [] : vectors,
   };
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return isPlainObject(value) && Object.keys(value).length === 0;
 }
 
 /**
@@ -224,15 +265,14 @@ export function materializeItem(
  * `Disputed` written back unchanged (the instance, or its JSON) is no change either. The root cell
  * (the item exists) is always written by a put.
  * `next === undefined` deletes the item: every cell the writer saw is removed.
- * @throws InvalidStateValueError when `next` holds anything but JSON, before anything is written.
+ * @throws UnsupportedItemValueError when `next` holds a value with no encoding, before anything is written.
  */
-export function diffItem(
-  namespace: string,
-  base: ItemView["cells"],
-  next: Record<string, unknown> | undefined,
-): CellChange[] {
+export function diffItem(namespace: string, base: ItemView["cells"], next: unknown): CellChange[] {
   const nextCells: NextCells = new Map();
-  if (next !== undefined) flatten(next, [], nextCells, base, namespace);
+  if (isPlainObject(next)) flatten(next, [], nextCells, base, namespace);
+  else if (next !== undefined) {
+    nextCells.set(cellKey([]), { path: [], value: encodeValue(next, { namespace, field: "" }) });
+  }
   // A put always writes the item's root cell, even when it changed nothing else: so a put and a
   // delete that did not see each other dispute the item instead of one silently undoing the other.
   return changesBetween(base, nextCells, next === undefined ? undefined : cellKey([]));
@@ -241,7 +281,7 @@ export function diffItem(
 /**
  * The changes a resolution writes: the cell at `path` (the disputed one) set to `value`, every cell
  * below it replaced by `value`'s own (an object resolution keeps its keys, a scalar one drops them).
- * @throws InvalidStateValueError when `value` is not JSON.
+ * @throws UnsupportedItemValueError when `value` has no encoding.
  */
 export function resolutionChanges(
   namespace: string,
@@ -252,8 +292,11 @@ export function resolutionChanges(
   const below = new Map([...base].filter(([, cell]) => startsWithPath(cell.path, path)));
   const nextCells: NextCells = new Map();
   if (isPlainObject(value)) flatten(value, path, nextCells, below, namespace);
-  else if (isJsonValue(value)) nextCells.set(cellKey(path), { path, value });
-  else throw new InvalidStateValueError({ namespace, key: cellLabel(path) });
+  else
+    nextCells.set(cellKey(path), {
+      path,
+      value: encodeValue(value, { namespace, field: cellLabel(path) }),
+    });
   return changesBetween(below, nextCells, cellKey(path));
 }
 
@@ -303,12 +346,13 @@ function changesBetween(
 }
 
 /**
- * Checks that `value` can be put (JSON, where a `Disputed` read back counts as JSON), so a batch
- * can be refused whole before anything of it is written.
- * @throws InvalidStateValueError
+ * Checks that `value` can be put (what `encodeValue` encodes, where a `Disputed` read back counts),
+ * so a batch can be refused whole before anything of it is written.
+ * @throws UnsupportedItemValueError naming the item, the field and the value's type.
  */
-export function validateItemValue(namespace: string, value: Record<string, unknown>): void {
-  flatten(value, [], new Map(), "any", namespace);
+export function validateItemValue(namespace: string, value: unknown): void {
+  if (isPlainObject(value)) flatten(value, [], new Map(), "any", namespace);
+  else encodeValue(value, { namespace, field: "" });
 }
 
 /** True for a `Disputed` or its JSON (`{ disputed, contenders }`), as a round trip leaves it. */
@@ -332,6 +376,13 @@ function flatten(
   base: ItemView["cells"] | "any",
   namespace: string,
 ): void {
+  if (Object.hasOwn(value, typeTag)) {
+    throw new UnsupportedItemValueError({
+      namespace,
+      field: cellLabel(path),
+      type: `an object with a "${typeTag}" key`,
+    });
+  }
   const names = Object.keys(value);
   // Every object is a cell of its own (a `{}` marker): one writer making a field an object while
   // another makes it a scalar is then a dispute of that cell, not two cells that cannot both stand.
@@ -354,10 +405,10 @@ function flatten(
       flatten(child, childPath, into, base, namespace);
       continue;
     }
-    if (!isJsonValue(child)) {
-      throw new InvalidStateValueError({ namespace, key: cellLabel(childPath) });
-    }
-    into.set(key, { path: childPath, value: child });
+    into.set(key, {
+      path: childPath,
+      value: encodeValue(child, { namespace, field: cellLabel(childPath) }),
+    });
   }
 }
 
@@ -393,19 +444,23 @@ function startsWithPath(path: readonly string[], prefix: readonly string[]): boo
   return prefix.every((part, index) => path[index] === part);
 }
 
-/** A list written concurrently with another: apply its removals and additions to the merge. */
-function mergeList(
-  current: readonly JsonValue[],
-  change: { add: JsonValue[]; remove: JsonValue[] },
-): JsonValue[] {
-  const removed = new Set(change.remove.map(canonicalJson));
-  const merged = current.filter((element) => !removed.has(canonicalJson(element)));
-  const present = new Set(merged.map(canonicalJson));
-  for (const element of change.add) {
-    const canonical = canonicalJson(element);
-    if (present.has(canonical)) continue;
-    present.add(canonical);
-    merged.push(element);
+/**
+ * Lists written concurrently merge add-wins: an element stays when any of the concurrent writers'
+ * lists holds it, so a writer that put its own list without the others' elements (it did not
+ * merge what it read) removes nothing of theirs. Order: each writer's list in turn, duplicates once.
+ */
+function unionOfLists(heads: readonly CellEvent[]): JsonValue[] {
+  const merged: JsonValue[] = [];
+  const present = new Set<string>();
+  for (const head of heads) {
+    const written = writtenValue(head.change);
+    if (!Array.isArray(written)) continue;
+    for (const element of written) {
+      const canonical = canonicalJson(element);
+      if (present.has(canonical)) continue;
+      present.add(canonical);
+      merged.push(element);
+    }
   }
   return merged;
 }

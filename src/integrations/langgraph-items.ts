@@ -4,11 +4,13 @@ import type { SharedState } from "../crdt/shared-state.js";
 import {
   type CellChange,
   type ItemOperation,
+  type ItemVector,
   type ItemView,
   materializeItem,
   parseItemOperation,
   resolutionChanges,
 } from "./langgraph-item-log.js";
+import { copyValue } from "./langgraph-value-codec.js";
 
 /**
  * How LangGraph store items live in shared state: the item at (`namespace`, `key`) is the shared-state
@@ -121,7 +123,13 @@ export class ItemIndex {
   write(
     name: string,
     viewpoint: Viewpoint,
-    write: { id: string; at: number; changes: CellChange[]; resolves?: string },
+    write: {
+      id: string;
+      at: number;
+      changes: CellChange[];
+      resolves?: string;
+      vectors?: ItemVector[];
+    },
   ): Promise<void> {
     const heads = this.view(name, viewpoint).heads;
     const all = this.#items.get(name) ?? [];
@@ -135,6 +143,7 @@ export class ItemIndex {
       depth: 1 + Math.max(0, ...heads.map(depthOf)),
       changes: write.changes,
       ...(write.resolves === undefined ? {} : { resolves: write.resolves }),
+      ...(write.vectors === undefined ? {} : { vectors: write.vectors }),
     };
     viewpoint.wrote(operation.id);
     const state = this.#state;
@@ -244,19 +253,47 @@ export function liveViewpoint(agentId: string): Viewpoint {
   return { agentId, sees: () => true, wrote: () => {} };
 }
 
+/**
+ * Why LangGraph's `InMemoryStore` would refuse `namespace` in a batch (the `langgraph` root is
+ * allowed there), or undefined: the same rules as its `validateNamespace`, kept here so that this
+ * module (read by the MCP server too) never loads LangGraph. `SyncedStore` throws LangGraph's own
+ * `InvalidNamespaceError`; this filters what another writer (an older version) may have stored.
+ */
+export function namespaceProblem(namespace: readonly unknown[]): string | undefined {
+  if (namespace.length === 0) return "Namespace cannot be empty.";
+  for (const label of namespace) {
+    if (typeof label !== "string") return `Namespace labels must be strings, got ${typeof label}.`;
+    if (label.includes(".")) return `Namespace labels cannot contain periods ('.'): '${label}'.`;
+    if (label.includes(":")) return `Namespace labels cannot contain colons (':'): '${label}'.`;
+    if (label.includes("\0")) return "Namespace labels cannot contain NUL bytes.";
+    if (label === "") return "Namespace labels cannot be empty strings.";
+  }
+  return undefined;
+}
+
+function isValidNamespace(namespace: readonly string[]): boolean {
+  return namespaceProblem(namespace) === undefined;
+}
+
 /** An item view as LangGraph's `Item`, or null when the item does not exist. */
 export function toItem(namespace: string[], key: string, view: ItemView): Item | null {
   if (view.value === undefined) return null;
   return {
     namespace,
     key,
-    value: view.value,
+    // `BaseStore` types values as records; a value put whole (a list, a string) reads back as put.
+    // A copy: views are cached, and what a caller does with its item must not change them.
+    value: copyValue(view.value) as Record<string, unknown>,
     createdAt: new Date(view.createdAt),
     updatedAt: new Date(view.updatedAt),
   };
 }
 
-/** Every item under `op.namespacePrefix` that passes `op.filter` (and `op.query` as a substring). */
+/**
+ * Every item under `op.namespacePrefix` that passes `op.filter`, paginated. With `queryVector` (the
+ * store has an index and the search a query), items with embeddings come first, best cosine
+ * similarity of any of their fields first, then the items without, unscored: as `InMemoryStore`.
+ */
 export function searchItems(
   index: ItemIndex,
   op: {
@@ -264,26 +301,54 @@ export function searchItems(
     filter?: Record<string, unknown>;
     limit?: number;
     offset?: number;
-    query?: string;
   },
   viewpoint: Viewpoint | undefined,
+  queryVector?: readonly number[],
 ): SearchItem[] {
-  const matches: SearchItem[] = [];
+  const scored: Array<{ item: Item; score: number }> = [];
+  const unscored: SearchItem[] = [];
   for (const name of index.names()) {
     const path = parseItemNamespace(name);
     if (!path || !startsWith(path.namespace, op.namespacePrefix)) continue;
-    const item = toItem(path.namespace, path.key, index.view(name, viewpoint));
+    if (!isValidNamespace(path.namespace)) continue;
+    const view = index.view(name, viewpoint);
+    const item = toItem(path.namespace, path.key, view);
     if (!item) continue;
     if (op.filter && !matchesFilter(item.value, op.filter)) continue;
-    // No embeddings here: a query is a case-insensitive substring of the item's JSON.
-    if (op.query && !JSON.stringify(item.value).toLowerCase().includes(op.query.toLowerCase())) {
-      continue;
+    if (queryVector && view.vectors.length > 0) {
+      const score = Math.max(
+        ...view.vectors.map((entry) => cosineSimilarity(queryVector, entry.vector)),
+      );
+      scored.push({ item, score });
+    } else {
+      unscored.push({ ...item, score: undefined });
     }
-    matches.push({ ...item, score: undefined });
   }
-  matches.sort((a, b) => compareText(itemSortKey(a), itemSortKey(b)));
+  const byKey = (a: Item, b: Item) => compareText(itemSortKey(a), itemSortKey(b));
+  unscored.sort(byKey);
+  scored.sort((a, b) => b.score - a.score || byKey(a.item, b.item));
+  const matches: SearchItem[] = [
+    ...scored.map(({ item, score }) => ({ ...item, score })),
+    ...unscored,
+  ];
   const offset = op.offset ?? 0;
   return matches.slice(offset, offset + (op.limit ?? 10));
+}
+
+/** LangGraph's cosine similarity: 0 when either vector is all zeros. */
+function cosineSimilarity(left: readonly number[], right: readonly number[]): number {
+  let dot = 0;
+  let leftSquares = 0;
+  let rightSquares = 0;
+  for (let position = 0; position < left.length; position += 1) {
+    const a = left[position] ?? 0;
+    const b = right[position] ?? 0;
+    dot += a * b;
+    leftSquares += a * a;
+    rightSquares += b * b;
+  }
+  const magnitude = Math.sqrt(leftSquares) * Math.sqrt(rightSquares);
+  return magnitude === 0 ? 0 : dot / magnitude;
 }
 
 /** The namespaces holding at least one item, filtered, truncated to `maxDepth` and paginated. */
@@ -295,7 +360,8 @@ export function listItemNamespaces(
   const seen = new Map<string, string[]>();
   for (const name of index.names()) {
     const path = parseItemNamespace(name);
-    if (!path) continue;
+    // Only namespaces LangGraph accepts: another writer (an older version) may have stored others.
+    if (!path || !isValidNamespace(path.namespace)) continue;
     // Like LangGraph's InMemoryStore, a namespace stays listed once its items are deleted.
     if (index.view(name, viewpoint).heads.length === 0) continue;
     if (!(op.matchConditions ?? []).every((condition) => matches(condition, path.namespace))) {
@@ -306,7 +372,8 @@ export function listItemNamespaces(
     seen.set(JSON.stringify(namespace), namespace);
   }
   const namespaces = [...seen.values()].sort((a, b) => compareText(a.join("/"), b.join("/")));
-  return namespaces.slice(op.offset, op.offset + op.limit);
+  const offset = op.offset ?? 0;
+  return namespaces.slice(offset, offset + (op.limit ?? namespaces.length));
 }
 
 function itemSortKey(item: Item): string {
@@ -329,7 +396,9 @@ function matches(condition: MatchCondition, namespace: readonly string[]): boole
 }
 
 /** LangGraph's filter semantics: equality, or `$eq $ne $gt $gte $lt $lte $in $nin` operators. */
-function matchesFilter(fields: Record<string, unknown>, filter: Record<string, unknown>): boolean {
+function matchesFilter(value: unknown, filter: Record<string, unknown>): boolean {
+  const fields: Record<string, unknown> =
+    typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
   return Object.entries(filter).every(([field, expected]) => {
     const actual = fields[field];
     if (typeof expected !== "object" || expected === null || Array.isArray(expected)) {

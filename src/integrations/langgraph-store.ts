@@ -6,12 +6,26 @@ import {
   type LangGraphRunnableConfig,
   type Operation,
   type OperationResults,
+  type PutOperation,
 } from "@langchain/langgraph";
+import { validateNamespace } from "@langchain/langgraph-checkpoint";
 import type { ContextStore } from "../context/context-store.js";
 import { UnknownEscalationError } from "../crdt/errors/unknown-escalation-error.js";
 import type { Escalation } from "../crdt/escalation.js";
 import { SharedState } from "../crdt/shared-state.js";
-import { type CellChange, diffItem, validateItemValue } from "./langgraph-item-log.js";
+import { EscalationAlreadyResolvedError } from "./escalation-already-resolved-error.js";
+import {
+  embedPuts,
+  type IndexedText,
+  type ItemIndexConfig,
+  indexedTexts,
+} from "./langgraph-index.js";
+import {
+  type CellChange,
+  diffItem,
+  type ItemVector,
+  validateItemValue,
+} from "./langgraph-item-log.js";
 import {
   ItemIndex,
   itemNamespace,
@@ -45,6 +59,13 @@ export interface SyncedStoreOptions {
    * @default ignore
    */
   onError?: (error: unknown) => void;
+  /**
+   * Semantic search, configured as LangGraph's own stores are: `{ embeddings, dims, fields? }`
+   * with LangChain's `Embeddings`. Puts embed their indexed fields (`fields`, or the put's own
+   * `index` list; `index: false` none), `search(prefix, { query })` ranks by cosine similarity.
+   * Without it, a query is ignored and nothing is scored (as `InMemoryStore` without an index).
+   */
+  index?: ItemIndexConfig;
 }
 
 /**
@@ -91,6 +112,7 @@ export class SyncedStore extends BaseStore {
   readonly #announced: Set<string>;
   readonly #unsubscribe: () => void;
   readonly #onError: (error: unknown) => void;
+  readonly #indexConfig: ItemIndexConfig | undefined;
   #closed = false;
 
   private constructor(state: SharedState, options: SyncedStoreOptions) {
@@ -101,6 +123,7 @@ export class SyncedStore extends BaseStore {
     this.#now = options.now ?? Date.now;
     this.#generateId = options.generateId ?? randomUUID;
     this.#onError = options.onError ?? (() => {});
+    this.#indexConfig = options.index;
     // Items change on imports from other processes too: look for new disputes once they settle.
     let scheduled = false;
     this.#unsubscribe = state.onChange(() => {
@@ -127,10 +150,18 @@ export class SyncedStore extends BaseStore {
     return new SyncedStore(state, options);
   }
 
+  /** The `index` configuration it was opened with (as LangGraph's `InMemoryStore.indexConfig`). */
+  get indexConfig(): ItemIndexConfig | undefined {
+    return this.#indexConfig;
+  }
+
   /**
    * Runs LangGraph store operations after catching up with every writer. Each operation runs as
-   * the node that issued it (when a LangGraph node did).
-   * @throws InvalidStateValueError when a put holds anything but JSON: nothing of the batch is written.
+   * the node that issued it (when a LangGraph node did). As in `InMemoryStore`, the reads of a
+   * batch see the store as the batch began, and of one writer's puts of one item the last counts.
+   * @throws InvalidNamespaceError (LangGraph's) for a namespace `InMemoryStore` refuses, and
+   * UnsupportedItemValueError for a value with no encoding: nothing of the batch is written.
+   * @throws the embeddings' error when embedding fails: nothing of the batch is written.
    */
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     return this.runBatch(operations, undefined);
@@ -173,9 +204,14 @@ export class SyncedStore extends BaseStore {
    * Settles an escalation with `value`, attributed to `by`: every replica reads `value` there from
    * then on, and the escalation shows the resolution.
    * @throws UnknownEscalationError when no item (nor shared-state field) has this escalation open.
+   * @throws EscalationAlreadyResolvedError when it was resolved already: a resolution is final.
    */
   async resolve(escalationId: string, value: unknown, options: { by: string }): Promise<void> {
     await this.state.sync();
+    const settled = [...this.state.escalations(), ...this.#itemEscalations()].find(
+      (escalation) => escalation.id === escalationId,
+    )?.resolution;
+    if (settled) throw new EscalationAlreadyResolvedError(escalationId, settled);
     const resolved = await this.#index.resolve(escalationId, value, {
       by: options.by,
       at: this.#now(),
@@ -208,6 +244,14 @@ export class SyncedStore extends BaseStore {
     operations: Op,
     viewpoint: Viewpoint | undefined,
   ): Promise<OperationResults<Op>> {
+    for (const operation of operations) {
+      // As InMemoryStore checks each operation (its batch allows the reserved `langgraph` root).
+      if ("namespace" in operation) {
+        validateNamespace(operation.namespace, { allowReservedRoot: true });
+      } else if ("namespacePrefix" in operation && operation.namespacePrefix.length > 0) {
+        validateNamespace(operation.namespacePrefix, { allowReservedRoot: true });
+      }
+    }
     await this.state.sync();
     // All or nothing: a value that cannot be stored fails the batch before anything is written.
     for (const operation of operations) {
@@ -216,21 +260,19 @@ export class SyncedStore extends BaseStore {
       }
     }
     const results: unknown[] = [];
-    const writes: Promise<void>[] = [];
+    // Keyed by writer: two nodes' puts of one item in one batch both count (they merge).
+    const puts = new Map<Viewpoint | undefined, Map<string, PutOperation>>();
+    const searches: Array<{ position: number; reader: Viewpoint | undefined }> = [];
     for (const operation of operations) {
       const reader = viewpoint ?? this.#viewpointOf(operation);
       if ("value" in operation) {
-        const name = itemNamespace(operation.namespace, operation.key);
-        const base = this.#index.view(name, reader);
-        if (operation.value === null && base.value === undefined) {
-          results.push(undefined);
-          continue;
-        }
-        const changes = diffItem(name, base.cells, operation.value ?? undefined);
-        writes.push(this.#write(name, reader, changes));
+        const own = puts.get(reader) ?? new Map<string, PutOperation>();
+        puts.set(reader, own);
+        own.set(itemNamespace(operation.namespace, operation.key), operation);
         results.push(undefined);
       } else if ("namespacePrefix" in operation) {
-        results.push(searchItems(this.#index, operation, reader));
+        searches.push({ position: results.length, reader });
+        results.push(undefined);
       } else if ("key" in operation) {
         const name = itemNamespace(operation.namespace, operation.key);
         results.push(
@@ -240,18 +282,81 @@ export class SyncedStore extends BaseStore {
         results.push(listItemNamespaces(this.#index, operation, reader));
       }
     }
+    const queryVectors = await this.#embedQueries(
+      searches.map(({ position }) => operations[position]),
+    );
+    for (const { position, reader } of searches) {
+      const operation = operations[position];
+      if (!operation || !("namespacePrefix" in operation)) continue;
+      const query = operation.query;
+      results[position] = searchItems(
+        this.#index,
+        operation,
+        reader,
+        query ? queryVectors.get(query) : undefined,
+      );
+    }
+    const pending = [...puts].flatMap(([reader, own]) =>
+      [...own].map(([name, operation]) => ({ name, operation, reader })),
+    );
+    const vectors = await this.#embedPuts(pending.map(({ operation }) => operation));
+    const writes: Promise<void>[] = [];
+    pending.forEach(({ name, operation, reader }, position) => {
+      const base = this.#index.view(name, reader);
+      if (operation.value === null && base.value === undefined) return;
+      const changes = diffItem(name, base.cells, operation.value ?? undefined);
+      writes.push(this.#write(name, reader, changes, vectors[position]));
+    });
     await Promise.all(writes);
     this.#announceNewEscalations();
     // The tuple type maps each operation to its result; the loop above builds it in order.
     return results as OperationResults<Op>;
   }
 
+  /** Each distinct query of the searches, embedded (none without an index). */
+  async #embedQueries(
+    operations: ReadonlyArray<Operation | undefined>,
+  ): Promise<Map<string, number[]>> {
+    const config = this.#indexConfig;
+    const queries = new Set<string>();
+    for (const operation of operations) {
+      if (operation && "query" in operation && operation.query) queries.add(operation.query);
+    }
+    const vectors = new Map<string, number[]>();
+    if (!config) return vectors;
+    await Promise.all(
+      [...queries].map(async (query) => {
+        vectors.set(query, await config.embeddings.embedQuery(query));
+      }),
+    );
+    return vectors;
+  }
+
+  /** Each put's vectors (undefined for a delete, or without an index). */
+  async #embedPuts(operations: readonly PutOperation[]): Promise<Array<ItemVector[] | undefined>> {
+    const config = this.#indexConfig;
+    if (!config) return operations.map(() => undefined);
+    const texts: IndexedText[][] = operations.map((operation) =>
+      operation.value === null ? [] : indexedTexts(operation.value, operation.index, config),
+    );
+    const embedded = await embedPuts(texts, config);
+    return operations.map((operation, position) =>
+      operation.value === null ? undefined : (embedded[position] ?? []),
+    );
+  }
+
   /** Appends one operation to an item's log, applied locally before any await. */
-  #write(name: string, viewpoint: Viewpoint | undefined, changes: CellChange[]): Promise<void> {
+  #write(
+    name: string,
+    viewpoint: Viewpoint | undefined,
+    changes: CellChange[],
+    vectors: ItemVector[] | undefined,
+  ): Promise<void> {
     return this.#index.write(name, viewpoint ?? liveViewpoint(this.#agentId), {
       id: this.#generateId(),
       at: this.#now(),
       changes,
+      ...(vectors === undefined ? {} : { vectors }),
     });
   }
 

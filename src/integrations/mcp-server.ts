@@ -1,23 +1,20 @@
-import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   type CallToolResult,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ContextStore, Episode, Memory } from "../context/context-store.js";
+import type { ContextStore } from "../context/context-store.js";
 import { type InvalidationNotice, SharedContext } from "../context/shared-context.js";
 import { type Escalation, SharedState } from "../crdt/shared-state.js";
 import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
-import { ItemIndex, parseItemNamespace } from "./langgraph-items.js";
+import { ItemIndex } from "./langgraph-items.js";
+import { createStateTools, ToolInputError } from "./state-tools.js";
 import {
+  decisionDisputeView,
   decisionView,
   escalationView,
-  isStateSyncEpisode,
   publishDecisionResult,
-  stateValueView,
-  type TimelineResult,
-  timelineResult,
 } from "./tool-results.js";
 import {
   checkSharedDecisionsInput,
@@ -32,8 +29,10 @@ import {
   putStateOutput,
   resolveEscalationInput,
   resolveEscalationOutput,
+  toolAnnotations,
   toolDescriptions,
   toolNames,
+  toolTitles,
 } from "./tool-schemas.js";
 
 /** Options of {@link createSharedContextMcpServer}. */
@@ -55,6 +54,13 @@ export interface SharedContextMcpServerOptions {
   version?: string;
   /** Clock of resolutions written to LangGraph store items, ms since the epoch. @default Date.now */
   now?: () => number;
+  /**
+   * A live replica of the subject (`SharedState.open({ live: true })`) that follows every writer:
+   * a dispute it sees is pushed to the client at once, even one raised by writers this agent never
+   * read (other processes). `state` itself learns others' writes only when the agent reads.
+   * @default none: disputes are pushed as `state` sees them
+   */
+  observer?: SharedState;
 }
 
 /**
@@ -64,11 +70,6 @@ export interface SharedContextMcpServerOptions {
 export function decisionsResourceUri(subjectId: string): string {
   return `shared-ctx://subjects/${encodeURIComponent(subjectId)}/decisions`;
 }
-
-/** Episodes per page when the timeline skips CRDT sync episodes. */
-const timelinePageSize = 100;
-/** Bounds the paging so a huge subject cannot stall a tool call. */
-const timelineMaxPages = 50;
 
 /**
  * An MCP server (not yet connected) exposing shared context to one agent: `check_shared_decisions`,
@@ -80,7 +81,7 @@ const timelineMaxPages = 50;
  */
 export function createSharedContextMcpServer(options: SharedContextMcpServerOptions): McpServer {
   const { shared, state, store, subjectId, agentId } = options;
-  const now = options.now ?? Date.now;
+  const _now = options.now ?? Date.now;
   const decisionsUri = decisionsResourceUri(subjectId);
   const server = new McpServer(
     { name: "shared-ctx", version: options.version ?? "0.0.0" },
@@ -90,15 +91,19 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     },
   );
 
-  // LangGraph store items on this subject (written by a SyncedStore): their disputes are shown and
-  // resolved here too, in the same shape. No LangGraph needed: the items are shared state.
-  const items = new ItemIndex(state);
-  const allEscalations = (): Escalation[] => [...state.escalations(), ...items.escalations()];
-  /** A namespace's fields; a LangGraph item shows as its value. */
-  const fieldsOf = (name: string): Record<string, unknown> =>
-    parseItemNamespace(name)
-      ? viewFields(items.view(name, undefined).value ?? {})
-      : viewFields(state.list(name));
+  // get_state, put_state, resolve_escalation and get_timeline, as the AI SDK tools answer them.
+  // LangGraph store items on this subject (written by a SyncedStore) are shown and resolved there
+  // too, in the same shape. No LangGraph needed: the items are shared state.
+  const tools = createStateTools({
+    state,
+    shared,
+    store,
+    subjectId,
+    agentId,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const items = tools.items;
+  const allEscalations = tools.escalations;
 
   // What was pushed to this agent since its last check: the next check leads with it.
   const pending: InvalidationNotice[] = [];
@@ -127,6 +132,52 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       })
       .catch(() => {});
   });
+  // Every new dispute on the subject is pushed, whoever raised it (this agent, another agent, another
+  // process, when an observer follows the store): the resource changed, and a log message names it.
+  const watched = options.observer ?? state;
+  const watchedItems = options.observer ? new ItemIndex(options.observer) : items;
+  const watchedEscalations = (): Escalation[] => [
+    ...watched.escalations(),
+    ...watchedItems.escalations(),
+  ];
+  const announced = new Set(
+    [...allEscalations(), ...watchedEscalations()].map((escalation) => escalation.id),
+  );
+  const announceDisputes = () => {
+    for (const escalation of [...allEscalations(), ...watchedEscalations()]) {
+      if (announced.has(escalation.id) || escalation.resolution !== undefined) continue;
+      announced.add(escalation.id);
+      const sides = escalation.contenders.map((contender) => contender.agentId).join(" and ");
+      const message = `${escalation.namespace}/${escalation.key} is disputed (${escalation.reason}) between ${sides}: resolve_escalation ${escalation.id} settles it`;
+      // Not queued for the next check, which lists every open dispute in its summary anyway.
+      if (!server.isConnected()) continue;
+      if (subscriptions.has(decisionsUri)) {
+        void server.server.sendResourceUpdated({ uri: decisionsUri }).catch(() => {});
+      }
+      void server.server
+        .sendLoggingMessage({
+          level: "warning",
+          logger: "shared-ctx",
+          data: { message, uri: decisionsUri, escalationId: escalation.id },
+        })
+        .catch(() => {});
+    }
+  };
+  let scheduled = false;
+  // Items' disputes show once their operations are indexed: look after the change settles.
+  const announceSoon = () => {
+    if (scheduled) return;
+    scheduled = true;
+    queueMicrotask(() => {
+      scheduled = false;
+      announceDisputes();
+    });
+  };
+  for (const replica of new Set([state, watched])) {
+    replica.onChange(announceSoon);
+    replica.onEscalation(announceSoon);
+  }
+
   server.registerResource(
     "decisions",
     decisionsUri,
@@ -142,10 +193,13 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
         kind: "architectural_decision",
         limit: 100,
       });
-      const disputes = state
-        .escalations()
-        .filter((escalation) => escalation.resolution === undefined)
-        .map(escalationView);
+      // Every kind check_shared_decisions reports: state fields, LangGraph items, decisions.
+      const disputes = [
+        ...allEscalations()
+          .filter((escalation) => escalation.resolution === undefined)
+          .map(escalationView),
+        ...(await shared.contradictions()).map(decisionDisputeView),
+      ];
       return {
         contents: [
           {
@@ -165,10 +219,11 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
   server.registerTool(
     toolNames.checkSharedDecisions,
     {
+      title: toolTitles.checkSharedDecisions,
       description: toolDescriptions.checkSharedDecisions,
       inputSchema: checkSharedDecisionsInput,
       outputSchema: checkSharedDecisionsOutput,
-      annotations: { readOnlyHint: true },
+      annotations: toolAnnotations.checkSharedDecisions,
     },
     async ({ task }) => {
       const notices = pending.splice(0);
@@ -189,9 +244,11 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
   server.registerTool(
     toolNames.publishDecision,
     {
+      title: toolTitles.publishDecision,
       description: toolDescriptions.publishDecision,
       inputSchema: publishDecisionInput,
       outputSchema: publishDecisionOutput,
+      annotations: toolAnnotations.publishDecision,
     },
     async ({ content, kind, target, confidence }) =>
       jsonResult(
@@ -208,80 +265,49 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
   server.registerTool(
     toolNames.getTimeline,
     {
+      title: toolTitles.getTimeline,
       description: toolDescriptions.getTimeline,
       inputSchema: getTimelineInput,
       outputSchema: getTimelineOutput,
-      annotations: { readOnlyHint: true },
+      annotations: toolAnnotations.getTimeline,
     },
-    async ({ limit = 50, includeStateUpdates = false }) =>
-      jsonResult(await readTimeline(store, subjectId, { limit, includeStateUpdates })),
+    (input) => answer(() => tools.getTimeline(input)),
   );
 
   server.registerTool(
     toolNames.putState,
     {
+      title: toolTitles.putState,
       description: toolDescriptions.putState,
       inputSchema: putStateInput,
       outputSchema: putStateOutput,
+      annotations: toolAnnotations.putState,
     },
-    async ({ namespace, key, value }) => {
-      await state.put(namespace, key, value);
-      return jsonResult({
-        namespace,
-        key,
-        value: stateValueView(state.get(namespace, key)),
-        escalations: openEscalations(allEscalations(), namespace, key).map(escalationView),
-      });
-    },
+    (input) => answer(() => tools.putState(input)),
   );
 
   server.registerTool(
     toolNames.getState,
     {
+      title: toolTitles.getState,
       description: toolDescriptions.getState,
       inputSchema: getStateInput,
       outputSchema: getStateOutput,
-      annotations: { readOnlyHint: true },
+      annotations: toolAnnotations.getState,
     },
-    async ({ namespace, key }) => {
-      // Pull in what the other agents already stored, so a read never lags a finished write.
-      await state.sync();
-      const escalations = openEscalations(allEscalations(), namespace, key).map(escalationView);
-      if (namespace !== undefined && key !== undefined) {
-        const value = parseItemNamespace(namespace)
-          ? fieldsOf(namespace)[key]
-          : stateValueView(state.get(namespace, key));
-        return jsonResult({ namespace, key, value, escalations });
-      }
-      if (namespace !== undefined) {
-        return jsonResult({ namespace, fields: fieldsOf(namespace), escalations });
-      }
-      const everything: Record<string, Record<string, unknown>> = {};
-      for (const name of Object.keys(state.toJSON())) everything[name] = fieldsOf(name);
-      return jsonResult({ state: everything, escalations });
-    },
+    (input) => answer(() => tools.getState(input)),
   );
 
   server.registerTool(
     toolNames.resolveEscalation,
     {
+      title: toolTitles.resolveEscalation,
       description: toolDescriptions.resolveEscalation,
       inputSchema: resolveEscalationInput,
       outputSchema: resolveEscalationOutput,
+      annotations: toolAnnotations.resolveEscalation,
     },
-    async ({ escalationId, value }) => {
-      await state.sync();
-      const item = await items.resolve(escalationId, value, {
-        by: agentId,
-        at: now(),
-        id: randomUUID(),
-      });
-      if (!item) await state.resolve(escalationId, value, { by: agentId });
-      const resolved = allEscalations().find((escalation) => escalation.id === escalationId);
-      // resolve throws for an escalation this replica has not seen, so it is found.
-      if (!resolved) throw new Error(`escalation ${escalationId} vanished after its resolution`);
-      return jsonResult(escalationView(resolved));
-    },
+    (input) => answer(() => tools.resolveEscalation(input)),
   );
 
   return server;
@@ -325,6 +351,13 @@ export async function openSharedContextMcpServer(
     live: false,
     ...(options.now ? { now: options.now } : {}),
   });
+  // Follows every writer, only to push the disputes it sees (the agent's own replica stays lazy).
+  const observer = await SharedState.open({
+    store,
+    subjectId,
+    agentId,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const shared = new SharedContext({
     store,
     subjectId,
@@ -337,6 +370,7 @@ export async function openSharedContextMcpServer(
     store,
     subjectId,
     agentId,
+    observer,
     ...(options.version ? { version: options.version } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
@@ -350,10 +384,26 @@ export async function openSharedContextMcpServer(
         await server.close();
         await shared.close();
         await state.close();
+        await observer.close();
       })();
       return closing;
     },
   };
+}
+
+/** A refused call: the model reads the message (what to do instead) and may try again. */
+function toolError(message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
+}
+
+/** A tool's result as MCP's: JSON, or the refusal's message as an `isError` result. */
+async function answer(run: () => Promise<object>): Promise<CallToolResult> {
+  try {
+    return jsonResult(await run());
+  } catch (error) {
+    if (error instanceof ToolInputError) return toolError(error.message);
+    throw error;
+  }
 }
 
 function jsonResult(result: object): CallToolResult {
@@ -361,57 +411,4 @@ function jsonResult(result: object): CallToolResult {
     content: [{ type: "text", text: JSON.stringify(result, null, 2) }],
     structuredContent: result as Record<string, unknown>,
   };
-}
-
-function viewFields(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(fields).map(([key, value]) => [key, stateValueView(value)]),
-  );
-}
-
-function openEscalations(
-  escalations: readonly Escalation[],
-  namespace?: string,
-  key?: string,
-): Escalation[] {
-  return escalations.filter(
-    (escalation) =>
-      escalation.resolution === undefined &&
-      (namespace === undefined || escalation.namespace === namespace) &&
-      (key === undefined || escalation.key === key),
-  );
-}
-
-/**
- * Reads up to `limit` episodes, oldest first. Sync episodes are skipped by paging on, so a subject
- * whose log is mostly CRDT updates still shows its decisions.
- */
-async function readTimeline(
-  store: ContextStore,
-  subjectId: string,
-  options: { limit: number; includeStateUpdates: boolean },
-): Promise<TimelineResult> {
-  const episodes: Episode[] = [];
-  const memories = new Map<string, Memory>();
-  for (let page = 0; page < timelineMaxPages && episodes.length < options.limit; page += 1) {
-    const timeline = await store.getTimeline(subjectId, {
-      limit: timelinePageSize,
-      offset: page * timelinePageSize,
-    });
-    for (const memory of timeline.memories) memories.set(memory.id, memory);
-    for (const episode of timeline.episodes) {
-      if (episodes.length >= options.limit) break;
-      if (options.includeStateUpdates || !isStateSyncEpisode(episode)) episodes.push(episode);
-    }
-    if (
-      timeline.episodes.length < timelinePageSize &&
-      timeline.memories.length < timelinePageSize
-    ) {
-      break;
-    }
-  }
-  return timelineResult(
-    { subjectId, episodes, memories: [...memories.values()].slice(0, options.limit) },
-    { includeStateUpdates: true },
-  );
 }

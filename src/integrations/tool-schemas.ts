@@ -26,10 +26,62 @@ export const toolDescriptions = {
   putState:
     "Write a field of the shared state. Concurrent writes merge: lists are unioned, objects deep-merged, notes appended; two agents setting one scalar to different values is escalated instead of silently keeping one.",
   getState:
-    "Read the shared state (one field, one namespace, or everything) together with the open escalations. A disputed field lists every contender.",
+    "Read the shared state (one field: namespace and key; one namespace; or everything) together with the open escalations. A disputed field lists every contender.",
   resolveEscalation:
-    "Settle an escalation with the value everyone should use; the resolution is attributed to you.",
+    "Settle an open escalation of a state field with the value everyone should use; the resolution is attributed to you and final (a second one is refused). A dispute between decisions is settled by publishing a decision instead.",
 } as const;
+
+/** Tool titles: what a client shows a person (MCP `title`). */
+export const toolTitles = {
+  checkSharedDecisions: "Check shared decisions",
+  publishDecision: "Publish a decision",
+  getTimeline: "Read the subject's timeline",
+  putState: "Write a shared-state field",
+  getState: "Read the shared state",
+  resolveEscalation: "Resolve an escalation",
+} as const;
+
+/**
+ * MCP tool annotations. Reads are read-only (a check records what its caller read, which is
+ * bookkeeping, not a change of the shared context). A decision published twice is two episodes,
+ * so not idempotent; `put_state` of the same value again changes nothing; a resolution is final
+ * (a second one is refused), so repeating it changes nothing either. None deletes anything; each
+ * talks to the subject's store only (`openWorldHint: false`).
+ */
+export const toolAnnotations = {
+  checkSharedDecisions: { readOnlyHint: true, openWorldHint: false },
+  publishDecision: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  getTimeline: { readOnlyHint: true, openWorldHint: false },
+  putState: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  getState: { readOnlyHint: true, openWorldHint: false },
+  resolveEscalation: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+} as const;
+
+const jsonScalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+/**
+ * Any JSON value, with a schema a provider can read (not `{}`): a scalar, a list, or an object,
+ * each typed. Not recursive: a `$ref` schema is what some strict providers reject first.
+ */
+export const jsonValueInput = z.union([
+  jsonScalar,
+  z.array(z.union([jsonScalar, z.array(z.unknown()), z.record(z.string(), z.unknown())])),
+  z.record(z.string(), z.unknown()),
+]);
 
 /** `check_shared_decisions` input. */
 export const checkSharedDecisionsInput = z.object({
@@ -84,9 +136,9 @@ export type GetTimelineInput = z.infer<typeof getTimelineInput>;
 export const putStateInput = z.object({
   namespace: z.string().min(1).describe("A group of related fields, e.g. 'plan' or 'modules'."),
   key: z.string().min(1).describe("The field, e.g. 'owners', 'database', 'notes'."),
-  value: z
-    .unknown()
-    .describe("Any JSON value. Arrays merge as sets, objects deep-merge, scalars are registers."),
+  value: jsonValueInput.describe(
+    "Any JSON value. Arrays merge as sets, objects deep-merge, scalars are registers.",
+  ),
 });
 /** `put_state` input, as parsed. */
 export type PutStateInput = z.infer<typeof putStateInput>;
@@ -102,7 +154,7 @@ export type GetStateInput = z.infer<typeof getStateInput>;
 /** `resolve_escalation` input. */
 export const resolveEscalationInput = z.object({
   escalationId: z.string().min(1).describe("The id of an open escalation (from get_state)."),
-  value: z.unknown().describe("The value everyone should use from now on."),
+  value: jsonValueInput.describe("The value everyone should use from now on."),
 });
 /** `resolve_escalation` input, as parsed. */
 export type ResolveEscalationInput = z.infer<typeof resolveEscalationInput>;

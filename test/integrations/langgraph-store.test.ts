@@ -12,7 +12,12 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { InvalidStateValueError } from "../../src/crdt/errors/invalid-state-value-error.js";
-import { Disputed, nodeStore, SyncedStore } from "../../src/langgraph.js";
+import {
+  Disputed,
+  nodeStore,
+  SyncedStore,
+  UnsupportedItemValueError,
+} from "../../src/langgraph.js";
 import { deferred } from "../support/deferred.js";
 import { useTempDir } from "../support/temp-dir.js";
 
@@ -234,15 +239,19 @@ describe("SyncedStore", () => {
       expect((await synced.get(["plan"], "trip"))?.createdAt).toEqual(new Date(12_000));
     });
 
-    it("refuses a put that is not JSON whole: nothing of its batch is written", async () => {
+    it("refuses a value it cannot carry, naming item, field and type: nothing of its batch is written", async () => {
       const { synced } = await openSynced();
       await synced.put(["plan"], "trip", { a: 1 });
-      await expect(
-        synced.batch([
-          { namespace: ["plan"], key: "trip", value: { a: 2 } },
-          { namespace: ["plan"], key: "other", value: { when: new Date(0) } },
-        ]),
-      ).rejects.toThrow(InvalidStateValueError);
+      class Ticket {}
+      const refused = synced.batch([
+        { namespace: ["plan"], key: "trip", value: { a: 2 } },
+        { namespace: ["plan"], key: "other", value: { when: { ticket: new Ticket() } } },
+      ]);
+      await expect(refused).rejects.toThrow(InvalidStateValueError);
+      await expect(refused).rejects.toThrow(UnsupportedItemValueError);
+      await expect(refused).rejects.toThrow(
+        'SyncedStore cannot store a Ticket instance in item ["plan"] / "other" at field "when.ticket"',
+      );
       expect((await synced.get(["plan"], "trip"))?.value).toEqual({ a: 1 });
       expect(await synced.get(["plan"], "other")).toBeNull();
     });
@@ -304,13 +313,14 @@ describe("SyncedStore", () => {
 
       const trip = await synced.get(["plan"], "trip");
       expect(trip?.value).toEqual({
-        // flights removed the taxi and added the flight; hotels added the hotel.
-        bookings: expect.arrayContaining(["train", "flight", "hotel"]),
+        // flights removed the taxi and added the flight; hotels added the hotel and still holds
+        // the taxi, which stays: concurrent lists merge add-wins (docs/integrations.md).
+        bookings: expect.arrayContaining(["train", "taxi", "hotel", "flight"]),
         budget: 500,
         owner: "ada",
         hotel: { city: "Berlin", stars: 4, nights: 2 },
       });
-      expect(trip?.value.bookings).toHaveLength(3);
+      expect(trip?.value.bookings).toHaveLength(4);
       expect(await synced.escalations()).toEqual([]);
     });
 

@@ -120,6 +120,26 @@ describe.skipIf(process.env.SHARED_CTX_PACKAGE_TEST !== "1")(
       });
     });
 
+    it("requires `shared-ctx`, `shared-ctx/langgraph` and `shared-ctx/mcp` from CommonJS", async () => {
+      writeFileSync(join(consumer, "use.cjs"), commonJsConsumerSource);
+      const { stdout } = await run("node", ["use.cjs"], { cwd: consumer });
+      expect(JSON.parse(stdout)).toEqual({
+        tools: ["check_shared_decisions", "publish_decision"],
+        value: { when: "1970-01-01T00:00:00.000Z", bookings: ["flight"] },
+        // One copy of each class across the entries: a Disputed of one is a Disputed of the other.
+        sameDisputed: true,
+        mcp: "function",
+        scenarios: expect.any(Number),
+      });
+      expect(JSON.parse(stdout).scenarios).toBeGreaterThan(0);
+    });
+
+    it("ships what `--help` points at (.env.example)", async () => {
+      const { stdout } = await run("npx", ["shared-ctx", "--help"], { cwd: consumer });
+      expect(stdout).toContain(".env.example");
+      expect(existsSync(join(consumer, "node_modules", "shared-ctx", ".env.example"))).toBe(true);
+    });
+
     it("type-checks a consumer file against the published types", async () => {
       writeFileSync(
         join(consumer, "use.ts"),
@@ -172,4 +192,34 @@ await synced.close();
 await shared.close();
 await state.close();
 await store.close();
+`;
+
+/** A CommonJS consumer: `require` of each entry, no top-level await. */
+const commonJsConsumerSource = `const { EmbeddedStore, SharedContext, SharedState, sharedContextTools, Disputed, listScenarios } = require("shared-ctx");
+const langgraph = require("shared-ctx/langgraph");
+const { createSharedContextMcpServer } = require("shared-ctx/mcp");
+
+(async () => {
+  const store = new EmbeddedStore({ path: ":memory:" });
+  const state = await SharedState.open({ store, subjectId: "s", agentId: "a" });
+  const shared = new SharedContext({ store, subjectId: "s", state });
+  const tools = sharedContextTools(shared, { callerId: "a" });
+  const synced = await langgraph.SyncedStore.open({ store, subjectId: "s" });
+  await synced.put(["plan"], "trip", { when: new Date(0), bookings: ["flight"] });
+  const item = await synced.get(["plan"], "trip");
+  console.log(JSON.stringify({
+    tools: Object.keys(tools),
+    value: item && item.value,
+    sameDisputed: langgraph.Disputed === Disputed,
+    mcp: typeof createSharedContextMcpServer,
+    scenarios: (await listScenarios()).length,
+  }));
+  await synced.close();
+  await shared.close();
+  await state.close();
+  await store.close();
+})().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
 `;
