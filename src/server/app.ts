@@ -103,6 +103,26 @@ function toHttpError(error: unknown, where: "body" | "query" | "path"): HttpErro
 }
 
 /**
+ * The store's view of the request's tenant. A tenant id the stores refuse (over 256 characters,
+ * U+0000) is a 422 naming the header, before any route runs.
+ */
+function tenantStore(store: TenantScopedStore, tenantId: string | null): ContextStore {
+  try {
+    return store.forTenant(tenantId);
+  } catch (error) {
+    if (!(error instanceof StoreValidationError)) throw error;
+    throw HttpError.validation([
+      {
+        type: "value_error",
+        loc: ["header", "x-tenant-id"],
+        msg: error.message,
+        ctx: { expected: error.expected },
+      },
+    ]);
+  }
+}
+
+/**
  * The Statewave `/v1` subset over a tenant-scoped store, as a Hono app: `app.fetch(Request)`
  * answers with a `Response` (contract §5, §14). Middleware order follows Statewave:
  * request id -> API key -> tenant -> route; one error handler writes every error envelope.
@@ -153,7 +173,7 @@ export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
       }
     }
     // No header = the default tenant, which never sees another tenant's rows (unlike Statewave, §14).
-    c.set("store", options.store.forTenant(c.req.header("x-tenant-id") ?? null));
+    c.set("store", tenantStore(options.store, c.req.header("x-tenant-id") ?? null));
     await next();
   });
 

@@ -1,4 +1,5 @@
 import type { ContextStore } from "../context-store.js";
+import { requireTenantId } from "../validate-input.js";
 import { EmbeddedStoreCore } from "./store-core.js";
 import { TenantStoreView } from "./tenant-view.js";
 
@@ -45,7 +46,9 @@ export class EmbeddedStore extends TenantStoreView {
   readonly path: string;
 
   constructor(options: EmbeddedStoreOptions) {
-    super(new EmbeddedStoreCore(options), options.tenantId ?? null);
+    // The tenant is checked before the file is opened, so a bad one leaks no handle.
+    const tenantId = requireTenantId(options.tenantId ?? null);
+    super(new EmbeddedStoreCore(options), tenantId);
     this.path = options.path;
   }
 

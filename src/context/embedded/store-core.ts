@@ -36,14 +36,17 @@ import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
 import { StoreValidationError } from "../errors/store-validation-error.js";
 import { type MemoryCandidate, rankContext, searchTerms, textTerms } from "../rank-context.js";
+import { storableDraft } from "../storable-text.js";
 import {
   inputLimits,
+  requireId,
   requireInteger,
   requireOffset,
-  requireText,
+  requireSearchText,
   type ValidEpisodeInput,
   validateEpisodeBatch,
   validateEpisodeInput,
+  validateSearchOptions,
 } from "../validate-input.js";
 import { waitForJob } from "../wait-for-job.js";
 import {
@@ -415,7 +418,7 @@ export class EmbeddedStoreCore {
 
   compileMemories(tenantId: string | null, subjectId: string, signal?: AbortSignal): CompileResult {
     this.#open(signal);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     // IMMEDIATE takes the write lock before reading the uncompiled episodes, so two processes
     // compiling the same subject at once never both turn one episode into a memory.
     const { memories, skipped } = this.#db
@@ -466,12 +469,15 @@ export class EmbeddedStoreCore {
 
     /** One episode's memory (and the supersedes it causes), in a savepoint of its own. */
     const compileOne = this.#db.transaction((row: EpisodeRow) => {
-      const draft = compileEpisode({
-        type: row.type,
-        source: row.source,
-        payload: JSON.parse(row.payload),
-        provenance: JSON.parse(row.provenance),
-      });
+      // Storable as on Postgres: both stores compile one episode to the same memory.
+      const draft = storableDraft(
+        compileEpisode({
+          type: row.type,
+          source: row.source,
+          payload: JSON.parse(row.payload),
+          provenance: JSON.parse(row.provenance),
+        }),
+      );
       if (!draft) return undefined;
       const validFrom = row.created_at;
       const contradicted: string[] = [];
@@ -574,7 +580,7 @@ export class EmbeddedStoreCore {
     signal?: AbortSignal,
   ): CompileJob {
     this.#open(signal);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const jobId = this.#generateId();
     const now = this.#timestamp();
     this.#statement(
@@ -682,22 +688,18 @@ export class EmbeddedStoreCore {
     options: SearchMemoriesOptions & { signal?: AbortSignal } = {},
   ): Memory[] {
     this.#open(options.signal);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    const limit = requireInteger("limit", options.limit, 0, inputLimits.searchLimit, 20);
-    if (options.kind !== undefined && typeof options.kind !== "string") {
-      requireText("kind", options.kind, 128);
-    }
-    if (options.q !== undefined && typeof options.q !== "string") requireText("q", options.q, 4000);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
+    const { limit, kind, q } = validateSearchOptions(options);
     const filters = ["tenant_id IS ?", "subject_id = ?", "status = 'active'"];
     const parameters: unknown[] = [tenantId, subjectId];
-    if (options.kind) {
+    if (kind !== undefined) {
       filters.push("kind = ?");
-      parameters.push(options.kind);
+      parameters.push(kind);
     }
-    if (options.q) {
+    if (q !== undefined) {
       // instr, not LIKE: '%' and '_' in q are literal text here. lower() folds ASCII only.
       filters.push("instr(lower(content), lower(?)) > 0");
-      parameters.push(options.q);
+      parameters.push(q);
     }
     return this.#statement<MemoryRow>(
       `SELECT * FROM memories WHERE ${filters.join(" AND ")} ORDER BY seq DESC LIMIT ?`,
@@ -713,8 +715,8 @@ export class EmbeddedStoreCore {
     options: GetContextOptions & { signal?: AbortSignal } = {},
   ): ContextBundle {
     this.#open(options.signal);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    requireText("task", task, inputLimits.task);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
+    requireSearchText("task", task, inputLimits.task);
     const maxTokens = requireInteger(
       "maxTokens",
       options.maxTokens,
@@ -825,7 +827,7 @@ export class EmbeddedStoreCore {
     options: TimelineOptions & { signal?: AbortSignal } = {},
   ): Timeline {
     this.#open(options.signal);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const limit = requireInteger("limit", options.limit, 0, inputLimits.timelineLimit, 100);
     const offset = requireOffset("offset", options.offset);
     // One read transaction: episodes and memories from the same snapshot.
@@ -885,7 +887,7 @@ export class EmbeddedStoreCore {
     signal?: AbortSignal,
   ): DeleteSubjectResult {
     this.#open(signal);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const result = this.#db
       .transaction(() => {
         this.#statement(
@@ -913,7 +915,7 @@ export class EmbeddedStoreCore {
     options: WatchOptions = {},
   ): Subscription {
     this.#open();
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     return this.#hub.watch(tenantId, subjectId, listener, options);
   }
 

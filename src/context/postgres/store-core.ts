@@ -20,6 +20,7 @@ import type {
   TimelineOptions,
   WatchOptions,
 } from "../context-store.js";
+import { CompileEpisodeError } from "../errors/compile-episode-error.js";
 import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.js";
 import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
@@ -27,17 +28,20 @@ import { StoreValidationError } from "../errors/store-validation-error.js";
 import { rankContext } from "../rank-context.js";
 import {
   inputLimits,
+  requireId,
   requireInteger,
   requireOffset,
-  requireText,
+  requireSearchText,
   type ValidEpisodeInput,
   validateEpisodeBatch,
   validateEpisodeInput,
+  validateSearchOptions,
 } from "../validate-input.js";
 import { waitForJob } from "../wait-for-job.js";
 import { compileLocked, memoriesByIds } from "./compile.js";
 import { readContextCandidates } from "./context-candidates.js";
 import { redactDatabaseUrl } from "./database-url.js";
+import { PostgresConnectionError } from "./errors/postgres-connection-error.js";
 import { listenForChanges } from "./listen-connection.js";
 import { toStoreError } from "./postgres-errors.js";
 import {
@@ -74,11 +78,11 @@ function toJsonText(field: string, value: JsonObject): string {
   }
 }
 
-/** Postgres text cannot hold U+0000; refuse it up front as bad input, naming the field. */
-function requireNoNul(field: string, value: string | null): void {
-  if (value?.includes("\u0000")) {
-    throw new StoreValidationError(field, "text without U+0000 characters");
-  }
+/** The SQLSTATE of a driver error (five characters), or undefined for any other error. */
+function sqlState(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const code: unknown = Reflect.get(error, "code");
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
 /** An episode ready to insert: validated, serialised, with its id and time. */
@@ -211,14 +215,6 @@ export class PostgresStoreCore {
   // ---- episodes -------------------------------------------------------------------------------
 
   #prepare(input: ValidEpisodeInput, field: string): PreparedEpisode {
-    for (const [name, value] of [
-      ["subjectId", input.subjectId],
-      ["source", input.source],
-      ["type", input.type],
-      ["sessionId", input.sessionId],
-    ] as const) {
-      requireNoNul(`${field}${name}`, value);
-    }
     return {
       input,
       id: this.#generateId(),
@@ -363,11 +359,10 @@ export class PostgresStoreCore {
     subjectId: string,
     signal?: AbortSignal,
   ): Promise<CompileResult> {
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    requireNoNul("subjectId", subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const tenant = tenantKey(tenantId);
     const key = changeKey(tenant, subjectId);
-    const memories = await this.#run(signal, (pool) =>
+    const { memories, skipped } = await this.#run(signal, (pool) =>
       this.#transaction(pool, "BEGIN", (client) =>
         compileLocked(client, {
           tenant,
@@ -380,6 +375,10 @@ export class PostgresStoreCore {
       ),
     );
     if (memories.length > 0) this.#hub.notify(key);
+    if (skipped.length > 0) {
+      // Committed: the rest compiled, and the skipped episodes are skipped for good.
+      throw new CompileEpisodeError(subjectId, skipped.slice(0, 20), memories.length);
+    }
     return { subjectId, memoriesCreated: memories.length, memories };
   }
 
@@ -388,8 +387,7 @@ export class PostgresStoreCore {
     subjectId: string,
     signal?: AbortSignal,
   ): Promise<CompileJob> {
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    requireNoNul("subjectId", subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const tenant = tenantKey(tenantId);
     const jobId = this.#generateId();
     await this.#run(signal, async (pool) => {
@@ -437,7 +435,16 @@ export class PostgresStoreCore {
       );
     } catch (error) {
       if (this.#closed) return;
-      const message = error instanceof Error ? error.message : String(error);
+      // Our own errors say what happened in words; a driver's message is never quoted (it can
+      // name tables and SQL), only its class, as on the embedded store.
+      const message =
+        error instanceof CompileEpisodeError || error instanceof StoreValidationError
+          ? error.message
+          : error instanceof PostgresConnectionError
+            ? "compile failed: the database is unavailable"
+            : sqlState(error) !== undefined
+              ? `compile failed: the database failed (SQLSTATE ${sqlState(error)})`
+              : `compile failed: an internal error (${error instanceof Error ? error.name : typeof error})`;
       // The database itself may be failing: then the job stays "running" for pollers.
       await setStatus("failed", null, null, message).catch(() => undefined);
     }
@@ -510,23 +517,20 @@ export class PostgresStoreCore {
     subjectId: string,
     options: SearchMemoriesOptions & { signal?: AbortSignal } = {},
   ): Promise<Memory[]> {
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    const limit = requireInteger("limit", options.limit, 0, inputLimits.searchLimit, 20);
-    if (options.kind !== undefined && typeof options.kind !== "string")
-      requireText("kind", options.kind, 128);
-    if (options.q !== undefined && typeof options.q !== "string") requireText("q", options.q, 4000);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
+    const { limit, kind, q } = validateSearchOptions(options);
     const tenant = tenantKey(tenantId);
     return this.#run(options.signal, async (pool) => {
       const filters = ["m.tenant_key = $1", "m.subject_id = $2", "m.status = 'active'"];
       const values: unknown[] = [tenant, subjectId];
-      if (options.kind) {
-        values.push(options.kind);
+      if (kind !== undefined) {
+        values.push(kind);
         filters.push(`m.kind = $${values.length}`);
       }
-      if (options.q) {
+      if (q !== undefined) {
         // strpos, not LIKE: '%' and '_' in q are literal text. lower() folds as SQLite's does
         // for ASCII (and further for other letters, which the embedded store leaves as they are).
-        values.push(options.q);
+        values.push(q);
         filters.push(`strpos(lower(m.content), lower($${values.length})) > 0`);
       }
       values.push(limit);
@@ -544,8 +548,8 @@ export class PostgresStoreCore {
     task: string,
     options: GetContextOptions & { signal?: AbortSignal } = {},
   ): Promise<ContextBundle> {
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    requireText("task", task, inputLimits.task);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
+    requireSearchText("task", task, inputLimits.task);
     const maxTokens = requireInteger(
       "maxTokens",
       options.maxTokens,
@@ -568,7 +572,7 @@ export class PostgresStoreCore {
     subjectId: string,
     options: TimelineOptions & { signal?: AbortSignal } = {},
   ): Promise<Timeline> {
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const limit = requireInteger("limit", options.limit, 0, inputLimits.timelineLimit, 100);
     const offset = requireOffset("offset", options.offset);
     const tenant = tenantKey(tenantId);
@@ -635,8 +639,7 @@ export class PostgresStoreCore {
     subjectId: string,
     signal?: AbortSignal,
   ): Promise<DeleteSubjectResult> {
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    requireNoNul("subjectId", subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const tenant = tenantKey(tenantId);
     return this.#run(signal, (pool) =>
       this.#transaction(pool, "BEGIN", async (client) => {
@@ -691,7 +694,7 @@ export class PostgresStoreCore {
     options: WatchOptions = {},
   ): Subscription {
     if (this.#closed) throw new StoreClosedError(this.location);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const tenant = tenantKey(tenantId);
     return this.#hub.watch(tenant, subjectId, changeKey(tenant, subjectId), listener, options);
   }
