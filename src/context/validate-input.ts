@@ -20,6 +20,8 @@ export const inputLimits = {
   subjectsLimit: 200,
   /** A tenant id (`X-Tenant-ID`): as long as a subject id. */
   tenantId: 256,
+  /** An episode's idempotency key. */
+  idempotencyKey: 256,
   /** A compile job id: ours are UUIDs; anything longer is refused before a lookup. */
   jobId: 256,
 } as const;
@@ -170,6 +172,7 @@ export interface ValidEpisodeInput {
   metadata: JsonObject;
   provenance: JsonObject;
   sessionId: string | null;
+  idempotencyKey: string | null;
 }
 
 /**
@@ -203,6 +206,14 @@ export function validateEpisodeInput(input: unknown, prefix = ""): ValidEpisodeI
     metadata: requireObject(`${prefix}metadata`, candidate.metadata, true),
     provenance: requireObject(`${prefix}provenance`, candidate.provenance, true),
     sessionId: sessionId ?? null,
+    idempotencyKey:
+      candidate.idempotencyKey === undefined || candidate.idempotencyKey === null
+        ? null
+        : requireId(
+            `${prefix}idempotencyKey`,
+            candidate.idempotencyKey,
+            inputLimits.idempotencyKey,
+          ),
   };
 }
 

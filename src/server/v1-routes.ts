@@ -67,6 +67,7 @@ function episodeInput(body: z.output<typeof createEpisodeBody>) {
     metadata: body.metadata as JsonObject,
     provenance: body.provenance as JsonObject,
     sessionId: body.session_id,
+    idempotencyKey: body.idempotency_key,
   };
 }
 

@@ -183,6 +183,7 @@ describe("the /v1 routes", () => {
       metadata: { m: 2 },
       provenance: { v: 3 },
       sessionId: "sess",
+      idempotencyKey: null,
     };
     expect(calls).toEqual([["createEpisode", input]]);
     const batch = await send("POST", "/v1/episodes/batch", { episodes: [body, body] });

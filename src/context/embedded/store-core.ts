@@ -281,10 +281,19 @@ export class EmbeddedStoreCore {
     const payload = toJsonText(`${field}payload`, input.payload);
     const metadata = toJsonText(`${field}metadata`, input.metadata);
     const provenance = toJsonText(`${field}provenance`, input.provenance);
+    if (input.idempotencyKey !== null) {
+      // A key the subject has: the first episode stands, nothing is written (the callers hold
+      // the write lock, so no other process can add the key between this read and the insert).
+      const first = this.#statement<EpisodeRow>(
+        `SELECT * FROM episodes WHERE (tenant_id IS NULL) = ? AND ifnull(tenant_id, '') = ?
+           AND subject_id = ? AND idempotency_key = ?`,
+      ).get(tenantId === null ? 1 : 0, tenantId ?? "", input.subjectId, input.idempotencyKey);
+      if (first) return episodeFromRow(first);
+    }
     const id = this.#generateId();
     this.#statement(
-      `INSERT INTO episodes (id, tenant_id, subject_id, source, type, payload, metadata, provenance, session_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO episodes (id, tenant_id, subject_id, source, type, payload, metadata, provenance, session_id, created_at, idempotency_key)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       id,
       tenantId,
@@ -296,6 +305,7 @@ export class EmbeddedStoreCore {
       provenance,
       input.sessionId,
       createdAt,
+      input.idempotencyKey,
     );
     return {
       id,
@@ -315,8 +325,15 @@ export class EmbeddedStoreCore {
   createEpisode(tenantId: string | null, input: CreateEpisodeInput, signal?: AbortSignal): Episode {
     this.#open(signal);
     const valid = validateEpisodeInput(input);
-    // Autocommit: the insert is its own transaction, committed when run() returns.
-    const episode = this.#insertEpisode(tenantId, valid, this.#timestamp(), "");
+    const createdAt = this.#timestamp();
+    // Autocommit: the insert is its own transaction, committed when run() returns. A keyed one
+    // reads before it writes: IMMEDIATE takes the write lock first, so the read stays true.
+    const episode =
+      valid.idempotencyKey === null
+        ? this.#insertEpisode(tenantId, valid, createdAt, "")
+        : this.#db
+            .transaction(() => this.#insertEpisode(tenantId, valid, createdAt, ""))
+            .immediate();
     this.#hub.notify(tenantId, episode.subjectId);
     return episode;
   }
@@ -357,7 +374,7 @@ export class EmbeddedStoreCore {
     }
     let outcomes: Array<{ episode: Episode } | { error: unknown }>;
     try {
-      outcomes = this.#db.transaction(() =>
+      const write = this.#db.transaction(() =>
         group.map((item) => {
           try {
             return { episode: this.#insertEpisode(item.tenantId, item.input, item.createdAt, "") };
@@ -369,7 +386,11 @@ export class EmbeddedStoreCore {
             throw error;
           }
         }),
-      )();
+      );
+      // Keyed creates read before they write: take the write lock first (see createEpisode).
+      outcomes = group.some((item) => item.input.idempotencyKey !== null)
+        ? write.immediate()
+        : write();
     } catch (error) {
       // The commit itself failed (e.g. locked past the busy timeout): nothing was stored.
       for (const item of group) item.reject(error);
@@ -403,11 +424,15 @@ export class EmbeddedStoreCore {
     this.#open(signal);
     const valid = validateEpisodeBatch(inputs);
     const createdAt = this.#timestamp();
-    const episodes = this.#db.transaction(() =>
+    const write = this.#db.transaction(() =>
       valid.map((input, index) =>
         this.#insertEpisode(tenantId, input, createdAt, `episodes[${index}].`),
       ),
-    )();
+    );
+    // Keyed items read before they write: take the write lock first (see createEpisode).
+    const episodes = valid.some((input) => input.idempotencyKey !== null)
+      ? write.immediate()
+      : write();
     for (const subjectId of new Set(episodes.map((episode) => episode.subjectId))) {
       this.#hub.notify(tenantId, subjectId);
     }

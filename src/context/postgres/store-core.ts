@@ -78,6 +78,16 @@ function toJsonText(field: string, value: JsonObject): string {
   }
 }
 
+/** The insert lost a race for an idempotency key: another request stored it first. */
+function isIdempotencyConflict(error: unknown): boolean {
+  return (
+    sqlState(error) === "23505" &&
+    typeof error === "object" &&
+    error !== null &&
+    Reflect.get(error, "constraint") === "episodes_idempotency"
+  );
+}
+
 /** The SQLSTATE of a driver error (five characters), or undefined for any other error. */
 function sqlState(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null) return undefined;
@@ -247,38 +257,70 @@ export class PostgresStoreCore {
     const tenant = tenantKey(tenantId);
     return this.#run(signal, async (pool) => {
       await this.#hub.settled();
-      const createdAt = this.#timestamp();
       const { input: valid } = prepared;
-      const key = changeKey(tenant, valid.subjectId);
-      // One statement, one transaction: the upsert row-locks the subject's sequence until the
-      // insert commits, so episodes of a subject commit in seq order on every replica.
-      await pool.query({
-        name: "shared-ctx-insert-episode",
-        text: `WITH s AS (
-                 INSERT INTO subjects (tenant_key, subject_id, last_seq, episode_count) VALUES ($1, $2, 1, 1)
-                 ON CONFLICT (tenant_key, subject_id) DO UPDATE
-                   SET last_seq = subjects.last_seq + 1, episode_count = subjects.episode_count + 1
-                 RETURNING last_seq)
-               INSERT INTO episodes (tenant_key, subject_id, seq, id, source, type, payload, metadata, provenance, session_id, created_at)
-               SELECT $1, $2, s.last_seq, $3, $4, $5, $6, $7, $8, $9, $10 FROM s
-               RETURNING pg_notify($11, $12)`,
-        values: [
-          tenant,
-          valid.subjectId,
-          prepared.id,
-          valid.source,
-          valid.type,
-          prepared.payload,
-          prepared.metadata,
-          prepared.provenance,
-          valid.sessionId,
-          createdAt,
-          notifyChannel,
-          key,
-        ],
-      });
-      this.#hub.notify(key);
-      return PostgresStoreCore.#episodeOf(prepared, createdAt);
+      const key = valid.idempotencyKey;
+      if (key !== null) {
+        const [first] = await this.#episodesByKey(pool, tenant, [valid.subjectId], [key]);
+        if (first) return episodeFromRow(first);
+      }
+      const change = changeKey(tenant, valid.subjectId);
+      let rows: Array<{ created_at: string }>;
+      try {
+        // One statement, one transaction: the upsert row-locks the subject's sequence until the
+        // insert commits, so episodes of a subject commit in seq order on every replica, and
+        // created_at (never below the subject's last one) follows seq.
+        rows = await PostgresStoreCore.#query<{ created_at: string }>(pool, {
+          name: "shared-ctx-insert-episode",
+          text: `WITH s AS (
+                   INSERT INTO subjects (tenant_key, subject_id, last_seq, episode_count, last_created_at) VALUES ($1, $2, 1, 1, $10)
+                   ON CONFLICT (tenant_key, subject_id) DO UPDATE
+                     SET last_seq = subjects.last_seq + 1, episode_count = subjects.episode_count + 1,
+                       last_created_at = GREATEST(subjects.last_created_at COLLATE "C", EXCLUDED.last_created_at)
+                   RETURNING last_seq, last_created_at)
+                 INSERT INTO episodes (tenant_key, subject_id, seq, id, source, type, payload, metadata, provenance, session_id, created_at, idempotency_key)
+                 SELECT $1, $2, s.last_seq, $3, $4, $5, $6, $7, $8, $9, s.last_created_at, $13 FROM s
+                 RETURNING created_at, pg_notify($11, $12)`,
+          values: [
+            tenant,
+            valid.subjectId,
+            prepared.id,
+            valid.source,
+            valid.type,
+            prepared.payload,
+            prepared.metadata,
+            prepared.provenance,
+            valid.sessionId,
+            this.#timestamp(),
+            notifyChannel,
+            change,
+            key,
+          ],
+        });
+      } catch (error) {
+        // Another request with the same key committed between our read and our insert.
+        if (key === null || !isIdempotencyConflict(error)) throw error;
+        const [first] = await this.#episodesByKey(pool, tenant, [valid.subjectId], [key]);
+        if (!first) throw error;
+        return episodeFromRow(first);
+      }
+      this.#hub.notify(change);
+      return PostgresStoreCore.#episodeOf(prepared, rows[0]?.created_at ?? this.#timestamp());
+    });
+  }
+
+  /** The stored episodes with these (subject, idempotency key) pairs, in no particular order. */
+  async #episodesByKey(
+    client: Pick<Pool, "query">,
+    tenant: string,
+    subjectIds: readonly string[],
+    keys: readonly string[],
+  ): Promise<Array<EpisodeRow & { idempotency_key: string }>> {
+    return PostgresStoreCore.#query<EpisodeRow & { idempotency_key: string }>(client, {
+      name: "shared-ctx-episodes-by-key",
+      text: `SELECT ${episodeColumns}, idempotency_key FROM episodes
+             WHERE tenant_key = $1 AND (subject_id, idempotency_key) IN (SELECT * FROM unnest($2::text[], $3::text[]))
+               AND idempotency_key IS NOT NULL`,
+      values: [tenant, subjectIds, keys],
     });
   }
 
@@ -293,50 +335,103 @@ export class PostgresStoreCore {
     const tenant = tenantKey(tenantId);
     return this.#run(signal, async (pool) => {
       await this.#hub.settled();
-      const createdAt = this.#timestamp();
-      const bySubject = new Map<string, PreparedEpisode[]>();
-      for (const item of prepared) {
-        const list = bySubject.get(item.input.subjectId) ?? [];
-        list.push(item);
-        bySubject.set(item.input.subjectId, list);
+      // A concurrent request may commit one of our keys first: then read again, and retry once
+      // more at most per such race (each retry finds at least one more key stored).
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          return await this.#writeBatch(pool, tenant, prepared);
+        } catch (error) {
+          if (attempt >= 2 || !isIdempotencyConflict(error)) throw error;
+        }
       }
-      // Subjects locked in one sorted order, so two batches never deadlock on each other.
-      const subjects = [...bySubject.keys()].sort();
+    });
+  }
+
+  async #writeBatch(
+    pool: Pool,
+    tenant: string,
+    prepared: readonly PreparedEpisode[],
+  ): Promise<{ episodesCreated: number; episodes: Episode[] }> {
+    // Keyed items whose key is stored already, or repeated within this batch, are not written:
+    // they answer with the episode stored (or written here) first.
+    const keyOf = (item: PreparedEpisode) =>
+      item.input.idempotencyKey === null
+        ? undefined
+        : JSON.stringify([item.input.subjectId, item.input.idempotencyKey]);
+    const keyed = prepared.filter((item) => item.input.idempotencyKey !== null);
+    const stored = new Map<string, Episode>();
+    if (keyed.length > 0) {
+      const rows = await this.#episodesByKey(
+        pool,
+        tenant,
+        keyed.map((item) => item.input.subjectId),
+        keyed.map((item) => item.input.idempotencyKey ?? ""),
+      );
+      for (const row of rows) {
+        stored.set(JSON.stringify([row.subject_id, row.idempotency_key]), episodeFromRow(row));
+      }
+    }
+    const firstOfKey = new Map<string, PreparedEpisode>();
+    const toWrite: PreparedEpisode[] = [];
+    for (const item of prepared) {
+      const key = keyOf(item);
+      if (key !== undefined && (stored.has(key) || firstOfKey.has(key))) continue;
+      if (key !== undefined) firstOfKey.set(key, item);
+      toWrite.push(item);
+    }
+    const bySubject = new Map<string, PreparedEpisode[]>();
+    for (const item of toWrite) {
+      const list = bySubject.get(item.input.subjectId) ?? [];
+      list.push(item);
+      bySubject.set(item.input.subjectId, list);
+    }
+    // Subjects locked in one sorted order, so two batches never deadlock on each other.
+    const subjects = [...bySubject.keys()].sort();
+    const createdAt = new Map<PreparedEpisode, string>();
+    if (toWrite.length > 0) {
+      const now = this.#timestamp();
       await this.#transaction(pool, "BEGIN", async (client) => {
         const seqs = new Map<PreparedEpisode, number>();
         for (const subjectId of subjects) {
           const items = bySubject.get(subjectId) ?? [];
-          const [row] = await PostgresStoreCore.#query<{ last_seq: string }>(client, {
+          const [row] = await PostgresStoreCore.#query<{
+            last_seq: string;
+            last_created_at: string;
+          }>(client, {
             name: "shared-ctx-allocate-seqs",
-            text: `INSERT INTO subjects (tenant_key, subject_id, last_seq, episode_count) VALUES ($1, $2, $3, $3)
+            text: `INSERT INTO subjects (tenant_key, subject_id, last_seq, episode_count, last_created_at) VALUES ($1, $2, $3, $3, $4)
                    ON CONFLICT (tenant_key, subject_id) DO UPDATE
-                     SET last_seq = subjects.last_seq + $3, episode_count = subjects.episode_count + $3
-                   RETURNING last_seq`,
-            values: [tenant, subjectId, items.length],
+                     SET last_seq = subjects.last_seq + $3, episode_count = subjects.episode_count + $3,
+                       last_created_at = GREATEST(subjects.last_created_at COLLATE "C", EXCLUDED.last_created_at)
+                   RETURNING last_seq, last_created_at`,
+            values: [tenant, subjectId, items.length, now],
           });
           const last = Number(row?.last_seq ?? items.length);
           items.forEach((item, index) => {
             seqs.set(item, last - items.length + 1 + index);
+            // One time per subject for the whole batch, never below the subject's last one.
+            createdAt.set(item, row?.last_created_at ?? now);
           });
         }
         await client.query({
           name: "shared-ctx-insert-episodes",
-          text: `INSERT INTO episodes (tenant_key, subject_id, seq, id, source, type, payload, metadata, provenance, session_id, created_at)
-                 SELECT $1, v.subject_id, v.seq, v.id, v.source, v.type, v.payload, v.metadata, v.provenance, v.session_id, $2
-                 FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-                   AS v (subject_id, seq, id, source, type, payload, metadata, provenance, session_id)`,
+          text: `INSERT INTO episodes (tenant_key, subject_id, seq, id, source, type, payload, metadata, provenance, session_id, created_at, idempotency_key)
+                 SELECT $1, v.subject_id, v.seq, v.id, v.source, v.type, v.payload, v.metadata, v.provenance, v.session_id, v.created_at, v.idempotency_key
+                 FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+                   AS v (subject_id, seq, id, source, type, payload, metadata, provenance, session_id, created_at, idempotency_key)`,
           values: [
             tenant,
-            createdAt,
-            prepared.map((item) => item.input.subjectId),
-            prepared.map((item) => seqs.get(item) ?? 0),
-            prepared.map((item) => item.id),
-            prepared.map((item) => item.input.source),
-            prepared.map((item) => item.input.type),
-            prepared.map((item) => item.payload),
-            prepared.map((item) => item.metadata),
-            prepared.map((item) => item.provenance),
-            prepared.map((item) => item.input.sessionId),
+            toWrite.map((item) => item.input.subjectId),
+            toWrite.map((item) => seqs.get(item) ?? 0),
+            toWrite.map((item) => item.id),
+            toWrite.map((item) => item.input.source),
+            toWrite.map((item) => item.input.type),
+            toWrite.map((item) => item.payload),
+            toWrite.map((item) => item.metadata),
+            toWrite.map((item) => item.provenance),
+            toWrite.map((item) => item.input.sessionId),
+            toWrite.map((item) => createdAt.get(item) ?? now),
+            toWrite.map((item) => item.input.idempotencyKey),
           ],
         });
         for (const subjectId of subjects) {
@@ -347,9 +442,25 @@ export class PostgresStoreCore {
         }
       });
       for (const subjectId of subjects) this.#hub.notify(changeKey(tenant, subjectId));
-      const episodes = prepared.map((item) => PostgresStoreCore.#episodeOf(item, createdAt));
-      return { episodesCreated: episodes.length, episodes };
+    }
+    const written = new Map(
+      toWrite.map((item) => [
+        item,
+        PostgresStoreCore.#episodeOf(item, createdAt.get(item) ?? this.#timestamp()),
+      ]),
+    );
+    const episodes = prepared.map((item) => {
+      const own = written.get(item);
+      if (own) return own;
+      const key = keyOf(item) ?? "";
+      const first = firstOfKey.get(key);
+      return stored.get(key) ?? (first ? written.get(first) : undefined) ?? own;
     });
+    // Every item has an episode: its own, the stored one, or the batch's first with its key.
+    const complete = episodes.filter((episode): episode is Episode => episode !== undefined);
+    // Counted as the batch's episodes, de-duplicated ones included: a retried batch answers as
+    // the first did.
+    return { episodesCreated: complete.length, episodes: complete };
   }
 
   // ---- compile --------------------------------------------------------------------------------

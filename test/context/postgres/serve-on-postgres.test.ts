@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { createApp } from "../../../src/server/app.js";
 import { describeBadRequests } from "../../server/bad-requests.js";
+import { describeIdempotentWrites } from "../../server/idempotent-writes.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 const skip = postgresSkipReason("serve-on-postgres.test.ts") !== undefined;
@@ -13,6 +14,16 @@ interface ErrorBody {
 
 // The embedded store's bad-request table (test/server/bad-requests.test.ts), on Postgres.
 describeBadRequests(
+  "Postgres",
+  () => {
+    const postgres = usePostgres(skip);
+    return async () => new PostgresStore({ url: await postgres.database() });
+  },
+  skip,
+);
+
+// The embedded store's idempotency tests (test/server/idempotent-writes.test.ts), on Postgres.
+describeIdempotentWrites(
   "Postgres",
   () => {
     const postgres = usePostgres(skip);
