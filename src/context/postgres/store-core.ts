@@ -65,7 +65,14 @@ export interface PostgresCoreOptions {
   maxConnections?: number;
   pollIntervalMs?: number;
   reconnectDelayMs?: number;
+  statementTimeoutMs?: number;
 }
+
+/**
+ * How long one statement may run (and the server may stay silent) before the request fails with
+ * a `PostgresConnectionError` (503 on `serve`). @see PostgresStoreOptions.statementTimeoutMs
+ */
+export const defaultStatementTimeoutMs = 15_000;
 
 /** The NOTIFY channel every replica writes to and listens on. */
 const notifyChannel = "shared_ctx_changes";
@@ -116,6 +123,7 @@ export class PostgresStoreCore {
   readonly #generateId: () => string;
   readonly #maxConnections: number;
   readonly #reconnectDelayMs: number;
+  readonly #statementTimeoutMs: number;
   readonly #hub: PostgresWatchHub;
   readonly #jobs = new Map<string, Promise<void>>();
   #pool: Promise<Pool> | undefined;
@@ -128,6 +136,7 @@ export class PostgresStoreCore {
     this.#generateId = options.generateId ?? randomUUID;
     this.#maxConnections = options.maxConnections ?? 10;
     this.#reconnectDelayMs = options.reconnectDelayMs ?? 500;
+    this.#statementTimeoutMs = options.statementTimeoutMs ?? defaultStatementTimeoutMs;
     this.#hub = new PostgresWatchHub(
       {
         cursors: (tenant, subjectId) => this.#cursors(tenant, subjectId),
@@ -151,7 +160,13 @@ export class PostgresStoreCore {
         max: this.#maxConnections,
         // Idle connections must not keep a finished process alive.
         allowExitOnIdle: true,
-        connectionTimeoutMillis: 10_000,
+        // A free connection within the statement timeout (10 s at most), or a 503.
+        connectionTimeoutMillis: Math.min(10_000, this.#statementTimeoutMs),
+        // The server cancels a statement past the timeout (a slow query, a lock held too long)…
+        statement_timeout: this.#statementTimeoutMs,
+        // …and the client gives up one second later on a server that does not answer at all
+        // (frozen, or a network that drops packets): a prompt 503, never a hang.
+        query_timeout: this.#statementTimeoutMs + 1000,
       });
       // An idle connection dropped by the server: the pool replaces it; nothing to do here.
       pool.on("error", () => undefined);
@@ -202,12 +217,19 @@ export class PostgresStoreCore {
       await client.query(begin);
       const result = await work(client);
       await client.query("COMMIT");
+      client.release();
       return result;
     } catch (error) {
+      // A connection that timed out or broke may still be busy (or gone): it leaves the pool
+      // (the server rolls its transaction back). One the server answered with an error is
+      // rolled back and reused.
+      if (sqlState(error) === undefined) {
+        client.release(true);
+        throw error;
+      }
       await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
       client.release();
+      throw error;
     }
   }
 
