@@ -8,6 +8,7 @@ import { StoreValidationError } from "../context/errors/store-validation-error.j
 import { PostgresConnectionError } from "../context/postgres/errors/postgres-connection-error.js";
 import { camelKeyToSnake } from "../context/wire-format.js";
 import { createApiKeyCheck, publicPaths } from "./api-key.js";
+import { defaultMaxResponseBytes } from "./bounded-timeline.js";
 import { HttpError } from "./http-error.js";
 import { defaultMaxBodyBytes } from "./read-json-body.js";
 import type { ServerEnv } from "./server-env.js";
@@ -27,8 +28,13 @@ export interface CreateAppOptions {
   apiKey?: string;
   /** Id for a request that has no `X-Request-ID`. @default 16 random lowercase hex digits, as Statewave */
   generateRequestId?: () => string;
-  /** Larger request bodies get a 413. @default 1 MiB */
+  /** Larger request bodies get a 413. @default 16 MiB (see `defaultMaxBodyBytes`) */
   maxBodyBytes?: number;
+  /**
+   * The most bytes of JSON one `GET /v1/timeline` answer holds; past it the answer is cut and
+   * `X-Next-Offset` names the next page. @default 16 MiB (see `defaultMaxResponseBytes`)
+   */
+  maxResponseBytes?: number;
   /** Told about every error that became a 500, for logging; the client only sees `internal_error`. */
   onUnexpectedError?: (error: unknown) => void;
   /**
@@ -179,6 +185,7 @@ export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
 
   registerV1Routes(app, {
     maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
+    maxResponseBytes: options.maxResponseBytes ?? defaultMaxResponseBytes,
     readinessStore: () => options.store.forTenant(null),
   });
 

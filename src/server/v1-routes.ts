@@ -1,6 +1,7 @@
 import type { Context, Hono } from "hono";
 import type { z } from "zod";
 import type { ContextStore, JsonObject } from "../context/context-store.js";
+import { readBoundedTimeline } from "./bounded-timeline.js";
 import { HttpError } from "./http-error.js";
 import { toValidationDetails } from "./pydantic-fields.js";
 import { readJsonBody } from "./read-json-body.js";
@@ -25,7 +26,6 @@ import {
   memoryToWire,
   subjectsToWire,
   summaryStoreKinds,
-  timelineToWire,
 } from "./wire-mapping.js";
 
 type AppContext = Context<ServerEnv>;
@@ -33,6 +33,8 @@ type AppContext = Context<ServerEnv>;
 /** What the routes need besides the per-request store. */
 export interface V1RouteOptions {
   maxBodyBytes: number;
+  /** The most bytes of JSON one `GET /v1/timeline` answer holds (see `bounded-timeline.ts`). */
+  maxResponseBytes: number;
   /** The store `/readyz` probes. */
   readinessStore: () => ContextStore;
 }
@@ -167,11 +169,15 @@ export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions):
   app.get("/v1/timeline", async (c) => {
     const query = parse(timelineQuery, c.req.query(), "query");
     if (query.subject_id === "") return c.json({ subject_id: "", episodes: [], memories: [] });
-    const timeline = await c.var.store.getTimeline(query.subject_id, {
+    const timeline = await readBoundedTimeline(c.var.store, query.subject_id, {
       limit: query.limit,
       offset: query.offset,
+      maxBytes: options.maxResponseBytes,
     });
-    return c.json(timelineToWire(timeline));
+    const headers: Record<string, string> = { "Content-Type": "application/json" };
+    // Cut at the byte cap: the client asks again from here (docs/server.md).
+    if (timeline.nextOffset !== undefined) headers["X-Next-Offset"] = String(timeline.nextOffset);
+    return c.body(timeline.body, 200, headers);
   });
 
   app.get("/v1/subjects", async (c) => {

@@ -13,6 +13,15 @@ function parsePort(value: string): number {
   return port;
 }
 
+/** A positive whole number of bytes or milliseconds, for the limit and timeout flags. */
+function parsePositive(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < 1 || !Number.isSafeInteger(number)) {
+    throw new InvalidArgumentError("expected a whole number of at least 1");
+  }
+  return number;
+}
+
 /** The parsed options of `serve`. */
 interface ServeOptions {
   port: number;
@@ -24,6 +33,12 @@ interface ServeOptions {
   allowedHost?: string[];
   /** `--compat statewave-0.7.1`: an in-memory emulation of that server version, for tests. */
   compat?: string;
+  /** `--max-body-bytes`: larger request bodies get a 413. */
+  maxBodyBytes?: number;
+  /** `--max-response-bytes`: the byte cap of one timeline answer. */
+  maxResponseBytes?: number;
+  /** `--statement-timeout-ms`: Postgres only. */
+  statementTimeoutMs?: number;
 }
 
 const loopbackHosts = new Set(["127.0.0.1", "localhost", "::1"]);
@@ -45,6 +60,21 @@ export function makeServeCommand(deps: CliDeps): Command {
       "--allowed-host <name>",
       "also answer requests whose Host is this name (name or name:port; repeatable; * = any). A loopback server refuses other Hosts, against DNS rebinding",
       (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      "--max-body-bytes <bytes>",
+      "refuse request bodies larger than this with 413 (default 16777216, 16 MiB)",
+      parsePositive,
+    )
+    .option(
+      "--max-response-bytes <bytes>",
+      "cut a GET /v1/timeline answer before it passes this many bytes; X-Next-Offset says where the next page starts (default 16777216, 16 MiB)",
+      parsePositive,
+    )
+    .option(
+      "--statement-timeout-ms <ms>",
+      "with --database-url: a statement (or a silent database) past this answers 503 instead of hanging (default 15000)",
+      parsePositive,
     )
     .option(
       "--compat <version>",
@@ -106,7 +136,12 @@ export function makeServeCommand(deps: CliDeps): Command {
       let path: string;
       if (databaseUrl !== undefined) {
         const { PostgresStore } = await import("../../context/postgres/postgres-store.js");
-        const postgres = new PostgresStore({ url: databaseUrl });
+        const postgres = new PostgresStore({
+          url: databaseUrl,
+          ...(options.statementTimeoutMs !== undefined
+            ? { statementTimeoutMs: options.statementTimeoutMs }
+            : {}),
+        });
         path = postgres.location;
         try {
           // Checked before listening: a database that is down is named now, not on the first request.
@@ -135,6 +170,10 @@ export function makeServeCommand(deps: CliDeps): Command {
           host: options.host,
           ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
           ...(apiKey ? { apiKey } : {}),
+          ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+          ...(options.maxResponseBytes !== undefined
+            ? { maxResponseBytes: options.maxResponseBytes }
+            : {}),
           signal: deps.signal,
           onUnexpectedError: (error) => {
             const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
