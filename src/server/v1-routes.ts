@@ -37,6 +37,8 @@ export interface V1RouteOptions {
   maxResponseBytes: number;
   /** The store `/readyz` probes. */
   readinessStore: () => ContextStore;
+  /** Why the store cannot take writes now (a full disk), failing `/readyz`; undefined if it can. */
+  storageProblem: () => string | undefined;
 }
 
 function parse<T extends z.ZodType>(
@@ -91,6 +93,13 @@ export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions):
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/health", (c) => c.json({ status: "ok" }));
   const ready = async (c: AppContext) => {
+    const problem = options.storageProblem();
+    if (problem !== undefined) {
+      return c.json(
+        { status: "not_ready", checks: [{ name: "storage", status: "fail", detail: problem }] },
+        503,
+      );
+    }
     try {
       await options.readinessStore().listSubjects({ limit: 1 });
       return c.json({ status: "ready", checks: [{ name: "database", status: "ok" }] });

@@ -156,7 +156,8 @@ export function makeServeCommand(deps: CliDeps): Command {
         path = resolveDbPath({ db: options.db, env: deps.env, cwd: deps.cwd });
         try {
           // Concurrent clients' creates share commits, each acknowledged only once committed.
-          store = new EmbeddedStore({ path, groupCommit: true });
+          // quick_check at start: a damaged file is named now, not by a 500 on some request.
+          store = new EmbeddedStore({ path, groupCommit: true, checkIntegrity: true });
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
           throw new FatalError(`cannot open the store at ${path}: ${reason}`, { cause: error });

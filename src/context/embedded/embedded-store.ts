@@ -26,6 +26,13 @@ export interface EmbeddedStoreOptions {
    * @default null (the default tenant)
    */
   tenantId?: string | null;
+  /**
+   * Run `PRAGMA quick_check` at open, so a damaged file is refused at once (a
+   * `StoreDamagedError` naming it) instead of failing on the first read that meets the damage.
+   * It reads the whole file (about a second per GB): `serve` turns it on.
+   * @default false
+   */
+  checkIntegrity?: boolean;
 }
 
 /**
@@ -40,6 +47,7 @@ export interface EmbeddedStoreOptions {
  * await store.compileMemories("run-1");
  * const bundle = await store.getContext("run-1", "implement login");
  * @throws StoreSchemaError when the file was written by a newer shared-ctx.
+ * @throws StoreDamagedError when the file is damaged (not a database, or `checkIntegrity` found problems).
  */
 export class EmbeddedStore extends TenantStoreView {
   /** The database file (or ":memory:"). */

@@ -34,6 +34,7 @@ import { CompileEpisodeError, type SkippedEpisode } from "../errors/compile-epis
 import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.js";
 import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
+import { StoreDamagedError } from "../errors/store-damaged-error.js";
 import { StoreValidationError } from "../errors/store-validation-error.js";
 import { type MemoryCandidate, rankContext, searchTerms, textTerms } from "../rank-context.js";
 import { storableDraft } from "../storable-text.js";
@@ -80,6 +81,14 @@ const sqliteAddon: string | undefined = (() => {
   return undefined;
 })();
 
+/** SQLite's codes for a damaged file: corrupt pages, or not a database at all. */
+function isDamaged(error: unknown): error is { code: string } {
+  return (
+    error instanceof Database.SqliteError &&
+    (error.code.startsWith("SQLITE_CORRUPT") || error.code === "SQLITE_NOTADB")
+  );
+}
+
 /** Options of the embedded store; see `EmbeddedStoreOptions` in `embedded-store.ts`. */
 export interface StoreCoreOptions {
   path: string;
@@ -88,6 +97,8 @@ export interface StoreCoreOptions {
   pollIntervalMs?: number;
   /** See `EmbeddedStoreOptions.groupCommit`. @default false */
   groupCommit?: boolean;
+  /** See `EmbeddedStoreOptions.checkIntegrity`. @default false */
+  checkIntegrity?: boolean;
 }
 
 /** A `createEpisode` waiting for the next group commit. */
@@ -233,10 +244,13 @@ export class EmbeddedStoreCore {
       this.#db.pragma("synchronous = NORMAL");
       // 16 MiB of page cache (the default is 2 MiB): the subject indexes stay in memory.
       this.#db.pragma("cache_size = -16000");
+      if (options.checkIntegrity && !inMemory) this.#checkIntegrity(options.path);
       migrate(this.#db, options.path);
     } catch (error) {
       this.#db.close();
-      throw error;
+      throw isDamaged(error)
+        ? new StoreDamagedError(options.path, error.code, { cause: error })
+        : error;
     }
     this.#hub = new WatchHub(
       {
@@ -247,6 +261,20 @@ export class EmbeddedStoreCore {
       },
       { pollIntervalMs: options.pollIntervalMs ?? 25, crossProcess: !inMemory },
     );
+  }
+
+  /**
+   * `PRAGMA quick_check`: a file damaged mid-way opens, and fails only on the read that meets the
+   * damage. quick_check reads every page once (about a second per GB), so `serve` runs it at
+   * start, not every command.
+   * @throws StoreDamagedError naming the file and the first problems found
+   */
+  #checkIntegrity(path: string): void {
+    const problems = this.#db.pragma("quick_check(5)", { simple: false }) as Array<{
+      quick_check: string;
+    }>;
+    const found = problems.map((row) => row.quick_check).filter((line) => line !== "ok");
+    if (found.length > 0) throw new StoreDamagedError(path, found.join("; ").slice(0, 500));
   }
 
   /** Prepared once, reused for the life of the handle. */
