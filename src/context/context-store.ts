@@ -46,6 +46,15 @@ export interface CreateEpisodeInput {
   /** @default {} */
   provenance?: JsonObject;
   sessionId?: string | null;
+  /**
+   * De-duplication key, Statewave v1.1's `idempotency_key`: a create with a key this subject
+   * already has stores nothing and returns the episode stored first (whatever else differs), so a
+   * retry after a timeout never stores twice. Unique per (tenant, subject); 1..256 characters.
+   * Honoured by the embedded and Postgres stores and `shared-ctx serve`; a Statewave v0.7.1
+   * server ignores it (contract §7).
+   * @default none: every create stores a new episode
+   */
+  idempotencyKey?: string | null;
 }
 
 /** Statewave's memory kinds plus shared-ctx's typed agent kinds; any string is allowed. */

@@ -18,6 +18,7 @@ import type {
   TimelineOptions,
   WatchOptions,
 } from "./context-store.js";
+import { requireTenantId } from "./validate-input.js";
 
 type Tenant = string | null;
 /** A value now (better-sqlite3 is synchronous) or later (a Postgres pool). */
@@ -98,9 +99,11 @@ export class TenantView<Core extends TenantScopedCore> implements ContextStore {
   /** The tenant every call is scoped to; `null` is the default tenant. */
   readonly tenantId: string | null;
 
+  /** @throws StoreValidationError when `tenantId` breaks the id rule (`requireTenantId`). */
   constructor(core: Core, tenantId: string | null) {
     this.core = core;
-    this.tenantId = tenantId;
+    // Checked here, once for every store: the same tenant rule on SQLite and Postgres.
+    this.tenantId = requireTenantId(tenantId);
   }
 
   async createEpisode(

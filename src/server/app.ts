@@ -4,10 +4,12 @@ import type { ContextStore } from "../context/context-store.js";
 import { CompileEpisodeError } from "../context/errors/compile-episode-error.js";
 import { CompileJobNotFoundError } from "../context/errors/compile-job-not-found-error.js";
 import { StoreClosedError } from "../context/errors/store-closed-error.js";
+import { StoreDamagedError } from "../context/errors/store-damaged-error.js";
 import { StoreValidationError } from "../context/errors/store-validation-error.js";
 import { PostgresConnectionError } from "../context/postgres/errors/postgres-connection-error.js";
 import { camelKeyToSnake } from "../context/wire-format.js";
 import { createKeyring, publicPaths, type TenantKey } from "./api-key.js";
+import { defaultMaxResponseBytes } from "./bounded-timeline.js";
 import { HttpError } from "./http-error.js";
 import { defaultMaxBodyBytes } from "./read-json-body.js";
 import type { ServerEnv } from "./server-env.js";
@@ -35,8 +37,13 @@ export interface CreateAppOptions {
   tenantKeys?: readonly TenantKey[];
   /** Id for a request that has no `X-Request-ID`. @default 16 random lowercase hex digits, as Statewave */
   generateRequestId?: () => string;
-  /** Larger request bodies get a 413. @default 1 MiB */
+  /** Larger request bodies get a 413. @default 16 MiB (see `defaultMaxBodyBytes`) */
   maxBodyBytes?: number;
+  /**
+   * The most bytes of JSON one `GET /v1/timeline` answer holds; past it the answer is cut and
+   * `X-Next-Offset` names the next page. @default 16 MiB (see `defaultMaxResponseBytes`)
+   */
+  maxResponseBytes?: number;
   /** Told about every error that became a 500, for logging; the client only sees `internal_error`. */
   onUnexpectedError?: (error: unknown) => void;
   /**
@@ -45,6 +52,8 @@ export interface CreateAppOptions {
    * @default every Host is served
    */
   isAllowedHost?: (host: string | undefined) => boolean;
+  /** Clock, in ms, for how long `/readyz` fails after a full disk. @default performance.now */
+  now?: () => number;
 }
 
 /** The longest `X-Tenant-ID`, in characters (code points), as long as a subject id may be. */
@@ -135,7 +144,55 @@ function toHttpError(error: unknown, where: "body" | "query" | "path"): HttpErro
       message: "The database is unavailable",
     });
   }
+  const code = storageCode(error);
+  if (code === "SQLITE_FULL" || code === "53100") {
+    // Nothing was written; the client may retry once space is freed. /readyz fails meanwhile.
+    return new HttpError(507, {
+      code: "insufficient_storage",
+      message: "The store's disk is full; nothing was written. Retry once space is freed.",
+    });
+  }
+  if (
+    error instanceof StoreDamagedError ||
+    code?.startsWith("SQLITE_CORRUPT") ||
+    code === "SQLITE_NOTADB"
+  ) {
+    return new HttpError(503, {
+      code: "service_unavailable",
+      message: "The store's database is damaged; its operator must restore it",
+    });
+  }
   return undefined;
+}
+
+/** The driver's error code of a store error (SQLite's `SQLITE_FULL`, a Postgres SQLSTATE), if any. */
+function storageCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const code: unknown = Reflect.get(error, "code");
+  return typeof code === "string" ? code : undefined;
+}
+
+/** How long after a full disk `/readyz` fails when no write has succeeded since. */
+const storageFullReadyMs = 10_000;
+
+/**
+ * The store's view of the request's tenant. A tenant id the stores refuse (over 256 characters,
+ * U+0000) is a 422 naming the header, before any route runs.
+ */
+function tenantStore(store: TenantScopedStore, tenantId: string | null): ContextStore {
+  try {
+    return store.forTenant(tenantId);
+  } catch (error) {
+    if (!(error instanceof StoreValidationError)) throw error;
+    throw HttpError.validation([
+      {
+        type: "value_error",
+        loc: ["header", "x-tenant-id"],
+        msg: error.message,
+        ctx: { expected: error.expected },
+      },
+    ]);
+  }
 }
 
 /**
@@ -212,12 +269,27 @@ export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
     if (tenantId !== null && !publicPaths.has(c.req.path)) checkTenantId(tenantId);
     c.set("authenticated", authenticated);
     // No header = the default tenant, which never sees another tenant's rows (unlike Statewave, §14).
-    c.set("store", options.store.forTenant(tenantId));
+    c.set("store", tenantStore(options.store, tenantId));
     await next();
   });
 
+  // A full disk fails readiness until a write succeeds again, or for 10 s (then the next
+  // refused write fails it again): a balancer moves traffic away while it lasts.
+  const now = options.now ?? (() => performance.now());
+  let storageFullAt: number | undefined;
+  app.use(async (c, next) => {
+    await next();
+    if (c.req.method === "POST" && c.res.status === 507) storageFullAt = now();
+    else if (c.req.method === "POST" && c.res.status < 300) storageFullAt = undefined;
+  });
+
   registerV1Routes(app, {
+    storageProblem: () =>
+      storageFullAt !== undefined && now() - storageFullAt < storageFullReadyMs
+        ? "the disk is full: writes are refused"
+        : undefined,
     maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
+    maxResponseBytes: options.maxResponseBytes ?? defaultMaxResponseBytes,
     readinessStore: () => options.store.forTenant(null),
   });
 

@@ -59,8 +59,10 @@ export interface StartServerOptions {
   onUnexpectedError?: (error: unknown) => void;
   /** Passed to `createApp`. */
   generateRequestId?: () => string;
-  /** Passed to `createApp`. @default 1 MiB */
+  /** Passed to `createApp`. @default 16 MiB */
   maxBodyBytes?: number;
+  /** Passed to `createApp`: the byte cap of one timeline answer. @default 16 MiB */
+  maxResponseBytes?: number;
   /**
    * More `Host` names to serve besides the bound address and loopback names: `name` or
    * `name:port`, `*` for any. A loopback server refuses every other Host with 403 (DNS rebinding,
@@ -160,6 +162,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.tenantKeys ? { tenantKeys: options.tenantKeys } : {}),
     ...(options.generateRequestId ? { generateRequestId: options.generateRequestId } : {}),
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.maxResponseBytes !== undefined
+      ? { maxResponseBytes: options.maxResponseBytes }
+      : {}),
     ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
   });
   const server = createAdaptorServer({

@@ -1,7 +1,11 @@
 import { HttpError } from "./http-error.js";
 
-/** Statewave itself has no limit; shared-ctx refuses bodies over 1 MiB so one request cannot exhaust memory. */
-export const defaultMaxBodyBytes = 1024 * 1024;
+/**
+ * Statewave itself has no limit (it stores a ~1 MiB episode, and a batch of several); shared-ctx
+ * refuses bodies over 16 MiB so one request cannot exhaust memory. `serve --max-body-bytes`
+ * changes it.
+ */
+export const defaultMaxBodyBytes = 16 * 1024 * 1024;
 
 /**
  * Deeper JSON than this is refused with a 422: `JSON.stringify` (used when the store writes the

@@ -22,6 +22,11 @@ export const createEpisodeBody = z.object({
   metadata: jsonObjectField({ required: false }),
   provenance: jsonObjectField({ required: false }),
   session_id: optionalNullableString({ max: 256 }),
+  /**
+   * Statewave v1.1's de-duplication key (contract §7, §12): the same key on the same subject
+   * stores one episode and answers every later create with it. v0.7.1 ignores the field.
+   */
+  idempotency_key: optionalNullableString({ max: 256 }),
 });
 export type CreateEpisodeBody = z.output<typeof createEpisodeBody>;
 

@@ -1,6 +1,7 @@
 import type { Context, Hono } from "hono";
 import type { z } from "zod";
 import type { ContextStore, JsonObject } from "../context/context-store.js";
+import { readBoundedTimeline } from "./bounded-timeline.js";
 import { HttpError } from "./http-error.js";
 import { toValidationDetails } from "./pydantic-fields.js";
 import { readJsonBody } from "./read-json-body.js";
@@ -25,7 +26,6 @@ import {
   memoryToWire,
   subjectsToWire,
   summaryStoreKinds,
-  timelineToWire,
 } from "./wire-mapping.js";
 
 type AppContext = Context<ServerEnv>;
@@ -33,8 +33,12 @@ type AppContext = Context<ServerEnv>;
 /** What the routes need besides the per-request store. */
 export interface V1RouteOptions {
   maxBodyBytes: number;
+  /** The most bytes of JSON one `GET /v1/timeline` answer holds (see `bounded-timeline.ts`). */
+  maxResponseBytes: number;
   /** The store `/readyz` probes. */
   readinessStore: () => ContextStore;
+  /** Why the store cannot take writes now (a full disk), failing `/readyz`; undefined if it can. */
+  storageProblem: () => string | undefined;
 }
 
 function parse<T extends z.ZodType>(
@@ -67,6 +71,7 @@ function episodeInput(body: z.output<typeof createEpisodeBody>) {
     metadata: body.metadata as JsonObject,
     provenance: body.provenance as JsonObject,
     sessionId: body.session_id,
+    idempotencyKey: body.idempotency_key,
   };
 }
 
@@ -88,6 +93,13 @@ export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions):
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/health", (c) => c.json({ status: "ok" }));
   const ready = async (c: AppContext) => {
+    const problem = options.storageProblem();
+    if (problem !== undefined) {
+      return c.json(
+        { status: "not_ready", checks: [{ name: "storage", status: "fail", detail: problem }] },
+        503,
+      );
+    }
     try {
       await options.readinessStore().listSubjects({ limit: 1 });
       return c.json({ status: "ready", checks: [{ name: "database", status: "ok" }] });
@@ -172,11 +184,15 @@ export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions):
   app.get("/v1/timeline", async (c) => {
     const query = parse(timelineQuery, c.req.query(), "query");
     if (query.subject_id === "") return c.json({ subject_id: "", episodes: [], memories: [] });
-    const timeline = await c.var.store.getTimeline(query.subject_id, {
+    const timeline = await readBoundedTimeline(c.var.store, query.subject_id, {
       limit: query.limit,
       offset: query.offset,
+      maxBytes: options.maxResponseBytes,
     });
-    return c.json(timelineToWire(timeline));
+    const headers: Record<string, string> = { "Content-Type": "application/json" };
+    // Cut at the byte cap: the client asks again from here (docs/server.md).
+    if (timeline.nextOffset !== undefined) headers["X-Next-Offset"] = String(timeline.nextOffset);
+    return c.body(timeline.body, 200, headers);
   });
 
   app.get("/v1/subjects", async (c) => {

@@ -2,11 +2,15 @@ import { describe, expect, it } from "vitest";
 import { StoreValidationError } from "../../src/context/errors/store-validation-error.js";
 import {
   codePointLength,
+  hasUnstorableText,
   inputLimits,
   requireInteger,
+  requireSearchText,
+  requireTenantId,
   requireText,
   validateEpisodeBatch,
   validateEpisodeInput,
+  validateSearchOptions,
 } from "../../src/context/validate-input.js";
 
 const episode = { subjectId: "demo", source: "planner", type: "decision", payload: { text: "x" } };
@@ -66,6 +70,7 @@ describe("validateEpisodeInput", () => {
       metadata: {},
       provenance: {},
       sessionId: null,
+      idempotencyKey: null,
     });
   });
 
@@ -107,7 +112,7 @@ describe("validateEpisodeInput", () => {
       "episodes[0].",
       {
         field: "episodes[0].sessionId",
-        expected: `null or a string of at most ${inputLimits.sessionId} characters`,
+        expected: `null or a string of at most ${inputLimits.sessionId} characters without U+0000 or unpaired surrogates`,
       },
     ],
     [
@@ -116,7 +121,7 @@ describe("validateEpisodeInput", () => {
       "",
       {
         field: "sessionId",
-        expected: `null or a string of at most ${inputLimits.sessionId} characters`,
+        expected: `null or a string of at most ${inputLimits.sessionId} characters without U+0000 or unpaired surrogates`,
       },
     ],
   ])("refuses %s, naming the field", (_, input, prefix, expected) => {
@@ -151,5 +156,62 @@ describe("validateEpisodeBatch", () => {
       field: "episodes[1].type",
       expected: `a string of 1..${inputLimits.type} characters`,
     });
+  });
+});
+
+describe("the id rule (requireId, requireTenantId)", () => {
+  const rule = (max: number) =>
+    `a string of 1..${max} characters without U+0000 or unpaired surrogates`;
+
+  it.each([
+    ["U+0000 in a subject id", { ...episode, subjectId: "a\u0000b" }, "subjectId", rule(256)],
+    ["a lone high surrogate in a source", { ...episode, source: "a\ud800" }, "source", rule(256)],
+    ["a lone low surrogate in a type", { ...episode, type: "\udc00" }, "type", rule(128)],
+    [
+      "U+0000 in an idempotency key",
+      { ...episode, idempotencyKey: "\u0000" },
+      "idempotencyKey",
+      rule(256),
+    ],
+    [
+      "an empty idempotency key",
+      { ...episode, idempotencyKey: "" },
+      "idempotencyKey",
+      "a string of 1..256 characters",
+    ],
+  ])("refuses %s on every store", (_, input, field, expected) => {
+    expect(refusal(() => validateEpisodeInput(input))).toEqual({ field, expected });
+  });
+
+  it("keeps every other character, a paired surrogate and control characters included", () => {
+    const subjectId = "line\nbreak\u0001 😀";
+    expect(validateEpisodeInput({ ...episode, subjectId, idempotencyKey: "k" })).toMatchObject({
+      subjectId,
+      idempotencyKey: "k",
+    });
+    expect(hasUnstorableText(subjectId)).toBe(false);
+  });
+
+  it("takes null, an empty tenant and 256 characters; refuses 257, U+0000 and a number", () => {
+    expect(requireTenantId(null)).toBeNull();
+    expect(requireTenantId("")).toBe("");
+    expect(requireTenantId("t".repeat(256))).toBe("t".repeat(256));
+    for (const bad of ["t".repeat(257), "t".repeat(5000), "a\u0000", 5]) {
+      expect(() => requireTenantId(bad)).toThrow(StoreValidationError);
+    }
+  });
+
+  it("reads search options alike: empty means no filter, U+0000 is refused", () => {
+    expect(validateSearchOptions({ kind: "", q: "" })).toEqual({
+      limit: 20,
+      kind: undefined,
+      q: undefined,
+    });
+    expect(validateSearchOptions({ kind: "k".repeat(500), limit: 3 })).toMatchObject({
+      kind: "k".repeat(500),
+      limit: 3,
+    });
+    expect(() => validateSearchOptions({ q: "a\u0000" })).toThrow(StoreValidationError);
+    expect(() => requireSearchText("task", "x\ud800", 4000)).toThrow(StoreValidationError);
   });
 });

@@ -168,7 +168,8 @@ describe("createApp", () => {
   });
 
   describe("bad input: status, code, and nothing stored is lost", () => {
-    const big = "x".repeat(1024 * 1024);
+    // Past the default body limit (16 MiB).
+    const big = "x".repeat(16 * 1024 * 1024);
     const validItem = episodeBody("victim");
     type Case = {
       name: string;
@@ -415,7 +416,7 @@ describe("createApp", () => {
         code: "http_error",
       },
       {
-        name: "a body over 1 MiB (with Content-Length)",
+        name: "a body over 16 MiB (with Content-Length)",
         request: () => {
           const body = JSON.stringify({ ...validItem, payload: { content: big } });
           return new Request(`${base}/v1/episodes`, {
@@ -428,7 +429,7 @@ describe("createApp", () => {
         code: "payload_too_large",
       },
       {
-        name: "a streamed body over 1 MiB (no Content-Length)",
+        name: "a streamed body over 16 MiB (no Content-Length)",
         request: () =>
           new Request(`${base}/v1/episodes`, {
             method: "POST",
@@ -436,7 +437,7 @@ describe("createApp", () => {
             body: new ReadableStream({
               start(controller) {
                 const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
-                for (let index = 0; index < 20; index++) controller.enqueue(chunk);
+                for (let index = 0; index < 260; index++) controller.enqueue(chunk);
                 controller.close();
               },
             }),

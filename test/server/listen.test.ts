@@ -39,12 +39,12 @@ describe("startServer", () => {
     expect((error as Error).message).toContain("--port");
   });
 
-  it("answers a body over 1 MiB with the 413 envelope over real HTTP, and keeps serving", async () => {
+  it("answers a body over the 16 MiB limit with the 413 envelope over real HTTP, and keeps serving", async () => {
     const { server } = await start();
     const response = await fetch(`${server.url}/v1/episodes`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ payload: { content: "x".repeat(2 * 1024 * 1024) } }),
+      body: JSON.stringify({ payload: { content: "x".repeat(17 * 1024 * 1024) } }),
     });
     expect(response.status).toBe(413);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe(

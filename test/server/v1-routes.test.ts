@@ -183,6 +183,7 @@ describe("the /v1 routes", () => {
       metadata: { m: 2 },
       provenance: { v: 3 },
       sessionId: "sess",
+      idempotencyKey: null,
     };
     expect(calls).toEqual([["createEpisode", input]]);
     const batch = await send("POST", "/v1/episodes/batch", { episodes: [body, body] });
@@ -301,8 +302,10 @@ describe("the /v1 routes", () => {
       total: 0,
     });
     await send("GET", "/v1/subjects");
+    // The store is read in pages (bounded-timeline.ts): the first asks for 10 rows at most, and
+    // an empty one ends the read.
     expect(calls).toEqual([
-      ["getTimeline", "s", { limit: 100, offset: 0 }],
+      ["getTimeline", "s", { limit: 10, offset: 0 }],
       ["getTimeline", "s", { limit: 5, offset: 2 }],
       ["listSubjects", { limit: 7, offset: 1 }],
       ["listSubjects", { limit: 50, offset: 0 }],

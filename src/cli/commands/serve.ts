@@ -38,6 +38,15 @@ function parsePort(value: string): number {
   return port;
 }
 
+/** A positive whole number of bytes or milliseconds, for the limit and timeout flags. */
+function parsePositive(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < 1 || !Number.isSafeInteger(number)) {
+    throw new InvalidArgumentError("expected a whole number of at least 1");
+  }
+  return number;
+}
+
 /** The parsed options of `serve`. */
 interface ServeOptions {
   port: number;
@@ -59,6 +68,12 @@ interface ServeOptions {
   maxConnections?: number;
   /** `--compat statewave-0.7.1`: an in-memory emulation of that server version, for tests. */
   compat?: string;
+  /** `--max-body-bytes`: larger request bodies get a 413. */
+  maxBodyBytes?: number;
+  /** `--max-response-bytes`: the byte cap of one timeline answer. */
+  maxResponseBytes?: number;
+  /** `--statement-timeout-ms`: Postgres only. */
+  statementTimeoutMs?: number;
 }
 
 /**
@@ -173,6 +188,21 @@ export function makeServeCommand(deps: CliDeps): Command {
       defaultMaxConnections,
     )
     .option(
+      "--max-body-bytes <bytes>",
+      "refuse request bodies larger than this with 413 (default 16777216, 16 MiB)",
+      parsePositive,
+    )
+    .option(
+      "--max-response-bytes <bytes>",
+      "cut a GET /v1/timeline answer before it passes this many bytes; X-Next-Offset says where the next page starts (default 16777216, 16 MiB)",
+      parsePositive,
+    )
+    .option(
+      "--statement-timeout-ms <ms>",
+      "with --database-url: a statement (or a silent database) past this answers 503 instead of hanging (default 15000)",
+      parsePositive,
+    )
+    .option(
       "--compat <version>",
       "instead of the store, serve an in-memory emulation of a real Statewave server version, quirks included (statewave-0.7.1), to try shared-ctx against it",
       (value: string) => {
@@ -249,7 +279,12 @@ export function makeServeCommand(deps: CliDeps): Command {
       let path: string;
       if (databaseUrl !== undefined) {
         const { PostgresStore } = await import("../../context/postgres/postgres-store.js");
-        const postgres = new PostgresStore({ url: databaseUrl });
+        const postgres = new PostgresStore({
+          url: databaseUrl,
+          ...(options.statementTimeoutMs !== undefined
+            ? { statementTimeoutMs: options.statementTimeoutMs }
+            : {}),
+        });
         path = postgres.location;
         try {
           // Checked before listening: a database that is down is named now, not on the first request.
@@ -268,7 +303,8 @@ export function makeServeCommand(deps: CliDeps): Command {
           deps.stderr.write(`shared-ctx serve: created folder ${folder}\n`);
         try {
           // Concurrent clients' creates share commits, each acknowledged only once committed.
-          store = new EmbeddedStore({ path, groupCommit: true });
+          // quick_check at start: a damaged file is named now, not by a 500 on some request.
+          store = new EmbeddedStore({ path, groupCommit: true, checkIntegrity: true });
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
           throw new FatalError(`cannot open the store at ${path}: ${reason}`, { cause: error });
@@ -295,6 +331,10 @@ export function makeServeCommand(deps: CliDeps): Command {
             : {}),
           ...(options.maxConnections !== undefined
             ? { maxConnections: options.maxConnections }
+            : {}),
+          ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+          ...(options.maxResponseBytes !== undefined
+            ? { maxResponseBytes: options.maxResponseBytes }
             : {}),
           signal: deps.signal,
           onUnexpectedError: (error) => {

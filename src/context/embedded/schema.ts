@@ -86,6 +86,15 @@ export const migrations: readonly string[] = [
   CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
   INSERT INTO counters (name, value) VALUES ('memory_change', 0);
   `,
+  // 2: idempotency keys (Statewave v1.1's idempotency_key): unique per (tenant, subject) among
+  // keyed episodes. The tenant is indexed as (IS NULL, ifnull()) because NULLs are distinct in a
+  // UNIQUE index, and the default tenant (NULL) must be as unique as a named one.
+  `
+  ALTER TABLE episodes ADD COLUMN idempotency_key TEXT;
+  CREATE UNIQUE INDEX episodes_idempotency
+    ON episodes (tenant_id IS NULL, ifnull(tenant_id, ''), subject_id, idempotency_key)
+    WHERE idempotency_key IS NOT NULL;
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -33,17 +33,21 @@ import { CompileEpisodeError, type SkippedEpisode } from "../errors/compile-epis
 import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.js";
 import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
+import { StoreDamagedError } from "../errors/store-damaged-error.js";
 import { StoreValidationError } from "../errors/store-validation-error.js";
 import { type MemoryCandidate, rankContext, searchTerms, textTerms } from "../rank-context.js";
+import { storableDraft } from "../storable-text.js";
 import { prepareDbPath } from "../store-location.js";
 import {
   inputLimits,
+  requireId,
   requireInteger,
   requireOffset,
-  requireText,
+  requireSearchText,
   type ValidEpisodeInput,
   validateEpisodeBatch,
   validateEpisodeInput,
+  validateSearchOptions,
 } from "../validate-input.js";
 import { waitForJob } from "../wait-for-job.js";
 import {
@@ -77,6 +81,14 @@ const sqliteAddon: string | undefined = (() => {
   return undefined;
 })();
 
+/** SQLite's codes for a damaged file: corrupt pages, or not a database at all. */
+function isDamaged(error: unknown): error is { code: string } {
+  return (
+    error instanceof Database.SqliteError &&
+    (error.code.startsWith("SQLITE_CORRUPT") || error.code === "SQLITE_NOTADB")
+  );
+}
+
 /** Options of the embedded store; see `EmbeddedStoreOptions` in `embedded-store.ts`. */
 export interface StoreCoreOptions {
   path: string;
@@ -85,6 +97,8 @@ export interface StoreCoreOptions {
   pollIntervalMs?: number;
   /** See `EmbeddedStoreOptions.groupCommit`. @default false */
   groupCommit?: boolean;
+  /** See `EmbeddedStoreOptions.checkIntegrity`. @default false */
+  checkIntegrity?: boolean;
 }
 
 /** A `createEpisode` waiting for the next group commit. */
@@ -230,10 +244,13 @@ export class EmbeddedStoreCore {
       this.#db.pragma("synchronous = NORMAL");
       // 16 MiB of page cache (the default is 2 MiB): the subject indexes stay in memory.
       this.#db.pragma("cache_size = -16000");
+      if (options.checkIntegrity && !inMemory) this.#checkIntegrity(options.path);
       migrate(this.#db, options.path);
     } catch (error) {
       this.#db.close();
-      throw error;
+      throw isDamaged(error)
+        ? new StoreDamagedError(options.path, error.code, { cause: error })
+        : error;
     }
     this.#hub = new WatchHub(
       {
@@ -244,6 +261,20 @@ export class EmbeddedStoreCore {
       },
       { pollIntervalMs: options.pollIntervalMs ?? 25, crossProcess: !inMemory },
     );
+  }
+
+  /**
+   * `PRAGMA quick_check`: a file damaged mid-way opens, and fails only on the read that meets the
+   * damage. quick_check reads every page once (about a second per GB), so `serve` runs it at
+   * start, not every command.
+   * @throws StoreDamagedError naming the file and the first problems found
+   */
+  #checkIntegrity(path: string): void {
+    const problems = this.#db.pragma("quick_check(5)", { simple: false }) as Array<{
+      quick_check: string;
+    }>;
+    const found = problems.map((row) => row.quick_check).filter((line) => line !== "ok");
+    if (found.length > 0) throw new StoreDamagedError(path, found.join("; ").slice(0, 500));
   }
 
   /** Prepared once, reused for the life of the handle. */
@@ -278,10 +309,19 @@ export class EmbeddedStoreCore {
     const payload = toJsonText(`${field}payload`, input.payload);
     const metadata = toJsonText(`${field}metadata`, input.metadata);
     const provenance = toJsonText(`${field}provenance`, input.provenance);
+    if (input.idempotencyKey !== null) {
+      // A key the subject has: the first episode stands, nothing is written (the callers hold
+      // the write lock, so no other process can add the key between this read and the insert).
+      const first = this.#statement<EpisodeRow>(
+        `SELECT * FROM episodes WHERE (tenant_id IS NULL) = ? AND ifnull(tenant_id, '') = ?
+           AND subject_id = ? AND idempotency_key = ?`,
+      ).get(tenantId === null ? 1 : 0, tenantId ?? "", input.subjectId, input.idempotencyKey);
+      if (first) return episodeFromRow(first);
+    }
     const id = this.#generateId();
     this.#statement(
-      `INSERT INTO episodes (id, tenant_id, subject_id, source, type, payload, metadata, provenance, session_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO episodes (id, tenant_id, subject_id, source, type, payload, metadata, provenance, session_id, created_at, idempotency_key)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       id,
       tenantId,
@@ -293,6 +333,7 @@ export class EmbeddedStoreCore {
       provenance,
       input.sessionId,
       createdAt,
+      input.idempotencyKey,
     );
     return {
       id,
@@ -312,8 +353,15 @@ export class EmbeddedStoreCore {
   createEpisode(tenantId: string | null, input: CreateEpisodeInput, signal?: AbortSignal): Episode {
     this.#open(signal);
     const valid = validateEpisodeInput(input);
-    // Autocommit: the insert is its own transaction, committed when run() returns.
-    const episode = this.#insertEpisode(tenantId, valid, this.#timestamp(), "");
+    const createdAt = this.#timestamp();
+    // Autocommit: the insert is its own transaction, committed when run() returns. A keyed one
+    // reads before it writes: IMMEDIATE takes the write lock first, so the read stays true.
+    const episode =
+      valid.idempotencyKey === null
+        ? this.#insertEpisode(tenantId, valid, createdAt, "")
+        : this.#db
+            .transaction(() => this.#insertEpisode(tenantId, valid, createdAt, ""))
+            .immediate();
     this.#hub.notify(tenantId, episode.subjectId);
     return episode;
   }
@@ -354,7 +402,7 @@ export class EmbeddedStoreCore {
     }
     let outcomes: Array<{ episode: Episode } | { error: unknown }>;
     try {
-      outcomes = this.#db.transaction(() =>
+      const write = this.#db.transaction(() =>
         group.map((item) => {
           try {
             return { episode: this.#insertEpisode(item.tenantId, item.input, item.createdAt, "") };
@@ -366,7 +414,11 @@ export class EmbeddedStoreCore {
             throw error;
           }
         }),
-      )();
+      );
+      // Keyed creates read before they write: take the write lock first (see createEpisode).
+      outcomes = group.some((item) => item.input.idempotencyKey !== null)
+        ? write.immediate()
+        : write();
     } catch (error) {
       // The commit itself failed (e.g. locked past the busy timeout): nothing was stored.
       for (const item of group) item.reject(error);
@@ -400,11 +452,15 @@ export class EmbeddedStoreCore {
     this.#open(signal);
     const valid = validateEpisodeBatch(inputs);
     const createdAt = this.#timestamp();
-    const episodes = this.#db.transaction(() =>
+    const write = this.#db.transaction(() =>
       valid.map((input, index) =>
         this.#insertEpisode(tenantId, input, createdAt, `episodes[${index}].`),
       ),
-    )();
+    );
+    // Keyed items read before they write: take the write lock first (see createEpisode).
+    const episodes = valid.some((input) => input.idempotencyKey !== null)
+      ? write.immediate()
+      : write();
     for (const subjectId of new Set(episodes.map((episode) => episode.subjectId))) {
       this.#hub.notify(tenantId, subjectId);
     }
@@ -415,7 +471,7 @@ export class EmbeddedStoreCore {
 
   compileMemories(tenantId: string | null, subjectId: string, signal?: AbortSignal): CompileResult {
     this.#open(signal);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     // IMMEDIATE takes the write lock before reading the uncompiled episodes, so two processes
     // compiling the same subject at once never both turn one episode into a memory.
     const { memories, skipped } = this.#db
@@ -466,12 +522,15 @@ export class EmbeddedStoreCore {
 
     /** One episode's memory (and the supersedes it causes), in a savepoint of its own. */
     const compileOne = this.#db.transaction((row: EpisodeRow) => {
-      const draft = compileEpisode({
-        type: row.type,
-        source: row.source,
-        payload: JSON.parse(row.payload),
-        provenance: JSON.parse(row.provenance),
-      });
+      // Storable as on Postgres: both stores compile one episode to the same memory.
+      const draft = storableDraft(
+        compileEpisode({
+          type: row.type,
+          source: row.source,
+          payload: JSON.parse(row.payload),
+          provenance: JSON.parse(row.provenance),
+        }),
+      );
       if (!draft) return undefined;
       const validFrom = row.created_at;
       const contradicted: string[] = [];
@@ -522,7 +581,10 @@ export class EmbeddedStoreCore {
         type: row.type,
         source: row.source,
         payload: JSON.parse(row.payload),
-      }).map((fact) => {
+      }).flatMap((found) => {
+        // The same text rule as the summary's (U+0000 dropped), on every store.
+        const fact = storableDraft(found);
+        if (!fact) return [];
         changeSeq += 1;
         const factMemory = memoryFromDraft(fact, {
           id: this.#generateId(),
@@ -549,7 +611,7 @@ export class EmbeddedStoreCore {
           changeSeq,
         );
         index.run(inserted.lastInsertRowid, scopedTerms(scope, factMemory.content));
-        return factMemory;
+        return [factMemory];
       });
       return { memory, supersededIds, validFrom, facts };
     });
@@ -610,7 +672,7 @@ export class EmbeddedStoreCore {
     signal?: AbortSignal,
   ): CompileJob {
     this.#open(signal);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const jobId = this.#generateId();
     const now = this.#timestamp();
     this.#statement(
@@ -718,22 +780,18 @@ export class EmbeddedStoreCore {
     options: SearchMemoriesOptions & { signal?: AbortSignal } = {},
   ): Memory[] {
     this.#open(options.signal);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    const limit = requireInteger("limit", options.limit, 0, inputLimits.searchLimit, 20);
-    if (options.kind !== undefined && typeof options.kind !== "string") {
-      requireText("kind", options.kind, 128);
-    }
-    if (options.q !== undefined && typeof options.q !== "string") requireText("q", options.q, 4000);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
+    const { limit, kind, q } = validateSearchOptions(options);
     const filters = ["tenant_id IS ?", "subject_id = ?", "status = 'active'"];
     const parameters: unknown[] = [tenantId, subjectId];
-    if (options.kind) {
+    if (kind !== undefined) {
       filters.push("kind = ?");
-      parameters.push(options.kind);
+      parameters.push(kind);
     }
-    if (options.q) {
+    if (q !== undefined) {
       // instr, not LIKE: '%' and '_' in q are literal text here. lower() folds ASCII only.
       filters.push("instr(lower(content), lower(?)) > 0");
-      parameters.push(options.q);
+      parameters.push(q);
     }
     return this.#statement<MemoryRow>(
       `SELECT * FROM memories WHERE ${filters.join(" AND ")} ORDER BY seq DESC LIMIT ?`,
@@ -749,8 +807,8 @@ export class EmbeddedStoreCore {
     options: GetContextOptions & { signal?: AbortSignal } = {},
   ): ContextBundle {
     this.#open(options.signal);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    requireText("task", task, inputLimits.task);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
+    requireSearchText("task", task, inputLimits.task);
     const maxTokens = requireInteger(
       "maxTokens",
       options.maxTokens,
@@ -861,7 +919,7 @@ export class EmbeddedStoreCore {
     options: TimelineOptions & { signal?: AbortSignal } = {},
   ): Timeline {
     this.#open(options.signal);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const limit = requireInteger("limit", options.limit, 0, inputLimits.timelineLimit, 100);
     const offset = requireOffset("offset", options.offset);
     // One read transaction: episodes and memories from the same snapshot.
@@ -921,7 +979,7 @@ export class EmbeddedStoreCore {
     signal?: AbortSignal,
   ): DeleteSubjectResult {
     this.#open(signal);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const result = this.#db
       .transaction(() => {
         this.#statement(
@@ -949,7 +1007,7 @@ export class EmbeddedStoreCore {
     options: WatchOptions = {},
   ): Subscription {
     this.#open();
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     return this.#hub.watch(tenantId, subjectId, listener, options);
   }
 

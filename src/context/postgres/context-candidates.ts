@@ -6,6 +6,7 @@ import {
   type EpisodeRow,
   episodeColumns,
   episodeFromRow,
+  isIndexable,
   type MemoryRow,
   memoryColumns,
   memoryFromRow,
@@ -44,7 +45,9 @@ export async function readContextCandidates(
   task: string,
 ): Promise<{ memories: MemoryCandidate[]; episodes: EpisodeCandidate[] }> {
   const memories: MemoryCandidate[] = [];
-  const terms = searchTerms(task);
+  const prefix = scopePrefix(tenant, subjectId);
+  // A word too long to be indexed matches nothing here, and would fail the tsquery.
+  const terms = searchTerms(task).filter((term) => isIndexable(prefix, term));
   // The newest `ftsWindow` full-text matches (GIN), as small rows (word counts, no content),
   // with bm25's statistics: ranked here exactly as FTS5 does, then the `relevant` best are read
   // whole below. Reading every match whole is what made this slow.
@@ -68,7 +71,7 @@ export async function readContextCandidates(
                SELECT m.mseq, m.token_count, m.term_freqs FROM memories m
                WHERE m.tenant_key = $1 AND m.subject_id = $2 AND m.status = 'active' AND m.terms @@ $3::tsquery
                ORDER BY m.mseq DESC LIMIT ${contextCandidates.ftsWindow}) w LEFT JOIN stats s ON true`,
-      values: [tenant, subjectId, scopedQuery(scopePrefix(tenant, subjectId), terms), terms],
+      values: [tenant, subjectId, scopedQuery(prefix, terms), terms],
     });
     const [first] = window;
     if (first) {

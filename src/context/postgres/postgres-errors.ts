@@ -49,6 +49,16 @@ export function toStoreError(error: unknown, location: string): unknown {
       { cause: error },
     );
   }
+  if (code === "57014" || /Query read timeout/.test(reason)) {
+    // A statement past statement_timeout (the server cancelled it), or a server that did not
+    // answer at all within the client's query timeout (frozen, or unreachable mid-query).
+    return new PostgresConnectionError(
+      location,
+      reason,
+      "The database did not answer within the statement timeout: is it overloaded, stalled or unreachable? Retry later.",
+      { cause: error },
+    );
+  }
   const hint = code === undefined ? undefined : connectionHint(code);
   if (hint !== undefined)
     return new PostgresConnectionError(location, reason, hint, { cause: error });

@@ -21,6 +21,13 @@ export interface PostgresStoreOptions {
   pollIntervalMs?: number;
   /** Wait before reopening a dropped LISTEN connection. @default 500 */
   reconnectDelayMs?: number;
+  /**
+   * How long one statement may run before the server cancels it, and (one second more) how long
+   * the client waits for a server that does not answer at all (stalled, frozen); also the longest
+   * wait for a free pooled connection (10 s at most). Past it a call fails with
+   * `PostgresConnectionError` (a 503 on `serve`), never hangs. @default 15000
+   */
+  statementTimeoutMs?: number;
 }
 
 /**

@@ -43,6 +43,14 @@ export function scopePrefix(tenant: string, subjectId: string): string {
 /** Postgres refuses lexemes of 2 KiB or more; such "words" (a base64 blob) are never searched for. */
 const maxLexemeBytes = 2000;
 
+/**
+ * Whether `prefix + term` can be a lexeme: the index leaves longer words out (see
+ * {@link indexedTerms}), and a tsquery with one fails ("word is too long"), so a search skips them.
+ */
+export function isIndexable(prefix: string, term: string): boolean {
+  return Buffer.byteLength(prefix + term) < maxLexemeBytes;
+}
+
 /** A tsvector is at most 1 MiB: the words past this many bytes of one memory go unindexed. */
 const maxIndexedBytes = 512 * 1024;
 
@@ -66,8 +74,8 @@ export function indexedTerms(prefix: string, content: string): IndexedTerms {
   let bytes = 0;
   for (const term of all) {
     if (terms.has(term)) continue;
+    if (!isIndexable(prefix, term)) continue;
     const size = Buffer.byteLength(prefix + term);
-    if (size >= maxLexemeBytes) continue;
     if (bytes + size > maxIndexedBytes) break;
     bytes += size + 1;
     terms.add(term);

@@ -112,6 +112,17 @@ export const migrations: readonly string[] = [
     updated_at text NOT NULL
   );
   `,
+  // 2: idempotency keys (an episode written twice with one key is stored once) and the subject's
+  // newest created_at, so the timeline's created_at never goes backwards along seq.
+  `
+  -- The created_at of the subject's newest episode: an insert takes GREATEST(now, this) under
+  -- the same row lock that hands out its seq, so created_at follows seq on every replica.
+  ALTER TABLE subjects ADD COLUMN last_created_at text NOT NULL DEFAULT '';
+  -- Statewave v1.1's idempotency_key: unique per (tenant, subject) among keyed episodes.
+  ALTER TABLE episodes ADD COLUMN idempotency_key text;
+  CREATE UNIQUE INDEX episodes_idempotency ON episodes (tenant_key, subject_id, idempotency_key)
+    WHERE idempotency_key IS NOT NULL;
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -20,6 +20,7 @@ import type {
   TimelineOptions,
   WatchOptions,
 } from "../context-store.js";
+import { CompileEpisodeError } from "../errors/compile-episode-error.js";
 import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.js";
 import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
@@ -27,17 +28,20 @@ import { StoreValidationError } from "../errors/store-validation-error.js";
 import { rankContext } from "../rank-context.js";
 import {
   inputLimits,
+  requireId,
   requireInteger,
   requireOffset,
-  requireText,
+  requireSearchText,
   type ValidEpisodeInput,
   validateEpisodeBatch,
   validateEpisodeInput,
+  validateSearchOptions,
 } from "../validate-input.js";
 import { waitForJob } from "../wait-for-job.js";
 import { compileLocked, memoriesByIds } from "./compile.js";
 import { readContextCandidates } from "./context-candidates.js";
 import { redactDatabaseUrl } from "./database-url.js";
+import { PostgresConnectionError } from "./errors/postgres-connection-error.js";
 import { listenForChanges } from "./listen-connection.js";
 import { toStoreError } from "./postgres-errors.js";
 import {
@@ -61,7 +65,14 @@ export interface PostgresCoreOptions {
   maxConnections?: number;
   pollIntervalMs?: number;
   reconnectDelayMs?: number;
+  statementTimeoutMs?: number;
 }
+
+/**
+ * How long one statement may run (and the server may stay silent) before the request fails with
+ * a `PostgresConnectionError` (503 on `serve`). @see PostgresStoreOptions.statementTimeoutMs
+ */
+export const defaultStatementTimeoutMs = 15_000;
 
 /** The NOTIFY channel every replica writes to and listens on. */
 const notifyChannel = "shared_ctx_changes";
@@ -74,11 +85,21 @@ function toJsonText(field: string, value: JsonObject): string {
   }
 }
 
-/** Postgres text cannot hold U+0000; refuse it up front as bad input, naming the field. */
-function requireNoNul(field: string, value: string | null): void {
-  if (value?.includes("\u0000")) {
-    throw new StoreValidationError(field, "text without U+0000 characters");
-  }
+/** The insert lost a race for an idempotency key: another request stored it first. */
+function isIdempotencyConflict(error: unknown): boolean {
+  return (
+    sqlState(error) === "23505" &&
+    typeof error === "object" &&
+    error !== null &&
+    Reflect.get(error, "constraint") === "episodes_idempotency"
+  );
+}
+
+/** The SQLSTATE of a driver error (five characters), or undefined for any other error. */
+function sqlState(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const code: unknown = Reflect.get(error, "code");
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
 /** An episode ready to insert: validated, serialised, with its id and time. */
@@ -102,6 +123,7 @@ export class PostgresStoreCore {
   readonly #generateId: () => string;
   readonly #maxConnections: number;
   readonly #reconnectDelayMs: number;
+  readonly #statementTimeoutMs: number;
   readonly #hub: PostgresWatchHub;
   readonly #jobs = new Map<string, Promise<void>>();
   #pool: Promise<Pool> | undefined;
@@ -114,6 +136,7 @@ export class PostgresStoreCore {
     this.#generateId = options.generateId ?? randomUUID;
     this.#maxConnections = options.maxConnections ?? 10;
     this.#reconnectDelayMs = options.reconnectDelayMs ?? 500;
+    this.#statementTimeoutMs = options.statementTimeoutMs ?? defaultStatementTimeoutMs;
     this.#hub = new PostgresWatchHub(
       {
         cursors: (tenant, subjectId, since) => this.#cursors(tenant, subjectId, since),
@@ -137,7 +160,13 @@ export class PostgresStoreCore {
         max: this.#maxConnections,
         // Idle connections must not keep a finished process alive.
         allowExitOnIdle: true,
-        connectionTimeoutMillis: 10_000,
+        // A free connection within the statement timeout (10 s at most), or a 503.
+        connectionTimeoutMillis: Math.min(10_000, this.#statementTimeoutMs),
+        // The server cancels a statement past the timeout (a slow query, a lock held too long)…
+        statement_timeout: this.#statementTimeoutMs,
+        // …and the client gives up one second later on a server that does not answer at all
+        // (frozen, or a network that drops packets): a prompt 503, never a hang.
+        query_timeout: this.#statementTimeoutMs + 1000,
       });
       // An idle connection dropped by the server: the pool replaces it; nothing to do here.
       pool.on("error", () => undefined);
@@ -188,12 +217,19 @@ export class PostgresStoreCore {
       await client.query(begin);
       const result = await work(client);
       await client.query("COMMIT");
+      client.release();
       return result;
     } catch (error) {
+      // A connection that timed out or broke may still be busy (or gone): it leaves the pool
+      // (the server rolls its transaction back). One the server answered with an error is
+      // rolled back and reused.
+      if (sqlState(error) === undefined) {
+        client.release(true);
+        throw error;
+      }
       await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
       client.release();
+      throw error;
     }
   }
 
@@ -211,14 +247,6 @@ export class PostgresStoreCore {
   // ---- episodes -------------------------------------------------------------------------------
 
   #prepare(input: ValidEpisodeInput, field: string): PreparedEpisode {
-    for (const [name, value] of [
-      ["subjectId", input.subjectId],
-      ["source", input.source],
-      ["type", input.type],
-      ["sessionId", input.sessionId],
-    ] as const) {
-      requireNoNul(`${field}${name}`, value);
-    }
     return {
       input,
       id: this.#generateId(),
@@ -251,38 +279,70 @@ export class PostgresStoreCore {
     const tenant = tenantKey(tenantId);
     return this.#run(signal, async (pool) => {
       await this.#hub.settled();
-      const createdAt = this.#timestamp();
       const { input: valid } = prepared;
-      const key = changeKey(tenant, valid.subjectId);
-      // One statement, one transaction: the upsert row-locks the subject's sequence until the
-      // insert commits, so episodes of a subject commit in seq order on every replica.
-      await pool.query({
-        name: "shared-ctx-insert-episode",
-        text: `WITH s AS (
-                 INSERT INTO subjects (tenant_key, subject_id, last_seq, episode_count) VALUES ($1, $2, 1, 1)
-                 ON CONFLICT (tenant_key, subject_id) DO UPDATE
-                   SET last_seq = subjects.last_seq + 1, episode_count = subjects.episode_count + 1
-                 RETURNING last_seq)
-               INSERT INTO episodes (tenant_key, subject_id, seq, id, source, type, payload, metadata, provenance, session_id, created_at)
-               SELECT $1, $2, s.last_seq, $3, $4, $5, $6, $7, $8, $9, $10 FROM s
-               RETURNING pg_notify($11, $12)`,
-        values: [
-          tenant,
-          valid.subjectId,
-          prepared.id,
-          valid.source,
-          valid.type,
-          prepared.payload,
-          prepared.metadata,
-          prepared.provenance,
-          valid.sessionId,
-          createdAt,
-          notifyChannel,
-          key,
-        ],
-      });
-      this.#hub.notify(key);
-      return PostgresStoreCore.#episodeOf(prepared, createdAt);
+      const key = valid.idempotencyKey;
+      if (key !== null) {
+        const [first] = await this.#episodesByKey(pool, tenant, [valid.subjectId], [key]);
+        if (first) return episodeFromRow(first);
+      }
+      const change = changeKey(tenant, valid.subjectId);
+      let rows: Array<{ created_at: string }>;
+      try {
+        // One statement, one transaction: the upsert row-locks the subject's sequence until the
+        // insert commits, so episodes of a subject commit in seq order on every replica, and
+        // created_at (never below the subject's last one) follows seq.
+        rows = await PostgresStoreCore.#query<{ created_at: string }>(pool, {
+          name: "shared-ctx-insert-episode",
+          text: `WITH s AS (
+                   INSERT INTO subjects (tenant_key, subject_id, last_seq, episode_count, last_created_at) VALUES ($1, $2, 1, 1, $10)
+                   ON CONFLICT (tenant_key, subject_id) DO UPDATE
+                     SET last_seq = subjects.last_seq + 1, episode_count = subjects.episode_count + 1,
+                       last_created_at = GREATEST(subjects.last_created_at COLLATE "C", EXCLUDED.last_created_at)
+                   RETURNING last_seq, last_created_at)
+                 INSERT INTO episodes (tenant_key, subject_id, seq, id, source, type, payload, metadata, provenance, session_id, created_at, idempotency_key)
+                 SELECT $1, $2, s.last_seq, $3, $4, $5, $6, $7, $8, $9, s.last_created_at, $13 FROM s
+                 RETURNING created_at, pg_notify($11, $12)`,
+          values: [
+            tenant,
+            valid.subjectId,
+            prepared.id,
+            valid.source,
+            valid.type,
+            prepared.payload,
+            prepared.metadata,
+            prepared.provenance,
+            valid.sessionId,
+            this.#timestamp(),
+            notifyChannel,
+            change,
+            key,
+          ],
+        });
+      } catch (error) {
+        // Another request with the same key committed between our read and our insert.
+        if (key === null || !isIdempotencyConflict(error)) throw error;
+        const [first] = await this.#episodesByKey(pool, tenant, [valid.subjectId], [key]);
+        if (!first) throw error;
+        return episodeFromRow(first);
+      }
+      this.#hub.notify(change);
+      return PostgresStoreCore.#episodeOf(prepared, rows[0]?.created_at ?? this.#timestamp());
+    });
+  }
+
+  /** The stored episodes with these (subject, idempotency key) pairs, in no particular order. */
+  async #episodesByKey(
+    client: Pick<Pool, "query">,
+    tenant: string,
+    subjectIds: readonly string[],
+    keys: readonly string[],
+  ): Promise<Array<EpisodeRow & { idempotency_key: string }>> {
+    return PostgresStoreCore.#query<EpisodeRow & { idempotency_key: string }>(client, {
+      name: "shared-ctx-episodes-by-key",
+      text: `SELECT ${episodeColumns}, idempotency_key FROM episodes
+             WHERE tenant_key = $1 AND (subject_id, idempotency_key) IN (SELECT * FROM unnest($2::text[], $3::text[]))
+               AND idempotency_key IS NOT NULL`,
+      values: [tenant, subjectIds, keys],
     });
   }
 
@@ -297,50 +357,103 @@ export class PostgresStoreCore {
     const tenant = tenantKey(tenantId);
     return this.#run(signal, async (pool) => {
       await this.#hub.settled();
-      const createdAt = this.#timestamp();
-      const bySubject = new Map<string, PreparedEpisode[]>();
-      for (const item of prepared) {
-        const list = bySubject.get(item.input.subjectId) ?? [];
-        list.push(item);
-        bySubject.set(item.input.subjectId, list);
+      // A concurrent request may commit one of our keys first: then read again, and retry once
+      // more at most per such race (each retry finds at least one more key stored).
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          return await this.#writeBatch(pool, tenant, prepared);
+        } catch (error) {
+          if (attempt >= 2 || !isIdempotencyConflict(error)) throw error;
+        }
       }
-      // Subjects locked in one sorted order, so two batches never deadlock on each other.
-      const subjects = [...bySubject.keys()].sort();
+    });
+  }
+
+  async #writeBatch(
+    pool: Pool,
+    tenant: string,
+    prepared: readonly PreparedEpisode[],
+  ): Promise<{ episodesCreated: number; episodes: Episode[] }> {
+    // Keyed items whose key is stored already, or repeated within this batch, are not written:
+    // they answer with the episode stored (or written here) first.
+    const keyOf = (item: PreparedEpisode) =>
+      item.input.idempotencyKey === null
+        ? undefined
+        : JSON.stringify([item.input.subjectId, item.input.idempotencyKey]);
+    const keyed = prepared.filter((item) => item.input.idempotencyKey !== null);
+    const stored = new Map<string, Episode>();
+    if (keyed.length > 0) {
+      const rows = await this.#episodesByKey(
+        pool,
+        tenant,
+        keyed.map((item) => item.input.subjectId),
+        keyed.map((item) => item.input.idempotencyKey ?? ""),
+      );
+      for (const row of rows) {
+        stored.set(JSON.stringify([row.subject_id, row.idempotency_key]), episodeFromRow(row));
+      }
+    }
+    const firstOfKey = new Map<string, PreparedEpisode>();
+    const toWrite: PreparedEpisode[] = [];
+    for (const item of prepared) {
+      const key = keyOf(item);
+      if (key !== undefined && (stored.has(key) || firstOfKey.has(key))) continue;
+      if (key !== undefined) firstOfKey.set(key, item);
+      toWrite.push(item);
+    }
+    const bySubject = new Map<string, PreparedEpisode[]>();
+    for (const item of toWrite) {
+      const list = bySubject.get(item.input.subjectId) ?? [];
+      list.push(item);
+      bySubject.set(item.input.subjectId, list);
+    }
+    // Subjects locked in one sorted order, so two batches never deadlock on each other.
+    const subjects = [...bySubject.keys()].sort();
+    const createdAt = new Map<PreparedEpisode, string>();
+    if (toWrite.length > 0) {
+      const now = this.#timestamp();
       await this.#transaction(pool, "BEGIN", async (client) => {
         const seqs = new Map<PreparedEpisode, number>();
         for (const subjectId of subjects) {
           const items = bySubject.get(subjectId) ?? [];
-          const [row] = await PostgresStoreCore.#query<{ last_seq: string }>(client, {
+          const [row] = await PostgresStoreCore.#query<{
+            last_seq: string;
+            last_created_at: string;
+          }>(client, {
             name: "shared-ctx-allocate-seqs",
-            text: `INSERT INTO subjects (tenant_key, subject_id, last_seq, episode_count) VALUES ($1, $2, $3, $3)
+            text: `INSERT INTO subjects (tenant_key, subject_id, last_seq, episode_count, last_created_at) VALUES ($1, $2, $3, $3, $4)
                    ON CONFLICT (tenant_key, subject_id) DO UPDATE
-                     SET last_seq = subjects.last_seq + $3, episode_count = subjects.episode_count + $3
-                   RETURNING last_seq`,
-            values: [tenant, subjectId, items.length],
+                     SET last_seq = subjects.last_seq + $3, episode_count = subjects.episode_count + $3,
+                       last_created_at = GREATEST(subjects.last_created_at COLLATE "C", EXCLUDED.last_created_at)
+                   RETURNING last_seq, last_created_at`,
+            values: [tenant, subjectId, items.length, now],
           });
           const last = Number(row?.last_seq ?? items.length);
           items.forEach((item, index) => {
             seqs.set(item, last - items.length + 1 + index);
+            // One time per subject for the whole batch, never below the subject's last one.
+            createdAt.set(item, row?.last_created_at ?? now);
           });
         }
         await client.query({
           name: "shared-ctx-insert-episodes",
-          text: `INSERT INTO episodes (tenant_key, subject_id, seq, id, source, type, payload, metadata, provenance, session_id, created_at)
-                 SELECT $1, v.subject_id, v.seq, v.id, v.source, v.type, v.payload, v.metadata, v.provenance, v.session_id, $2
-                 FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-                   AS v (subject_id, seq, id, source, type, payload, metadata, provenance, session_id)`,
+          text: `INSERT INTO episodes (tenant_key, subject_id, seq, id, source, type, payload, metadata, provenance, session_id, created_at, idempotency_key)
+                 SELECT $1, v.subject_id, v.seq, v.id, v.source, v.type, v.payload, v.metadata, v.provenance, v.session_id, v.created_at, v.idempotency_key
+                 FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+                   AS v (subject_id, seq, id, source, type, payload, metadata, provenance, session_id, created_at, idempotency_key)`,
           values: [
             tenant,
-            createdAt,
-            prepared.map((item) => item.input.subjectId),
-            prepared.map((item) => seqs.get(item) ?? 0),
-            prepared.map((item) => item.id),
-            prepared.map((item) => item.input.source),
-            prepared.map((item) => item.input.type),
-            prepared.map((item) => item.payload),
-            prepared.map((item) => item.metadata),
-            prepared.map((item) => item.provenance),
-            prepared.map((item) => item.input.sessionId),
+            toWrite.map((item) => item.input.subjectId),
+            toWrite.map((item) => seqs.get(item) ?? 0),
+            toWrite.map((item) => item.id),
+            toWrite.map((item) => item.input.source),
+            toWrite.map((item) => item.input.type),
+            toWrite.map((item) => item.payload),
+            toWrite.map((item) => item.metadata),
+            toWrite.map((item) => item.provenance),
+            toWrite.map((item) => item.input.sessionId),
+            toWrite.map((item) => createdAt.get(item) ?? now),
+            toWrite.map((item) => item.input.idempotencyKey),
           ],
         });
         for (const subjectId of subjects) {
@@ -351,9 +464,25 @@ export class PostgresStoreCore {
         }
       });
       for (const subjectId of subjects) this.#hub.notify(changeKey(tenant, subjectId));
-      const episodes = prepared.map((item) => PostgresStoreCore.#episodeOf(item, createdAt));
-      return { episodesCreated: episodes.length, episodes };
+    }
+    const written = new Map(
+      toWrite.map((item) => [
+        item,
+        PostgresStoreCore.#episodeOf(item, createdAt.get(item) ?? this.#timestamp()),
+      ]),
+    );
+    const episodes = prepared.map((item) => {
+      const own = written.get(item);
+      if (own) return own;
+      const key = keyOf(item) ?? "";
+      const first = firstOfKey.get(key);
+      return stored.get(key) ?? (first ? written.get(first) : undefined) ?? own;
     });
+    // Every item has an episode: its own, the stored one, or the batch's first with its key.
+    const complete = episodes.filter((episode): episode is Episode => episode !== undefined);
+    // Counted as the batch's episodes, de-duplicated ones included: a retried batch answers as
+    // the first did.
+    return { episodesCreated: complete.length, episodes: complete };
   }
 
   // ---- compile --------------------------------------------------------------------------------
@@ -363,11 +492,10 @@ export class PostgresStoreCore {
     subjectId: string,
     signal?: AbortSignal,
   ): Promise<CompileResult> {
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    requireNoNul("subjectId", subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const tenant = tenantKey(tenantId);
     const key = changeKey(tenant, subjectId);
-    const memories = await this.#run(signal, (pool) =>
+    const { memories, skipped } = await this.#run(signal, (pool) =>
       this.#transaction(pool, "BEGIN", (client) =>
         compileLocked(client, {
           tenant,
@@ -380,6 +508,10 @@ export class PostgresStoreCore {
       ),
     );
     if (memories.length > 0) this.#hub.notify(key);
+    if (skipped.length > 0) {
+      // Committed: the rest compiled, and the skipped episodes are skipped for good.
+      throw new CompileEpisodeError(subjectId, skipped.slice(0, 20), memories.length);
+    }
     return { subjectId, memoriesCreated: memories.length, memories };
   }
 
@@ -388,8 +520,7 @@ export class PostgresStoreCore {
     subjectId: string,
     signal?: AbortSignal,
   ): Promise<CompileJob> {
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    requireNoNul("subjectId", subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const tenant = tenantKey(tenantId);
     const jobId = this.#generateId();
     await this.#run(signal, async (pool) => {
@@ -437,7 +568,16 @@ export class PostgresStoreCore {
       );
     } catch (error) {
       if (this.#closed) return;
-      const message = error instanceof Error ? error.message : String(error);
+      // Our own errors say what happened in words; a driver's message is never quoted (it can
+      // name tables and SQL), only its class, as on the embedded store.
+      const message =
+        error instanceof CompileEpisodeError || error instanceof StoreValidationError
+          ? error.message
+          : error instanceof PostgresConnectionError
+            ? "compile failed: the database is unavailable"
+            : sqlState(error) !== undefined
+              ? `compile failed: the database failed (SQLSTATE ${sqlState(error)})`
+              : `compile failed: an internal error (${error instanceof Error ? error.name : typeof error})`;
       // The database itself may be failing: then the job stays "running" for pollers.
       await setStatus("failed", null, null, message).catch(() => undefined);
     }
@@ -510,23 +650,20 @@ export class PostgresStoreCore {
     subjectId: string,
     options: SearchMemoriesOptions & { signal?: AbortSignal } = {},
   ): Promise<Memory[]> {
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    const limit = requireInteger("limit", options.limit, 0, inputLimits.searchLimit, 20);
-    if (options.kind !== undefined && typeof options.kind !== "string")
-      requireText("kind", options.kind, 128);
-    if (options.q !== undefined && typeof options.q !== "string") requireText("q", options.q, 4000);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
+    const { limit, kind, q } = validateSearchOptions(options);
     const tenant = tenantKey(tenantId);
     return this.#run(options.signal, async (pool) => {
       const filters = ["m.tenant_key = $1", "m.subject_id = $2", "m.status = 'active'"];
       const values: unknown[] = [tenant, subjectId];
-      if (options.kind) {
-        values.push(options.kind);
+      if (kind !== undefined) {
+        values.push(kind);
         filters.push(`m.kind = $${values.length}`);
       }
-      if (options.q) {
+      if (q !== undefined) {
         // strpos, not LIKE: '%' and '_' in q are literal text. lower() folds as SQLite's does
         // for ASCII (and further for other letters, which the embedded store leaves as they are).
-        values.push(options.q);
+        values.push(q);
         filters.push(`strpos(lower(m.content), lower($${values.length})) > 0`);
       }
       values.push(limit);
@@ -544,8 +681,8 @@ export class PostgresStoreCore {
     task: string,
     options: GetContextOptions & { signal?: AbortSignal } = {},
   ): Promise<ContextBundle> {
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    requireText("task", task, inputLimits.task);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
+    requireSearchText("task", task, inputLimits.task);
     const maxTokens = requireInteger(
       "maxTokens",
       options.maxTokens,
@@ -568,7 +705,7 @@ export class PostgresStoreCore {
     subjectId: string,
     options: TimelineOptions & { signal?: AbortSignal } = {},
   ): Promise<Timeline> {
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const limit = requireInteger("limit", options.limit, 0, inputLimits.timelineLimit, 100);
     const offset = requireOffset("offset", options.offset);
     const tenant = tenantKey(tenantId);
@@ -635,8 +772,7 @@ export class PostgresStoreCore {
     subjectId: string,
     signal?: AbortSignal,
   ): Promise<DeleteSubjectResult> {
-    requireText("subjectId", subjectId, inputLimits.subjectId);
-    requireNoNul("subjectId", subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const tenant = tenantKey(tenantId);
     return this.#run(signal, (pool) =>
       this.#transaction(pool, "BEGIN", async (client) => {
@@ -691,7 +827,7 @@ export class PostgresStoreCore {
     options: WatchOptions = {},
   ): Subscription {
     if (this.#closed) throw new StoreClosedError(this.location);
-    requireText("subjectId", subjectId, inputLimits.subjectId);
+    requireId("subjectId", subjectId, inputLimits.subjectId);
     const tenant = tenantKey(tenantId);
     return this.#hub.watch(tenant, subjectId, changeKey(tenant, subjectId), listener, options);
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type {
   CompileJob,
   CompileResult,
@@ -35,8 +36,10 @@ export interface StatewaveClientOptions extends ClientOptions {
   timeoutMs?: number;
   /**
    * Retries after the first attempt on 408/409/429/5xx and connection errors (`retry.maxRetries`
-   * wins when both are given). Statewave v0.7.1 has no idempotency keys: a retried
-   * `createEpisode` whose first attempt reached the database stores it twice (contract §7).
+   * wins when both are given). Creates carry an `idempotency_key` (see `generateIdempotencyKey`),
+   * so a retried create is stored once by `shared-ctx serve` and Statewave v1.1+; Statewave
+   * v0.7.1 ignores keys, and there a retried create whose first attempt was stored is stored
+   * twice (contract §7).
    * @default 2
    */
   maxRetries?: number;
@@ -50,6 +53,13 @@ export interface StatewaveClientOptions extends ClientOptions {
   random?: () => number;
   /** Clock, in ms since the epoch (Retry-After dates, compile wait timeout). @default Date.now */
   now?: () => number;
+  /**
+   * The `idempotency_key` of a create that has none of its own while retries are on: every
+   * attempt of one call sends the same key, so a retry after a timeout whose first attempt was
+   * stored returns that episode instead of storing it twice (on `shared-ctx serve` and Statewave
+   * v1.1+; v0.7.1 ignores the key). @default crypto.randomUUID
+   */
+  generateIdempotencyKey?: () => string;
 }
 
 /**
@@ -74,24 +84,30 @@ export class StatewaveClient {
   readonly #delay: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #now: () => number;
   readonly #pollers = new Map<string, TimelineWatch>();
+  readonly #idempotencyKey: () => string | undefined;
 
   /**
    * @param options a base URL, or options. @default "http://localhost:8100"
    */
   constructor(options: StatewaveClientOptions | string = {}) {
-    const settings = typeof options === "string" ? { baseUrl: options } : options;
+    const settings: StatewaveClientOptions =
+      typeof options === "string" ? { baseUrl: options } : options;
     this.baseUrl = (settings.baseUrl ?? "http://localhost:8100").replace(/\/+$/, "");
     this.#delay = settings.delay ?? abortableDelay;
     this.#now = settings.now ?? Date.now;
     this.#pollIntervalMs = settings.pollIntervalMs ?? 100;
     const retry = settings.retry === false ? { maxRetries: 0 } : (settings.retry ?? {});
+    const maxRetries = retry.maxRetries ?? settings.maxRetries ?? 2;
+    // Without retries a call is sent once: no key is needed to make it safe.
+    this.#idempotencyKey =
+      maxRetries > 0 ? (settings.generateIdempotencyKey ?? randomUUID) : () => undefined;
     this.#transport = new StatewaveTransport({
       baseUrl: this.baseUrl,
       ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
       // Left `undefined` when not given: the transport then applies its defaults.
       tenantId: settings.tenantId,
       timeoutMs: settings.timeoutMs ?? 30_000,
-      maxRetries: retry.maxRetries ?? settings.maxRetries ?? 2,
+      maxRetries,
       backoffBaseMs: retry.backoffBase,
       backoffMaxMs: retry.backoffMax,
       jitter: retry.jitter,
@@ -114,7 +130,7 @@ export class StatewaveClient {
     const episode = await this.#call<Episode>({
       method: "POST",
       path: "/v1/episodes",
-      body: toWire(episodeBody(params)),
+      body: toWire(episodeBody(this.#keyed(params))),
       ...signalOf(options),
     });
     await this.#refreshPollers([params.subjectId]);
@@ -131,7 +147,7 @@ export class StatewaveClient {
     const result = await this.#call<BatchCreateResult>({
       method: "POST",
       path: "/v1/episodes/batch",
-      body: { episodes: episodes.map((episode) => toWire(episodeBody(episode))) },
+      body: { episodes: episodes.map((episode) => toWire(episodeBody(this.#keyed(episode)))) },
       ...signalOf(options),
     });
     await this.#refreshPollers(subjects);
@@ -337,6 +353,13 @@ export class StatewaveClient {
   }
 
   /** A write issued after `watch()` must be seen as new, so it waits for the poller's baseline. */
+  /** `params` with an idempotency key: its own, or one drawn now for every attempt of this call. */
+  #keyed(params: CreateEpisodeParams): CreateEpisodeParams {
+    if (params.idempotencyKey !== undefined) return params;
+    const idempotencyKey = this.#idempotencyKey();
+    return idempotencyKey === undefined ? params : { ...params, idempotencyKey };
+  }
+
   async #pollersReady(subjectIds: string[]): Promise<void> {
     await Promise.all(
       [...new Set(subjectIds)].map((subjectId) => this.#pollers.get(subjectId)?.ready),

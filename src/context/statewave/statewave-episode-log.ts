@@ -315,5 +315,6 @@ function toParams(input: CreateEpisodeInput, subjectId: string) {
     metadata: input.metadata,
     provenance: input.provenance,
     sessionId: input.sessionId ?? undefined,
+    idempotencyKey: input.idempotencyKey ?? undefined,
   };
 }

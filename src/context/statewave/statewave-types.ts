@@ -24,8 +24,9 @@ export interface CreateEpisodeParams {
   provenance?: JsonObject;
   sessionId?: string;
   /**
-   * De-duplication key (Statewave v1.1+). Statewave v0.7.1 and `shared-ctx serve` ignore it, so a
-   * retried create can store the episode twice there (contract §7).
+   * De-duplication key (Statewave v1.1+ and `shared-ctx serve`): a create with a key the subject
+   * has returns the first episode and stores nothing. Statewave v0.7.1 ignores it (contract §7).
+   * @default a fresh key per call while retries are on (see `generateIdempotencyKey`)
    */
   idempotencyKey?: string;
 }

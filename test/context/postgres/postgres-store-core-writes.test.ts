@@ -69,7 +69,7 @@ describe.skipIf(skip)("PostgresStore writes", () => {
         run: (store: PostgresStore) =>
           store.createEpisode({ ...note("s", "x"), source: "a\u0000b" }),
         field: "source",
-        expected: "text without U+0000 characters",
+        expected: "a string of 1..256 characters without U+0000 or unpaired surrogates",
       },
       {
         call: "createEpisode with a payload JSON cannot hold",
@@ -100,7 +100,7 @@ describe.skipIf(skip)("PostgresStore writes", () => {
         run: (store: PostgresStore) =>
           store.createEpisodesBatch([note("s", "x"), { ...note("s", "y"), type: "a\u0000" }]),
         field: "episodes[1].type",
-        expected: "text without U+0000 characters",
+        expected: "a string of 1..128 characters without U+0000 or unpaired surrogates",
       },
       {
         call: "compileMemories with an empty subjectId",
@@ -112,7 +112,7 @@ describe.skipIf(skip)("PostgresStore writes", () => {
         call: "compileMemories with U+0000 in subjectId",
         run: (store: PostgresStore) => store.compileMemories("a\u0000b"),
         field: "subjectId",
-        expected: "text without U+0000 characters",
+        expected: "a string of 1..256 characters without U+0000 or unpaired surrogates",
       },
       {
         call: "compileMemoriesAsync with an empty subjectId",
@@ -124,7 +124,7 @@ describe.skipIf(skip)("PostgresStore writes", () => {
         call: "compileMemoriesAsync with U+0000 in subjectId",
         run: (store: PostgresStore) => store.compileMemoriesAsync("a\u0000b"),
         field: "subjectId",
-        expected: "text without U+0000 characters",
+        expected: "a string of 1..256 characters without U+0000 or unpaired surrogates",
       },
     ])("$call", async ({ run, field, expected }) => {
       const store = await open();

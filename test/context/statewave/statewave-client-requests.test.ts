@@ -20,11 +20,14 @@ describe("StatewaveClient requests", () => {
       metadata: {},
       provenance: {},
     };
+    // Without a key of its own, each call gets a fresh one (retries are on), the same on every
+    // attempt of that call.
     expect(bodies).toEqual([
       { ...base, session_id: "sess-1", idempotency_key: "key-1" },
-      base,
-      base,
+      { ...base, idempotency_key: expect.any(String) },
+      { ...base, idempotency_key: expect.any(String) },
     ]);
+    expect(bodies[1]).not.toEqual(bodies[2]);
   });
 
   it("pages the subject list with limit and offset", async () => {

@@ -118,6 +118,8 @@ describe("StatewaveClient", () => {
         metadata: {},
         provenance: {},
         session_id: "sess",
+        // Retries are on: a key of the call's own, so a retry is stored once.
+        idempotency_key: expect.any(String),
       });
       expect(episode).toEqual({
         id: episodeWire.id,
