@@ -45,7 +45,7 @@ export async function runCoder(runtime: AgentRuntime): Promise<void> {
     intended: agent.modules,
     brainName: brain.name,
   });
-  runtime.emit({ type: "agent-log", agentId: agent.id, text: plan });
+  runtime.emit({ type: "agent-log", agentId: agent.id, text: plan, plan: modules });
 
   for (const module of modules) {
     const controller = new AbortController();

@@ -60,8 +60,9 @@ export async function runPlanner(runtime: AgentRuntime): Promise<void> {
       { signal: runtime.signal, onUsage: runtime.spendThinking },
     ),
   );
-  for (const decision of decisions) {
-    // The same event in both modes, emitted here so the pipelines differ only in how they publish.
+  for (const [index, decision] of decisions.entries()) {
+    // The same event in every mode, emitted here so the pipelines differ only in how they publish.
+    const decisionId = `${agent.id}#${index + 1}`;
     runtime.emit({
       type: "decision-write",
       agentId: agent.id,
@@ -69,8 +70,9 @@ export async function runPlanner(runtime: AgentRuntime): Promise<void> {
       target: decision.target,
       value: decision.value,
       content: decision.content,
+      decisionId,
     });
-    await coordination.publishDecision(agent.id, decision);
+    await coordination.publishDecision(agent.id, decision, decisionId);
   }
   if (decisions.length === 0) {
     runtime.emit({

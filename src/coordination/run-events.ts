@@ -67,6 +67,65 @@ export interface AgentInfo {
   readonly color: string;
 }
 
+/** The referee's verdict on a run: the work matches the final decisions, or it does not, or the decisions are still open. */
+export type RefereeVerdict = "clean" | "collision" | "unresolved";
+
+/** What happened to one module, judged against the final authoritative decision state. */
+export interface ModuleJudgement {
+  readonly module: string;
+  /**
+   * The module's final fate: `retired` (deprecated or replaced, itself or a module it depends
+   * on), `kept` (a decision keeps it), `undecided` (no decision bears on it), `disputed` (decisions
+   * made without seeing each other still disagree).
+   */
+  readonly fate: "retired" | "kept" | "undecided" | "disputed";
+  /** The agents that planned it (a replacement's planners are those of the module it replaces). */
+  readonly plannedBy: readonly string[];
+  /** How many times it was fully built, cut short and skipped. */
+  readonly built: number;
+  readonly cancelled: number;
+  readonly skipped: number;
+  /**
+   * `ok` (the work matches the fate), `wasted` (built on a retired module, or built more than
+   * once), `dropped` (planned, kept, never built), `open` (its fate is still disputed).
+   */
+  readonly outcome: "ok" | "wasted" | "dropped" | "open";
+}
+
+/** An action taken on a fact already superseded when it was taken. */
+export interface StaleAction {
+  readonly agentId: string;
+  readonly module: string;
+  /** Scenario milliseconds. */
+  readonly at: number;
+  /** `build`: started building a module already retired or disputed; `skip`: skipped one kept. */
+  readonly action: "build" | "skip";
+  /** The fate the module had at that moment. */
+  readonly fateAtTheTime: ModuleJudgement["fate"];
+}
+
+/** A module decided differently by agents who never saw each other's decision, unsettled at the end. */
+export interface RefereeDispute {
+  readonly target: string;
+  readonly contenders: readonly { readonly agentId: string; readonly value: string }[];
+}
+
+/**
+ * The referee's judgement of a run (`judgeRun`): one pure function over the run's events and
+ * decision history, the same for every mode. The summary's collision and waste come from it.
+ */
+export interface RefereeReport {
+  readonly verdict: RefereeVerdict;
+  /** Modules fully built in vain (retired at the end, or built more than once), sorted. */
+  readonly wastedModules: readonly string[];
+  /** Modules planned and kept by the final decisions that were never built, sorted. */
+  readonly droppedModules: readonly string[];
+  readonly openDisputes: readonly RefereeDispute[];
+  readonly staleActions: readonly StaleAction[];
+  /** Every module planned or touched, sorted by name. */
+  readonly modules: readonly ModuleJudgement[];
+}
+
 /** What a run cost and what it wasted. */
 export interface RunSummary {
   readonly runId: string;
@@ -95,8 +154,15 @@ export interface RunSummary {
   readonly reproducible: boolean;
   readonly wasted: { readonly modules: number; readonly tokens: number; readonly ms: number };
   readonly totals: { readonly tokens: number; readonly ms: number };
-  /** Modules built in vain, by name. */
+  /** Modules built in vain, by name (the referee's `wastedModules`). */
   readonly wastedModules: readonly string[];
+  /** Messages sent on the bus (message modes; 0 for the shared context). */
+  readonly messages?: number;
+  /**
+   * The referee's judgement: `collision`, `wastedModules` and the waste above agree with it.
+   * Absent from runs recorded before the referee existed.
+   */
+  readonly referee?: RefereeReport;
 }
 
 interface EventBase {
@@ -116,6 +182,8 @@ export type ScenarioEvent =
       readonly task: string;
       readonly brain: string;
       readonly agents: readonly AgentInfo[];
+      /** Module -> the modules it depends on (a decision on one reaches its dependents). */
+      readonly dependsOn?: Readonly<Record<string, readonly string[]>>;
     })
   | (EventBase & {
       readonly type: "agent-start";
@@ -127,6 +195,8 @@ export type ScenarioEvent =
       readonly type: "agent-log";
       readonly agentId: string;
       readonly text: string;
+      /** Set when the line announces a Coder's plan: the modules it will build, in order. */
+      readonly plan?: readonly string[];
       /**
        * Set when the line reports a dispute still open at the review (agents decided `target`
        * differently and nobody settled it). Not a collision: no work was wasted on it.
@@ -147,6 +217,8 @@ export type ScenarioEvent =
       readonly memoryIds: readonly string[];
       /** One line per decision the agent now knows about. */
       readonly decisions: readonly string[];
+      /** The ids (`decision-write`'s `decisionId`) of those decisions: what the referee says it read. */
+      readonly decisionIds?: readonly string[];
       readonly disputes: readonly string[];
       /** How much it had to read, in tokens (about 4 characters each). */
       readonly tokens?: number;
@@ -167,9 +239,13 @@ export type ScenarioEvent =
       readonly kind: string;
       /** What it is about, e.g. a module name. */
       readonly target: string;
-      /** e.g. "deprecate", "build", "owner:coder-1". */
+      /** e.g. "deprecate", "keep", "replace". */
       readonly value: string;
       readonly content: string;
+      /** Unique in the run (`planner#1`): reads name the decisions they delivered by it. */
+      readonly decisionId?: string;
+      /** `value: replace`: the module the planned work moves to. */
+      readonly replacement?: string;
     })
   | (EventBase & {
       readonly type: "module-claim";

@@ -92,12 +92,18 @@ export type Costs = z.infer<typeof costsSchema>;
 
 /** What a pipeline must reach on this scenario (checked by the tests under several seeds). */
 export const expectedOutcomeSchema = z.object({
-  /** Whether the Reviewer finds work that contradicts a decision or duplicates other work. */
+  /**
+   * The referee's verdict. @default `collision` when `collision` is true, else `clean`
+   */
+  verdict: z.enum(["clean", "collision", "unresolved"]).optional(),
+  /** Whether the referee finds work that contradicts the final decisions (wasted or dropped). */
   collision: z.boolean(),
   /** How many escalations the run raises. */
   escalations: z.number().int().nonnegative(),
   /** Modules fully built in vain, sorted. */
   wastedModules: z.array(moduleNameSchema),
+  /** Modules planned, kept by the final decisions, and never built, sorted. @default [] */
+  droppedModules: z.array(moduleNameSchema).default([]),
   /** Modules whose build was cut short. @default [] */
   cancelledModules: z.array(moduleNameSchema).default([]),
   /** At least this many conflicts avoided. @default 0 */

@@ -64,7 +64,7 @@ export function activeDecisions(decisions: readonly DecisionMessage[]): KnownDec
   const overruled = new Set(decisions.flatMap((decision) => decision.supersedes));
   return uniqueById(decisions)
     .filter((decision) => !overruled.has(decision.id))
-    .map(({ id: _id, supersedes: _supersedes, ...decision }) => decision);
+    .map(({ supersedes: _supersedes, ...decision }) => decision);
 }
 
 /**
@@ -100,7 +100,7 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
   const members: string[] = [];
   /** The decisions each agent had read at its latest read: what its next decision overrules. */
   const lastRead = new Map<string, DecisionMessage[]>();
-  let decisionCount = 0;
+  const decisionCounts = new Map<string, number>();
 
   const recipients = (from: string, topic: string): string[] => {
     if (policy === "naive") return topic === "claim" ? [] : [...reviewerIds];
@@ -155,19 +155,24 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
         task,
         memoryIds: [],
         decisions: decisions.map((decision) => `${decision.by}: ${decision.content}`),
+        decisionIds: decisions.flatMap((decision) =>
+          decision.id === undefined ? [] : [decision.id],
+        ),
         disputes: [],
         tokens,
         source: "inbox",
       });
       return { decisions, disputes: [], claims, tokens };
     },
-    publishDecision: async (agentId, decision) => {
-      decisionCount += 1;
+    publishDecision: async (agentId, decision, given) => {
+      const count = (decisionCounts.get(agentId) ?? 0) + 1;
+      decisionCounts.set(agentId, count);
+      const decisionId = given ?? `${agentId}#${count}`;
       const overrules = (lastRead.get(agentId) ?? [])
         .filter((known) => known.target === decision.target && known.by !== agentId)
         .map((known) => known.id);
       send(agentId, "decision", decision.content, {
-        id: `${agentId}#${decisionCount}`,
+        id: decisionId,
         target: decision.target,
         value: decision.value,
         at: Math.round(now()),

@@ -117,6 +117,7 @@ export async function createStatewaveCoordination(
     return found;
   };
   const joinedAt = new Map<string, number>();
+  const decisionCounts = new Map<string, number>();
 
   // One `escalation` event per escalation, whichever replica sees it first.
   const announced = new Set<string>();
@@ -165,7 +166,10 @@ export async function createStatewaveCoordination(
       joinedAt.set(agentId, Math.round(options.now()));
     },
     read: (agentId, task) => read(agentId, task),
-    publishDecision: async (agentId, decision) => {
+    publishDecision: async (agentId, decision, given) => {
+      const count = (decisionCounts.get(agentId) ?? 0) + 1;
+      decisionCounts.set(agentId, count);
+      const decisionId = given ?? `${agentId}#${count}`;
       const at = Math.round(options.now());
       const { episode } = await clock.exclusive(() =>
         lookup(contexts, agentId).decide(agentId, decision.content, {
@@ -174,7 +178,7 @@ export async function createStatewaveCoordination(
           payload: { value: decision.value, at },
         }),
       );
-      index.add(episode.id, { ...decision, by: agentId, at });
+      index.add(episode.id, { ...decision, by: agentId, at, id: decisionId });
       // No guard here: with mid-build invalidation off nobody is watching (see watchModule, the
       // mechanism's one guard), so this delivers nothing.
       await invalidation.afterWrite(agentId);

@@ -127,6 +127,7 @@ export async function readContext(
     task,
     memoryIds: [...new Set([...raw.bundle.facts, ...raw.decisions].map((memory) => memory.id))],
     decisions: decisions.map((decision) => `${decision.by}: ${decision.content}`),
+    decisionIds: decisions.flatMap((decision) => (decision.id === undefined ? [] : [decision.id])),
     disputes: disputes.map(
       (dispute) =>
         `${dispute.target}: ${dispute.contenders.map((contender) => `${contender.agentId} says ${contender.value}`).join(" vs ")}`,
