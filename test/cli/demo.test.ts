@@ -61,7 +61,7 @@ describe("the built bin without a TTY", () => {
     expect(comparisonAt).toBeGreaterThan(statewaveAt);
     expect(demo.stdout).toContain("[Planner] DEPRECATING → legacy-session-token");
     expect(demo.stdout).toContain(
-      "COLLISION DETECTED — both agents already finished; the wasted compute cannot be recovered",
+      "COLLISION DETECTED — work built in vain; the wasted compute cannot be recovered",
     );
     expect(demo.stdout).toContain(
       "CONFLICT AVOIDED — the Coder read the Planner's decision before acting",

@@ -1,6 +1,6 @@
 import type { RunSummary } from "../../scenario/scenario-events.js";
 import { formatDuration, formatTokens } from "./duration.js";
-import { mechanismsOf } from "./mode-labels.js";
+import { mechanismsOf, outcomeWords } from "./mode-labels.js";
 import { fitWidth, textWidth } from "./text-width.js";
 
 /** One line of the naive-vs-shared-context comparison. */
@@ -18,9 +18,8 @@ function betterOf(naive: number, statewave: number): ComparisonRow["better"] {
 }
 
 function outcome(summary: RunSummary): string {
-  if (summary.collision) return "collision";
-  if (summary.conflictsAvoided > 0) return `${summary.conflictsAvoided} avoided`;
-  return "no conflict";
+  const words = outcomeWords(summary);
+  return words.endsWith("avoided") ? `${summary.conflictsAvoided} avoided` : words;
 }
 
 /** The mechanism behind the outcome: what avoided the conflicts, or what the collision lacked. */

@@ -41,6 +41,20 @@ export function describeCollisionCause(cause: CollisionCause): string {
   }
 }
 
+/**
+ * A run's outcome in a few words, from the referee's verdict: "collision", "unresolved (1 open
+ * dispute)", "2 conflicts avoided", "no conflict". An open dispute is never reported as a win.
+ */
+export function outcomeWords(summary: RunSummary): string {
+  if (summary.collision) return "collision";
+  const open = summary.referee?.openDisputes.length ?? summary.openDisputes ?? 0;
+  if (open > 0) return `unresolved (${open} open ${open === 1 ? "dispute" : "disputes"})`;
+  if (summary.conflictsAvoided > 0) {
+    return `${summary.conflictsAvoided} ${summary.conflictsAvoided === 1 ? "conflict" : "conflicts"} avoided`;
+  }
+  return "no conflict";
+}
+
 /** The mechanisms in a summary, for one-line mentions ("mid-build invalidation"). */
 export function mechanismsOf(summary: RunSummary): Mechanism[] {
   return mechanisms.filter((mechanism) => (summary.avoidedBy?.[mechanism] ?? 0) > 0);
