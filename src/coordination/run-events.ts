@@ -10,14 +10,18 @@
 /**
  * How the agents coordinate:
  * - `naive`: isolated; each agent sees only its own brief, and reports to the Reviewer.
- * - `broadcast`: the strongest message passing: every decision, claim and result goes to every
- *   agent, read at the same points where a shared-context agent reads its context.
+ * - `broadcast`: plain message passing: every decision, claim and result goes to every agent that
+ *   has joined, read at the same points where a shared-context agent reads its context; nothing
+ *   more (no interrupt, no transcript for a joiner, no claim coordinator, no filter).
+ * - `group-chat`: the strongest message passing we can build: broadcast plus a bus listener that
+ *   interrupts contradicted work, the transcript replayed to a joiner, a first-come claim
+ *   coordinator, contradictions flagged, reading filtered to what bears on the task.
  * - `statewave`: the shared context (read before acting, publish decisions, claim modules).
  */
-export type RunMode = "naive" | "broadcast" | "statewave";
+export type RunMode = "naive" | "broadcast" | "group-chat" | "statewave";
 
 /** Every mode, in the order a comparison shows them. */
-export const runModes: readonly RunMode[] = ["naive", "broadcast", "statewave"];
+export const runModes: readonly RunMode[] = ["naive", "broadcast", "group-chat", "statewave"];
 
 /**
  * The coordination mechanisms a difference between modes is attributed to. Each avoided conflict,

@@ -133,6 +133,11 @@ export const scenarioSchema = z
     agents: z.array(agentSpecSchema).min(1),
     /** The project's existing modules. @default [] */
     inventory: z.array(moduleNameSchema).default([]),
+    /**
+     * Module -> the modules it depends on: a decision that retires a module reaches the work on
+     * its dependents (the referee counts that work as wasted, the pipelines stop it). @default {}
+     */
+    dependsOn: z.record(moduleNameSchema, z.array(moduleNameSchema)).default({}),
     timings: timingsSchema,
     costs: costsSchema,
     /**
@@ -145,6 +150,7 @@ export const scenarioSchema = z
       .object({
         naive: expectedOutcomeSchema,
         broadcast: expectedOutcomeSchema,
+        "group-chat": expectedOutcomeSchema.optional(),
         statewave: expectedOutcomeSchema,
       })
       .optional(),

@@ -12,6 +12,7 @@ import { MessageBus } from "../context/message-bus.js";
 import type { Coordination } from "../coordination/coordination.js";
 import { collisionCauseOf } from "./attribute-collision.js";
 import { type Clock, createSeededRandom, createVirtualClock } from "./clock.js";
+import { createGroupChatCoordination } from "./pipelines/group-chat-pipeline.js";
 import { createMessageCoordination } from "./pipelines/message-pipeline.js";
 import type { PlaybackGroup } from "./playback-group.js";
 import { runIdPrefix, toRunEventEpisode, toRunStopEpisode } from "./run-record.js";
@@ -190,15 +191,23 @@ export function startRun(options: StartRunOptions): RunHandle {
               ...(options.ablation ? { ablation: options.ablation } : {}),
             }),
           )
-        : createMessageCoordination({
-            policy: mode,
-            bus: new MessageBus(),
-            emit,
-            now: elapsed,
-            reviewerIds: scenario.agents
-              .filter((agent) => agent.role === "reviewer")
-              .map((agent) => agent.id),
-          });
+        : mode === "group-chat"
+          ? createGroupChatCoordination({
+              bus: new MessageBus(),
+              emit,
+              now: elapsed,
+              dependsOn: new Map(Object.entries(scenario.dependsOn)),
+              ...(options.ablation ? { ablation: options.ablation } : {}),
+            })
+          : createMessageCoordination({
+              policy: mode,
+              bus: new MessageBus(),
+              emit,
+              now: elapsed,
+              reviewerIds: scenario.agents
+                .filter((agent) => agent.role === "reviewer")
+                .map((agent) => agent.id),
+            });
     const reproducible = brain.reproducible === true;
     let thinkingTokens = 0;
     try {
@@ -209,6 +218,7 @@ export function startRun(options: StartRunOptions): RunHandle {
         task: scenario.task,
         brain: brain.name,
         agents: scenario.agents.map(agentInfo),
+        ...(Object.keys(scenario.dependsOn).length > 0 ? { dependsOn: scenario.dependsOn } : {}),
       });
       // A store that cannot take the run (a server that is down) fails the run before any agent
       // spends work, instead of after the whole run has been played.

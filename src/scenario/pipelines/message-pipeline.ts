@@ -25,13 +25,14 @@ export interface MessageCoordinationOptions {
 }
 
 /** A decision as carried by a message, with what its author had seen when deciding. */
-interface DecisionMessage extends KnownDecision {
+export interface DecisionMessage extends KnownDecision {
   id: string;
   /** Decisions on the same target its author had read: the new one overrules them. */
   supersedes: string[];
 }
 
-function decisionOf(message: BusMessage): DecisionMessage | undefined {
+/** The decision a message carries, if it carries one. */
+export function decisionOf(message: BusMessage): DecisionMessage | undefined {
   const { target, value, id, supersedes, at } = message.data;
   if (message.topic !== "decision" || typeof target !== "string" || typeof value !== "string") {
     return undefined;
@@ -47,13 +48,15 @@ function decisionOf(message: BusMessage): DecisionMessage | undefined {
   };
 }
 
-function resultOf(message: BusMessage): BuildResult | undefined {
+/** The build a message reports, if it reports one. */
+export function resultOf(message: BusMessage): BuildResult | undefined {
   const { module, tokens, ms } = message.data;
   if (message.topic !== "result" || typeof module !== "string") return undefined;
   return { module, agentId: message.from, tokens: Number(tokens), ms: Number(ms) };
 }
 
-function uniqueById(decisions: readonly DecisionMessage[]): DecisionMessage[] {
+/** One of each decision (a transcript replayed or a message read twice is one decision). */
+export function uniqueById(decisions: readonly DecisionMessage[]): DecisionMessage[] {
   const byId = new Map<string, DecisionMessage>();
   for (const decision of decisions) byId.set(decision.id, decision);
   return [...byId.values()];

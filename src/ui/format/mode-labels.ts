@@ -9,7 +9,9 @@ import { mechanisms } from "../../scenario/scenario-events.js";
 /** What each mode is, in one phrase, for summaries and verdicts. */
 export const modeDescriptions: Record<RunMode, string> = {
   naive: "naive (isolated: agents see only their own brief)",
-  broadcast: "broadcast (every message to every agent)",
+  broadcast: "broadcast (plain message passing: every message to every agent, nothing more)",
+  "group-chat":
+    "group-chat (the strongest message passing: every message to every agent, interrupts, transcript for joiners, first-come claims, filtered reading)",
   statewave: "statewave (shared context)",
 };
 
