@@ -226,6 +226,11 @@ export type ScenarioEvent =
       readonly disputes: readonly string[];
       /** How much it had to read, in tokens (about 4 characters each). */
       readonly tokens?: number;
+      /**
+       * Decisions of the run this read did not deliver (superseded ones and, past the ranking's
+       * bound, those on other work): a read says what it left out. @default 0
+       */
+      readonly decisionsLeftOut?: number;
       /** Where it read: the shared context, or its inbox (message modes). @default "shared context" */
       readonly source?: "shared context" | "inbox";
     })

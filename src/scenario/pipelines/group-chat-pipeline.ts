@@ -15,6 +15,7 @@ import {
   uniqueById,
 } from "./message-pipeline.js";
 import { estimateTokens, resultReport } from "./read-tokens.js";
+import { bearingOn, moduleOfTask } from "./task-modules.js";
 
 /** Options of {@link createGroupChatCoordination}. */
 export interface GroupChatCoordinationOptions {
@@ -37,23 +38,6 @@ interface Watcher {
   agentId: string;
   module: string;
   onInvalid(notice: InvalidationNotice): void;
-}
-
-/** The module a unit of work is about ("Build module X"), if it is about one. */
-function moduleOfTask(task: string): string | undefined {
-  return /^Build module (\S+)$/.exec(task)?.[1];
-}
-
-/** `module` and every module it depends on, transitively: what a message must name to bear on it. */
-function bearingOn(module: string, dependsOn: ReadonlyMap<string, readonly string[]>): Set<string> {
-  const names = new Set<string>();
-  const visit = (name: string) => {
-    if (names.has(name)) return;
-    names.add(name);
-    for (const dependency of dependsOn.get(name) ?? []) visit(dependency);
-  };
-  visit(module);
-  return names;
 }
 
 /**
@@ -160,7 +144,11 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
       }
     },
     read: async (agentId, task): Promise<KnownState> => {
-      const taken = relevant(bus.inbox(agentId), task);
+      const inbox = bus.inbox(agentId);
+      const taken = relevant(inbox, task);
+      const inInbox = new Set(
+        inbox.flatMap((message) => (message.topic === "decision" ? [String(message.data.id)] : [])),
+      );
       const received = usable(
         agentId,
         uniqueById(
@@ -202,6 +190,8 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
             `${dispute.target}: ${dispute.contenders.map((contender) => `${contender.agentId} says ${contender.value}`).join(" vs ")}`,
         ),
         tokens,
+        // Filtered reading says what it left out: the decisions in the inbox it did not take.
+        decisionsLeftOut: Math.max(0, inInbox.size - received.length),
         source: "inbox",
       });
       return { decisions, disputes, claims, tokens };

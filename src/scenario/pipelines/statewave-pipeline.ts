@@ -71,6 +71,7 @@ export async function createStatewaveCoordination(
   const ablation = options.ablation ?? {};
   const budgetTokens = scenario.contextBudgetTokens;
   const index = new DecisionIndex();
+  const dependsOn = new Map(Object.entries(scenario.dependsOn));
 
   if (scenario.inventory.length > 0) {
     await clock.exclusive(async () => {
@@ -149,6 +150,9 @@ export async function createStatewaveCoordination(
     const { known } = await clock.exclusive(() =>
       readContext(agentId, task, {
         context: lookup(contexts, agentId),
+        store,
+        subjectId,
+        dependsOn,
         state: lookup(states, agentId),
         index,
         ablation: mechanisms,
