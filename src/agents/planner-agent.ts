@@ -71,6 +71,7 @@ export async function runPlanner(runtime: AgentRuntime): Promise<void> {
       value: decision.value,
       content: decision.content,
       decisionId,
+      ...(decision.by !== undefined ? { replacement: decision.by } : {}),
     });
     await coordination.publishDecision(agent.id, decision, decisionId);
   }

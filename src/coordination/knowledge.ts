@@ -15,6 +15,8 @@ export interface KnownDecision {
   at?: number;
   /** The run's id for it (`decision-write`'s `decisionId`), when it came from this run. */
   id?: string;
+  /** `value: replace`: the module the planned work moves to. */
+  replacement?: string;
 }
 
 /** A field two agents set to different values, escalated and not resolved yet. */

@@ -24,14 +24,29 @@ export const decisionValueSchema = z.enum(["deprecate", "keep"]);
 export type DecisionValue = z.infer<typeof decisionValueSchema>;
 
 /** One decision a planner intends to publish. */
-export const plannedDecisionSchema = z.object({
-  /** The module the decision is about. */
-  target: moduleNameSchema,
-  /** Its fate: `deprecate` or `keep`. */
-  value: decisionValueSchema,
-  /** The sentence published, e.g. "Deprecate legacy-session-token (replaced by JWT)". */
-  content: z.string().min(1),
-});
+export const plannedDecisionSchema = z
+  .object({
+    /** The module the decision is about. */
+    target: moduleNameSchema,
+    /** Its fate: `deprecate`, `keep`, or `replace` (with `by`: the planned work moves there). */
+    value: z.enum(["deprecate", "keep", "replace"]),
+    /** `value: replace`: the module that replaces the target. */
+    by: moduleNameSchema.optional(),
+    /** The sentence published, e.g. "Deprecate legacy-session-token (replaced by JWT)". */
+    content: z.string().min(1),
+  })
+  .superRefine((decision, context) => {
+    if ((decision.value === "replace") !== (decision.by !== undefined)) {
+      context.addIssue({
+        code: "custom",
+        path: ["by"],
+        message:
+          decision.value === "replace"
+            ? "the replacing module (value: replace needs by: <module>)"
+            : "no by: (only value: replace names a replacing module)",
+      });
+    }
+  });
 /** A decision a planner intends to publish: the module, its fate and the sentence announcing it. */
 export type PlannedDecision = z.infer<typeof plannedDecisionSchema>;
 

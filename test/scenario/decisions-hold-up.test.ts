@@ -66,4 +66,111 @@ describe("decisions that hold up", () => {
       expect(read.decisionsLeftOut).toBeGreaterThanOrEqual(mode === "group-chat" ? 499 : 399);
     }
   }, 120_000);
+
+  const planner = (id: string, decisions: unknown[], startAtMs = 0) => ({
+    id,
+    role: "planner",
+    name: id === "planner" ? "Planner" : "Planner B",
+    color: "cyan",
+    slice: "Decide.",
+    decisions,
+    startAtMs,
+  });
+  const coder = (modules: string[], startAtMs: number) => ({
+    id: "coder",
+    role: "coder",
+    name: "Coder",
+    color: "magenta",
+    slice: "Build.",
+    modules,
+    startAtMs,
+  });
+  const scenarioOf = (agents: unknown[], dependsOn: Record<string, string[]> = {}) =>
+    scenarioSchema.parse({
+      name: "decisions-hold-up",
+      title: "Decisions that hold up",
+      task: "Retire what the Planners say; build the rest.",
+      agents: [...agents, { id: "reviewer", role: "reviewer", name: "Reviewer", color: "yellow" }],
+      dependsOn,
+      timings: { thinkMs: 1000, moduleMs: 2000, reviewMs: 500 },
+      costs: { tokensPerThink: 100, tokensPerModule: 1000, tokensPerReview: 100 },
+    });
+  const skipsOf = (events: readonly { type: string }[], module: string) =>
+    events.filter(
+      (event) => event.type === "module-skip" && (event as { module?: string }).module === module,
+    ).length;
+  const buildsOf = (events: readonly { type: string }[], module: string) =>
+    events.filter(
+      (event) => event.type === "module-end" && (event as { module?: string }).module === module,
+    ).length;
+
+  it.each(["statewave", "group-chat"] as const)(
+    "%s: a decision on a module reaches the work on its dependents",
+    async (mode) => {
+      const scenario = scenarioOf(
+        [
+          planner("planner", [
+            { target: "cache", value: "deprecate", content: "Deprecate cache." },
+          ]),
+          coder(["cache-client", "api"], 3000),
+        ],
+        { "cache-client": ["cache"] },
+      );
+      const { summary, events } = await runToEnd(scenario, mode);
+      expect(skipsOf(events, "cache-client")).toBe(1);
+      expect(buildsOf(events, "cache-client")).toBe(0);
+      expect(summary.referee?.verdict).toBe("clean");
+      // Without the dependency the referee counts the same work as wasted.
+      const broadcast = await runToEnd(scenario, "naive");
+      expect(broadcast.summary.referee?.wastedModules).toEqual(["cache-client"]);
+    },
+  );
+
+  it.each(["statewave", "group-chat"] as const)(
+    "%s: work skipped on a decision that is later reversed is picked back up and built",
+    async (mode) => {
+      const scenario = scenarioOf([
+        planner("planner", [{ target: "cache", value: "deprecate", content: "Deprecate cache." }]),
+        // Planner B joins later, reads the deprecation, and reverses it.
+        planner(
+          "planner-b",
+          [{ target: "cache", value: "keep", content: "Keep cache: reports need it." }],
+          2500,
+        ),
+        coder(["cache", "api", "billing"], 1500),
+      ]);
+      const { summary, events } = await runToEnd(scenario, mode);
+      expect(skipsOf(events, "cache")).toBe(1);
+      expect(buildsOf(events, "cache")).toBe(1);
+      expect(summary.referee?.verdict).toBe("clean");
+      expect(summary.referee?.droppedModules).toEqual([]);
+    },
+  );
+
+  it.each(["statewave", "group-chat"] as const)(
+    "%s: a replacement (value: replace, by: X) moves the planned work to X",
+    async (mode) => {
+      const scenario = scenarioOf([
+        planner("planner", [
+          {
+            target: "cache",
+            value: "replace",
+            by: "redis-cache",
+            content: "Replace cache with redis-cache.",
+          },
+        ]),
+        coder(["cache", "api"], 3000),
+      ]);
+      const { summary, events } = await runToEnd(scenario, mode);
+      expect(buildsOf(events, "cache")).toBe(0);
+      expect(buildsOf(events, "redis-cache")).toBe(1);
+      expect(summary.referee?.verdict).toBe("clean");
+      // Broadcast reads the replacement too; naive never hears of it: cache built in vain, redis-cache dropped.
+      const naive = await runToEnd(scenario, "naive");
+      expect(naive.summary.referee).toMatchObject({
+        wastedModules: ["cache"],
+        droppedModules: ["redis-cache"],
+      });
+    },
+  );
 });

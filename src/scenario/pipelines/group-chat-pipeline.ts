@@ -210,6 +210,7 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
         value: decision.value,
         at,
         supersedes: overrules.join(","),
+        ...(decision.by !== undefined ? { replacement: decision.by } : {}),
       });
       if (isOn(ablation, "mid-build invalidation")) {
         interruptWatchers({ ...decision, id, by: agentId, at });

@@ -33,7 +33,7 @@ export interface DecisionMessage extends KnownDecision {
 
 /** The decision a message carries, if it carries one. */
 export function decisionOf(message: BusMessage): DecisionMessage | undefined {
-  const { target, value, id, supersedes, at } = message.data;
+  const { target, value, id, supersedes, at, replacement } = message.data;
   if (message.topic !== "decision" || typeof target !== "string" || typeof value !== "string") {
     return undefined;
   }
@@ -45,6 +45,7 @@ export function decisionOf(message: BusMessage): DecisionMessage | undefined {
     content: message.content,
     at: Number(at),
     supersedes: typeof supersedes === "string" && supersedes !== "" ? supersedes.split(",") : [],
+    ...(typeof replacement === "string" ? { replacement } : {}),
   };
 }
 
@@ -180,6 +181,7 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
         value: decision.value,
         at: Math.round(now()),
         supersedes: overrules.join(","),
+        ...(decision.by !== undefined ? { replacement: decision.by } : {}),
       });
     },
     claim: async (agentId, module) => {

@@ -144,6 +144,7 @@ export async function createStatewaveCoordination(
     budgetTokens,
     exclusive: clock.exclusive,
     emit,
+    dependsOn,
   });
 
   const read = async (agentId: string, task: string, mechanisms = ablation) => {
@@ -182,7 +183,14 @@ export async function createStatewaveCoordination(
           payload: { value: decision.value, at },
         }),
       );
-      index.add(episode.id, { ...decision, by: agentId, at, id: decisionId });
+      const { by: replacement, ...fields } = decision;
+      index.add(episode.id, {
+        ...fields,
+        by: agentId,
+        at,
+        id: decisionId,
+        ...(replacement !== undefined ? { replacement } : {}),
+      });
       // No guard here: with mid-build invalidation off nobody is watching (see watchModule, the
       // mechanism's one guard), so this delivers nothing.
       await invalidation.afterWrite(agentId);
