@@ -1,6 +1,7 @@
 import type { ArbitrationRequest } from "../coordination/coordination.js";
 import type { PlannedDecision } from "../coordination/scenario-schema.js";
 import type { AgentRuntime } from "./agent-runtime.js";
+import type { KnownDecision, KnownDispute } from "./brain.js";
 import { describeNothingFound } from "./offline-brain.js";
 
 /**
@@ -83,14 +84,85 @@ export async function runPlanner(runtime: AgentRuntime): Promise<void> {
     });
   }
   runtime.decided();
-  const lead = scenario.agents.find((candidate) => candidate.role === "planner");
-  if (lead?.id === agent.id) {
+  if (leadOf(scenario) === agent.id) {
     const order = scenario.agents.map((candidate) => candidate.id);
-    await coordination.arbitrate(
-      agent.id,
-      (request) => chooseEscalationWinner(request, order),
-      runtime.workersDone,
-    );
+    await Promise.all([
+      coordination.arbitrate(
+        agent.id,
+        (request) => chooseEscalationWinner(request, order),
+        runtime.workersDone,
+      ),
+      settleDisputes(runtime, order),
+    ]);
   }
   runtime.emit({ type: "agent-end", agentId: agent.id });
+}
+
+/** The planner who settles claims and disputes: the scenario's `lead`, else the first planner. */
+export function leadOf(scenario: AgentRuntime["scenario"]): string | undefined {
+  if (scenario.lead === null) return undefined;
+  return scenario.lead ?? scenario.agents.find((candidate) => candidate.role === "planner")?.id;
+}
+
+/**
+ * The lead's rule for Planner-versus-Planner disputes: the decision of the planner listed first
+ * stands (the team's order is its seniority; which of two planners thinking at once wrote first is
+ * timing jitter, not merit). The ruling is a decision of its own, made after reading both sides,
+ * so it overrules both.
+ */
+export function chooseDisputeRuling(
+  dispute: KnownDispute,
+  decisions: readonly KnownDecision[],
+  agentOrder: readonly string[],
+): KnownDecision | undefined {
+  const sides = decisions.filter(
+    (decision) =>
+      decision.target === dispute.target &&
+      dispute.contenders.some((contender) => contender.agentId === decision.by),
+  );
+  const rank = (agentId: string) => agentOrder.indexOf(agentId);
+  return [...sides].sort((a, b) => rank(a.by) - rank(b.by) || (a.at ?? 0) - (b.at ?? 0))[0];
+}
+
+/**
+ * The lead on duty for disputes: every thinking step until the workers are done, it reads what is
+ * open and rules on each Planner-versus-Planner dispute (a mode that surfaces disputes shows them;
+ * one that does not leaves the lead nothing to rule on).
+ */
+async function settleDisputes(runtime: AgentRuntime, order: readonly string[]): Promise<void> {
+  const { agent, coordination, clock, scenario } = runtime;
+  let finished = false;
+  void runtime.workersDone.then(() => {
+    finished = true;
+  });
+  const ruled = new Set<string>();
+  while (!finished) {
+    await clock.sleep(agent.thinkMs ?? scenario.timings.thinkMs, runtime.signal);
+    if (finished) break;
+    const known = await coordination.read(agent.id, "Settle the open disputes");
+    for (const dispute of known.disputes) {
+      if (ruled.has(dispute.target)) continue;
+      const winner = chooseDisputeRuling(dispute, known.decisions, order);
+      if (winner === undefined || (winner.value !== "deprecate" && winner.value !== "keep"))
+        continue;
+      ruled.add(dispute.target);
+      const sides = dispute.contenders.map((contender) => contender.agentId).join(" and ");
+      const ruling = {
+        target: dispute.target,
+        value: winner.value,
+        content: `Ruling on ${dispute.target}: ${winner.value} (${winner.by}'s decision stands: the lead rules for the planner listed first); settles the dispute between ${sides}.`,
+      } as const;
+      const decisionId = `${agent.id}#ruling-${dispute.target}`;
+      runtime.emit({
+        type: "decision-write",
+        agentId: agent.id,
+        kind: "architectural_decision",
+        target: ruling.target,
+        value: ruling.value,
+        content: ruling.content,
+        decisionId,
+      });
+      await coordination.publishDecision(agent.id, ruling, decisionId);
+    }
+  }
 }

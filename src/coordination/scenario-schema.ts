@@ -146,6 +146,11 @@ export const scenarioSchema = z
     task: z.string().min(1),
     /** The team, in display order; the first planner is the lead (it settles escalations). */
     agents: z.array(agentSpecSchema).min(1),
+    /**
+     * The planner who settles escalated claims and Planner-versus-Planner disputes; `null`: nobody
+     * does (a dispute then stays open). @default the first planner
+     */
+    lead: z.string().nullable().optional(),
     /** The project's existing modules. @default [] */
     inventory: z.array(moduleNameSchema).default([]),
     /**
@@ -182,6 +187,16 @@ export const scenarioSchema = z
       }
       ids.add(agent.id);
     });
+    if (
+      typeof scenario.lead === "string" &&
+      !scenario.agents.some((agent) => agent.id === scenario.lead && agent.role === "planner")
+    ) {
+      context.addIssue({
+        code: "custom",
+        path: ["lead"],
+        message: `the id of a planner of the team ("${scenario.lead}" is not one)`,
+      });
+    }
     for (const role of ["planner", "coder", "reviewer"] as const) {
       if (!scenario.agents.some((agent) => agent.role === role)) {
         context.addIssue({

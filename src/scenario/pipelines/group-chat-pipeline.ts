@@ -75,6 +75,8 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
     data: Record<string, string | number>,
   ) => {
     transcript.push({ from, topic, content, data });
+    // A chat shows its author what it said: its own decisions are part of what it reads.
+    if (topic === "decision") bus.send({ from, to: from, topic, content, data });
     for (const to of members) {
       if (to === from) continue;
       bus.send({ from, to, topic, content, data });
@@ -202,7 +204,7 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
       const id = given ?? `${agentId}#${count}`;
       const at = Math.round(now());
       const overrules = (lastRead.get(agentId) ?? [])
-        .filter((known) => known.target === decision.target && known.by !== agentId)
+        .filter((known) => known.target === decision.target)
         .map((known) => known.id);
       say(agentId, "decision", decision.content, {
         id,
