@@ -125,44 +125,40 @@ export function chooseDisputeRuling(
 }
 
 /**
- * The lead on duty for disputes: every thinking step until the workers are done, it reads what is
- * open and rules on each Planner-versus-Planner dispute (a mode that surfaces disputes shows them;
- * one that does not leaves the lead nothing to rule on).
+ * The lead's duty for disputes: once every Planner has published (disputes are between Planners'
+ * decisions, so none can arise later), it reads what is open, once, and rules on each
+ * Planner-versus-Planner dispute (a mode that surfaces disputes shows them; one that does not
+ * leaves the lead nothing to rule on).
  */
 async function settleDisputes(runtime: AgentRuntime, order: readonly string[]): Promise<void> {
-  const { agent, coordination, clock, scenario } = runtime;
-  let finished = false;
-  void runtime.workersDone.then(() => {
-    finished = true;
-  });
-  const ruled = new Set<string>();
-  while (!finished) {
-    await clock.sleep(agent.thinkMs ?? scenario.timings.thinkMs, runtime.signal);
-    if (finished) break;
-    const known = await coordination.read(agent.id, "Settle the open disputes");
-    for (const dispute of known.disputes) {
-      if (ruled.has(dispute.target)) continue;
-      const winner = chooseDisputeRuling(dispute, known.decisions, order);
-      if (winner === undefined || (winner.value !== "deprecate" && winner.value !== "keep"))
-        continue;
-      ruled.add(dispute.target);
-      const sides = dispute.contenders.map((contender) => contender.agentId).join(" and ");
-      const ruling = {
-        target: dispute.target,
-        value: winner.value,
-        content: `Ruling on ${dispute.target}: ${winner.value} (${winner.by}'s decision stands: the lead rules for the planner listed first); settles the dispute between ${sides}.`,
-      } as const;
-      const decisionId = `${agent.id}#ruling-${dispute.target}`;
-      runtime.emit({
-        type: "decision-write",
-        agentId: agent.id,
-        kind: "architectural_decision",
-        target: ruling.target,
-        value: ruling.value,
-        content: ruling.content,
-        decisionId,
-      });
-      await coordination.publishDecision(agent.id, ruling, decisionId);
-    }
+  const { agent, coordination, scenario } = runtime;
+  // With one Planner there is no Planner to dispute with: nothing to read for.
+  if (scenario.agents.filter((candidate) => candidate.role === "planner").length < 2) return;
+  const ready = await Promise.race([
+    runtime.plannersDecided.then(() => true),
+    runtime.workersDone.then(() => false),
+  ]);
+  if (!ready) return;
+  const known = await coordination.read(agent.id, "Settle the open disputes");
+  for (const dispute of known.disputes) {
+    const winner = chooseDisputeRuling(dispute, known.decisions, order);
+    if (winner === undefined || (winner.value !== "deprecate" && winner.value !== "keep")) continue;
+    const sides = dispute.contenders.map((contender) => contender.agentId).join(" and ");
+    const ruling = {
+      target: dispute.target,
+      value: winner.value,
+      content: `Ruling on ${dispute.target}: ${winner.value} (${winner.by}'s decision stands: the lead rules for the planner listed first); settles the dispute between ${sides}.`,
+    } as const;
+    const decisionId = `${agent.id}#ruling-${dispute.target}`;
+    runtime.emit({
+      type: "decision-write",
+      agentId: agent.id,
+      kind: "architectural_decision",
+      target: ruling.target,
+      value: ruling.value,
+      content: ruling.content,
+      decisionId,
+    });
+    await coordination.publishDecision(agent.id, ruling, decisionId);
   }
 }
