@@ -1,2 +1,0 @@
-import { main } from "/work/h-exp/src/cli/main.js";
-process.exitCode = await main(process.argv.slice(2));
