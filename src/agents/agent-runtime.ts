@@ -54,4 +54,6 @@ export interface AgentRuntime {
   decided(): void;
   /** Settles once every Coder has ended and every Planner has published its decisions. */
   readonly workersDone: Promise<void>;
+  /** Settles once every Planner has published its decisions (never, if one fails first). */
+  readonly plannersDecided: Promise<unknown>;
 }

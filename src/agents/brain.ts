@@ -38,12 +38,20 @@ export interface ModuleStepInput {
   disputes: readonly KnownDispute[];
   /** Who else already claimed the module, if the Coder can know. */
   claimedBy?: string;
+  /** The modules it depends on (transitively): a decision retiring one reaches it. @default [] */
+  dependsOn?: readonly string[];
 }
 
 /** Build the module, or skip it (and say why and because of whom). */
 export type ModuleStepChoice =
   | { action: "build" }
-  | { action: "skip"; reason: string; causedBy: string | null };
+  | {
+      action: "skip";
+      reason: string;
+      causedBy: string | null;
+      /** A replacement decision moved the work: build this module instead. */
+      moveTo?: string;
+    };
 
 /** What the Reviewer sees at the end. */
 export interface ReviewInput {

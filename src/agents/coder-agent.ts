@@ -39,70 +39,180 @@ export async function runCoder(runtime: AgentRuntime): Promise<void> {
     ),
   );
   // Where each module came from (the task, an existing module it mentions), or plainly nothing.
-  const plan = describePlan(modules, {
+  const described = describePlan(modules, {
     slice: runtime.slice,
     inventory: scenario.inventory,
     intended: agent.modules,
     brainName: brain.name,
   });
-  runtime.emit({ type: "agent-log", agentId: agent.id, text: plan });
+  runtime.emit({ type: "agent-log", agentId: agent.id, text: described, plan: modules });
 
-  for (const module of modules) {
-    const controller = new AbortController();
-    let notice: InvalidationNotice | undefined;
-    // Read through a function: the watch sets `notice` while this loop awaits.
-    const news = (): InvalidationNotice | undefined => notice;
-    const stopWatching = coordination.watchModule(agent.id, module, (received) => {
-      notice ??= received;
-      controller.abort(new BuildCancelled(received));
-    });
-    const skip = (reason: string, causedBy: string | null, mechanism: Mechanism | null) =>
-      runtime.emit({ type: "module-skip", agentId: agent.id, module, reason, causedBy, mechanism });
-    try {
-      // Read, think it over, then act on what was read.
-      const known = await read(`Build module ${module}`);
-      await runtime.think();
-      const choice = await runtime.consult(
-        brain.chooseModuleStep(
-          {
-            agentId: agent.id,
-            module,
-            decisions: known.decisions,
-            disputes: known.disputes,
-            ...(known.claims[module] !== undefined ? { claimedBy: known.claims[module] } : {}),
-          },
-          { signal: runtime.signal, onUsage: runtime.spendThinking },
-        ),
-      );
-      const landedWhileThinking = news();
-      if (landedWhileThinking !== undefined) {
-        skip(landedWhileThinking.reason, landedWhileThinking.by, "mid-build invalidation");
-        continue;
-      }
-      if (choice.action === "skip") {
-        skip(choice.reason, choice.causedBy, mechanismOfSkip(known, module, choice, joinedAt));
-        continue;
-      }
-      const claim = await coordination.claim(agent.id, module);
-      if (!claim.granted) {
-        skip(claim.reason, claim.causedBy, claim.causedBy === null ? null : "atomic claim");
-        continue;
-      }
-      // News that landed while the claim was settled stops the work before it starts.
-      const pending = news();
-      if (pending !== undefined) {
-        skip(pending.reason, pending.by, "mid-build invalidation");
-        continue;
-      }
-      await build(runtime, module, controller.signal);
-    } finally {
-      stopWatching();
+  // The plan grows when a replacement moves work to a new module.
+  const plan = [...modules];
+  const revisit: string[] = [];
+  for (let index = 0; index < plan.length; index += 1) {
+    const module = plan[index] as string;
+    const outcome = await workOn(runtime, module, joinedAt);
+    if (outcome.moveTo !== undefined && !plan.includes(outcome.moveTo)) {
+      plan.push(outcome.moveTo);
+      runtime.emit({
+        type: "agent-log",
+        agentId: agent.id,
+        text: `Plan: ${plan.join(", ")} (${module} replaced by ${outcome.moveTo})`,
+        plan: [...plan],
+      });
     }
+    if (outcome.stoppedByDecision && outcome.moveTo === undefined) revisit.push(module);
   }
+  await pickBackUp(runtime, revisit, joinedAt);
   runtime.emit({ type: "agent-end", agentId: agent.id });
 }
 
-async function build(runtime: AgentRuntime, module: string, cancel: AbortSignal): Promise<void> {
+/** How many thinking steps a Coder waits for a held module's dispute to be settled. */
+const holdPatience = 3;
+
+/**
+ * Work skipped or cut short because of a decision is looked at once more when the plan is done:
+ * a decision reversed since (or a dispute settled for "keep") means the work is picked back up;
+ * a dispute still open holds it a few thinking steps more, then it stays held and says so.
+ */
+async function pickBackUp(
+  runtime: AgentRuntime,
+  modules: readonly string[],
+  joinedAt: number,
+): Promise<void> {
+  for (const module of modules) {
+    for (let attempt = 0; attempt <= holdPatience; attempt += 1) {
+      const known = await runtime.coordination.read(runtime.agent.id, `Build module ${module}`);
+      const held = known.disputes.some((dispute) => dispute.target === module);
+      const choice = await choose(runtime, module, known);
+      // Picked back up on a decision read since (a reversal, a ruling), never on silence: a read
+      // that shows nothing on the module is no evidence that what stopped it was overruled.
+      const bearing = new Set([module, ...dependenciesOf(runtime, module)]);
+      const decided = known.decisions.some((decision) => bearing.has(decision.target));
+      if (choice.action === "build" && decided) {
+        runtime.emit({
+          type: "agent-log",
+          agentId: runtime.agent.id,
+          text: `Picking ${module} back up: the decision that stopped it no longer stands.`,
+        });
+        await workOn(runtime, module, joinedAt);
+        break;
+      }
+      if (!held) break;
+      if (attempt === holdPatience) {
+        runtime.emit({
+          type: "agent-log",
+          agentId: runtime.agent.id,
+          text: `Still holding ${module}: the dispute on it is not settled.`,
+        });
+        break;
+      }
+      await runtime.think();
+    }
+  }
+}
+
+/** What one pass over a module ended in. */
+interface ModuleOutcome {
+  /** Skipped or cut short because of a decision or a dispute (not a claim). */
+  stoppedByDecision: boolean;
+  moveTo?: string;
+}
+
+function dependenciesOf(runtime: AgentRuntime, module: string): string[] {
+  const dependsOn = runtime.scenario.dependsOn ?? {};
+  const seen = new Set<string>([module]);
+  const queue = [...(Object.hasOwn(dependsOn, module) ? (dependsOn[module] ?? []) : [])];
+  while (queue.length > 0) {
+    const name = queue.shift() as string;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    queue.push(...(Object.hasOwn(dependsOn, name) ? (dependsOn[name] ?? []) : []));
+  }
+  seen.delete(module);
+  return [...seen];
+}
+
+async function choose(
+  runtime: AgentRuntime,
+  module: string,
+  known: Awaited<ReturnType<AgentRuntime["coordination"]["read"]>>,
+) {
+  const dependsOn = dependenciesOf(runtime, module);
+  return runtime.consult(
+    runtime.brain.chooseModuleStep(
+      {
+        agentId: runtime.agent.id,
+        module,
+        decisions: known.decisions,
+        disputes: known.disputes,
+        ...(known.claims[module] !== undefined ? { claimedBy: known.claims[module] } : {}),
+        ...(dependsOn.length > 0 ? { dependsOn } : {}),
+      },
+      { signal: runtime.signal, onUsage: runtime.spendThinking },
+    ),
+  );
+}
+
+/**
+ * One module: read, think it over, then act on what was read (skip, or claim and build). From
+ * the read until the build ends the work is watched: news that lands while it thinks stops it
+ * before it starts, news that lands mid-build cuts the build short.
+ */
+async function workOn(
+  runtime: AgentRuntime,
+  module: string,
+  joinedAt: number,
+): Promise<ModuleOutcome> {
+  const { agent, coordination } = runtime;
+  const controller = new AbortController();
+  let notice: InvalidationNotice | undefined;
+  // Read through a function: the watch sets `notice` while this function awaits.
+  const news = (): InvalidationNotice | undefined => notice;
+  const stopWatching = coordination.watchModule(agent.id, module, (received) => {
+    notice ??= received;
+    controller.abort(new BuildCancelled(received));
+  });
+  const skip = (reason: string, causedBy: string | null, mechanism: Mechanism | null) =>
+    runtime.emit({ type: "module-skip", agentId: agent.id, module, reason, causedBy, mechanism });
+  try {
+    const known = await coordination.read(agent.id, `Build module ${module}`);
+    await runtime.think();
+    const choice = await choose(runtime, module, known);
+    const landedWhileThinking = news();
+    if (landedWhileThinking !== undefined) {
+      skip(landedWhileThinking.reason, landedWhileThinking.by, "mid-build invalidation");
+      return { stoppedByDecision: true };
+    }
+    if (choice.action === "skip") {
+      skip(choice.reason, choice.causedBy, mechanismOfSkip(known, module, choice, joinedAt));
+      const byClaim = choice.causedBy !== null && known.claims[module] === choice.causedBy;
+      return {
+        stoppedByDecision: choice.causedBy !== null && !byClaim,
+        ...(choice.moveTo !== undefined ? { moveTo: choice.moveTo } : {}),
+      };
+    }
+    const claim = await coordination.claim(agent.id, module);
+    if (!claim.granted) {
+      skip(claim.reason, claim.causedBy, claim.causedBy === null ? null : "atomic claim");
+      return { stoppedByDecision: false };
+    }
+    // News that landed while the claim was settled stops the work before it starts.
+    const pending = news();
+    if (pending !== undefined) {
+      skip(pending.reason, pending.by, "mid-build invalidation");
+      return { stoppedByDecision: true };
+    }
+    const finished = await build(runtime, module, controller.signal);
+    return { stoppedByDecision: !finished };
+  } finally {
+    stopWatching();
+  }
+}
+
+/** Builds `module`; false when the build was cut short. */
+async function build(runtime: AgentRuntime, module: string, cancel: AbortSignal): Promise<boolean> {
   const { agent, coordination, scenario, clock } = runtime;
   const estimatedMs = runtime.duration(
     scenario.timings.moduleMsByName[module] ?? scenario.timings.moduleMs,
@@ -126,7 +236,7 @@ async function build(runtime: AgentRuntime, module: string, cancel: AbortSignal)
       msSpent,
       mechanism: "mid-build invalidation",
     });
-    return;
+    return false;
   }
   const result = {
     module,
@@ -136,4 +246,5 @@ async function build(runtime: AgentRuntime, module: string, cancel: AbortSignal)
   };
   runtime.emit({ type: "module-end", ...result });
   await coordination.reportResult(agent.id, result);
+  return true;
 }

@@ -97,14 +97,31 @@ function chooseStep(input: ModuleStepInput): ModuleStepChoice {
       causedBy: dispute.contenders[0]?.agentId ?? null,
     };
   }
-  const deprecation = input.decisions.find(
-    (decision) => decision.target === input.module && decision.value === "deprecate",
+  const dependencies = new Set(input.dependsOn ?? []);
+  const retiring = (decision: (typeof input.decisions)[number]) =>
+    decision.value === "deprecate" || decision.value === "replace";
+  const own = input.decisions.find(
+    (decision) => decision.target === input.module && retiring(decision),
   );
-  if (deprecation) {
+  if (own?.value === "replace" && own.replacement !== undefined) {
     return {
       action: "skip",
-      reason: `deprecated by ${deprecation.by}: ${deprecation.content}`,
-      causedBy: deprecation.by,
+      reason: `replaced by ${own.replacement} (${own.by}: ${own.content})`,
+      causedBy: own.by,
+      moveTo: own.replacement,
+    };
+  }
+  if (own) {
+    return { action: "skip", reason: `deprecated by ${own.by}: ${own.content}`, causedBy: own.by };
+  }
+  const upstream = input.decisions.find(
+    (decision) => dependencies.has(decision.target) && retiring(decision),
+  );
+  if (upstream) {
+    return {
+      action: "skip",
+      reason: `depends on ${upstream.target}, deprecated by ${upstream.by}: ${upstream.content}`,
+      causedBy: upstream.by,
     };
   }
   if (input.claimedBy !== undefined && input.claimedBy !== input.agentId) {

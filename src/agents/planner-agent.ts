@@ -1,6 +1,7 @@
 import type { ArbitrationRequest } from "../coordination/coordination.js";
 import type { PlannedDecision } from "../coordination/scenario-schema.js";
 import type { AgentRuntime } from "./agent-runtime.js";
+import type { KnownDecision, KnownDispute } from "./brain.js";
 import { describeNothingFound } from "./offline-brain.js";
 
 /**
@@ -60,8 +61,9 @@ export async function runPlanner(runtime: AgentRuntime): Promise<void> {
       { signal: runtime.signal, onUsage: runtime.spendThinking },
     ),
   );
-  for (const decision of decisions) {
-    // The same event in both modes, emitted here so the pipelines differ only in how they publish.
+  for (const [index, decision] of decisions.entries()) {
+    // The same event in every mode, emitted here so the pipelines differ only in how they publish.
+    const decisionId = `${agent.id}#${index + 1}`;
     runtime.emit({
       type: "decision-write",
       agentId: agent.id,
@@ -69,8 +71,10 @@ export async function runPlanner(runtime: AgentRuntime): Promise<void> {
       target: decision.target,
       value: decision.value,
       content: decision.content,
+      decisionId,
+      ...(decision.by !== undefined ? { replacement: decision.by } : {}),
     });
-    await coordination.publishDecision(agent.id, decision);
+    await coordination.publishDecision(agent.id, decision, decisionId);
   }
   if (decisions.length === 0) {
     runtime.emit({
@@ -80,14 +84,81 @@ export async function runPlanner(runtime: AgentRuntime): Promise<void> {
     });
   }
   runtime.decided();
-  const lead = scenario.agents.find((candidate) => candidate.role === "planner");
-  if (lead?.id === agent.id) {
+  if (leadOf(scenario) === agent.id) {
     const order = scenario.agents.map((candidate) => candidate.id);
-    await coordination.arbitrate(
-      agent.id,
-      (request) => chooseEscalationWinner(request, order),
-      runtime.workersDone,
-    );
+    await Promise.all([
+      coordination.arbitrate(
+        agent.id,
+        (request) => chooseEscalationWinner(request, order),
+        runtime.workersDone,
+      ),
+      settleDisputes(runtime, order),
+    ]);
   }
   runtime.emit({ type: "agent-end", agentId: agent.id });
+}
+
+/** The planner who settles claims and disputes: the scenario's `lead`, else the first planner. */
+export function leadOf(scenario: AgentRuntime["scenario"]): string | undefined {
+  if (scenario.lead === null) return undefined;
+  return scenario.lead ?? scenario.agents.find((candidate) => candidate.role === "planner")?.id;
+}
+
+/**
+ * The lead's rule for Planner-versus-Planner disputes: the decision of the planner listed first
+ * stands (the team's order is its seniority; which of two planners thinking at once wrote first is
+ * timing jitter, not merit). The ruling is a decision of its own, made after reading both sides,
+ * so it overrules both.
+ */
+export function chooseDisputeRuling(
+  dispute: KnownDispute,
+  decisions: readonly KnownDecision[],
+  agentOrder: readonly string[],
+): KnownDecision | undefined {
+  const sides = decisions.filter(
+    (decision) =>
+      decision.target === dispute.target &&
+      dispute.contenders.some((contender) => contender.agentId === decision.by),
+  );
+  const rank = (agentId: string) => agentOrder.indexOf(agentId);
+  return [...sides].sort((a, b) => rank(a.by) - rank(b.by) || (a.at ?? 0) - (b.at ?? 0))[0];
+}
+
+/**
+ * The lead's duty for disputes: once every Planner has published (disputes are between Planners'
+ * decisions, so none can arise later), it reads what is open, once, and rules on each
+ * Planner-versus-Planner dispute (a mode that surfaces disputes shows them; one that does not
+ * leaves the lead nothing to rule on).
+ */
+async function settleDisputes(runtime: AgentRuntime, order: readonly string[]): Promise<void> {
+  const { agent, coordination, scenario } = runtime;
+  // With one Planner there is no Planner to dispute with: nothing to read for.
+  if (scenario.agents.filter((candidate) => candidate.role === "planner").length < 2) return;
+  const ready = await Promise.race([
+    runtime.plannersDecided.then(() => true),
+    runtime.workersDone.then(() => false),
+  ]);
+  if (!ready) return;
+  const known = await coordination.read(agent.id, "Settle the open disputes");
+  for (const dispute of known.disputes) {
+    const winner = chooseDisputeRuling(dispute, known.decisions, order);
+    if (winner === undefined || (winner.value !== "deprecate" && winner.value !== "keep")) continue;
+    const sides = dispute.contenders.map((contender) => contender.agentId).join(" and ");
+    const ruling = {
+      target: dispute.target,
+      value: winner.value,
+      content: `Ruling on ${dispute.target}: ${winner.value} (${winner.by}'s decision stands: the lead rules for the planner listed first); settles the dispute between ${sides}.`,
+    } as const;
+    const decisionId = `${agent.id}#ruling-${dispute.target}`;
+    runtime.emit({
+      type: "decision-write",
+      agentId: agent.id,
+      kind: "architectural_decision",
+      target: ruling.target,
+      value: ruling.value,
+      content: ruling.content,
+      decisionId,
+    });
+    await coordination.publishDecision(agent.id, ruling, decisionId);
+  }
 }

@@ -4,22 +4,33 @@ import {
   type CollisionCause,
   type Mechanism,
   mechanisms,
+  type RefereeVerdict,
   type RunMode,
+  type RunSummary,
   runModes,
 } from "../scenario/scenario-events.js";
 import { startRun } from "../scenario/scenario-runner.js";
 import type { Scenario } from "../scenario/scenario-schema.js";
+import { withTeamSize } from "../scenario/team-size.js";
 
-/** One scenario in one mode over every seed. */
+/** One scenario in one mode over every seed, as the referee judged each run. */
 export interface ScenarioBenchRow {
   scenario: string;
   mode: RunMode;
   runs: number;
-  /** Runs that collided, of `runs`. */
+  /** Runs the referee judged each way, of `runs`. */
+  verdicts: Record<RefereeVerdict, number>;
+  /** Runs that collided (the referee's `collision`), of `runs`. */
   collisions: number;
-  /** Wasted tokens per run: built in vain plus cancelled builds. */
+  /** Wasted tokens per run: built in vain plus cut-short builds. */
   wastedMean: number;
   wastedMax: number;
+  /** Planned modules the final decisions keep that were never built, summed over runs. */
+  dropped: number;
+  /** Work started on a fact already superseded, summed over runs. */
+  staleActions: number;
+  /** Messages sent per run (message modes). */
+  messagesMean: number;
   /** Tokens an agent had to read per run, summed over its reads (mean over runs). */
   readMean: number;
   /** The largest single read seen in any run. */
@@ -28,16 +39,24 @@ export interface ScenarioBenchRow {
   avoidedBy: Partial<Record<Mechanism, number>>;
   /** Collisions by cause, summed over runs. */
   collisionCauses: Partial<Record<CollisionCause, number>>;
+  /** Disputes still open at the end, summed over runs. */
   openDisputes: number;
 }
 
-/** How shared context fares against the strongest message passing on one scenario. */
+/** How shared context fares against one baseline on one scenario. */
 export interface ScenarioBenchVerdict {
   scenario: string;
-  /** `win` (fewer collisions or less waste), `tie` (the same), `loss` (more). */
-  outcome: "win" | "tie" | "loss";
-  /** The mechanisms that made the difference (for a win), or what both relied on (a tie). */
+  /** The baseline compared with (`group-chat`, the strongest message passing, when it ran). */
+  against: RunMode;
+  /**
+   * `win` (fewer collisions or less waste), `tie`, `loss`, or `unresolved` (a dispute still open
+   * in shared context's runs: never a win).
+   */
+  outcome: "win" | "tie" | "loss" | "unresolved";
+  /** The mechanisms that made the difference (a win or a loss), or those both relied on (a tie). */
   mechanisms: Mechanism[];
+  /** Mean tokens read per run: shared context, then the baseline. */
+  read: [number, number];
 }
 
 /** Options of {@link runScenarioBench}. */
@@ -45,6 +64,8 @@ export interface ScenarioBenchOptions {
   scenarios: readonly Scenario[];
   /** Seeds 1..seeds. */
   seeds: number;
+  /** @default every mode */
+  modes?: readonly RunMode[];
   /** A fresh store per run. */
   openStore(): ContextStore;
   onProgress?(message: string): void;
@@ -54,59 +75,85 @@ function addTo<Key extends string>(into: Partial<Record<Key, number>>, key: Key,
   into[key] = (into[key] ?? 0) + count;
 }
 
+function emptyRow(scenario: string, mode: RunMode): ScenarioBenchRow {
+  return {
+    scenario,
+    mode,
+    runs: 0,
+    verdicts: { clean: 0, collision: 0, unresolved: 0 },
+    collisions: 0,
+    wastedMean: 0,
+    wastedMax: 0,
+    dropped: 0,
+    staleActions: 0,
+    messagesMean: 0,
+    readMean: 0,
+    readLargest: 0,
+    avoidedBy: {},
+    collisionCauses: {},
+    openDisputes: 0,
+  };
+}
+
+/** Adds one run's summary to its row (means are sums until {@link finishRow}). */
+function addRun(row: ScenarioBenchRow, summary: RunSummary): void {
+  row.runs += 1;
+  const referee = summary.referee;
+  row.verdicts[referee?.verdict ?? (summary.collision ? "collision" : "clean")] += 1;
+  if (summary.collision) row.collisions += 1;
+  if (summary.collisionCause) addTo(row.collisionCauses, summary.collisionCause);
+  for (const mechanism of mechanisms) {
+    const count = summary.avoidedBy[mechanism] ?? 0;
+    if (count > 0) addTo(row.avoidedBy, mechanism, count);
+  }
+  row.wastedMean += summary.wasted.tokens;
+  row.wastedMax = Math.max(row.wastedMax, summary.wasted.tokens);
+  row.dropped += referee?.droppedModules.length ?? 0;
+  row.staleActions += referee?.staleActions.length ?? 0;
+  row.messagesMean += summary.messages ?? 0;
+  row.readMean += summary.read.tokens;
+  row.readLargest = Math.max(row.readLargest, summary.read.largest);
+  row.openDisputes += summary.openDisputes;
+}
+
+function finishRow(row: ScenarioBenchRow): ScenarioBenchRow {
+  const runs = Math.max(1, row.runs);
+  row.wastedMean = Math.round(row.wastedMean / runs);
+  row.messagesMean = Math.round(row.messagesMean / runs);
+  row.readMean = Math.round(row.readMean / runs);
+  return row;
+}
+
+async function benchRow(
+  scenario: Scenario,
+  mode: RunMode,
+  options: Pick<ScenarioBenchOptions, "seeds" | "openStore">,
+): Promise<ScenarioBenchRow> {
+  const row = emptyRow(scenario.name, mode);
+  for (let seed = 1; seed <= options.seeds; seed += 1) {
+    const store = options.openStore();
+    try {
+      const run = startRun({ scenario, mode, store, seed, clock: createVirtualClock() });
+      addRun(row, await run.done);
+    } finally {
+      await store.close();
+    }
+  }
+  return finishRow(row);
+}
+
 /**
  * Every scenario in every mode over seeds 1..N, on the scenario clock (as fast as the machine
- * allows: the outcome does not depend on it). Pure measurement: no outcome is asserted here.
+ * allows: the outcome does not depend on it), each run judged by the referee. Pure measurement:
+ * no outcome is asserted here.
  */
 export async function runScenarioBench(
   options: ScenarioBenchOptions,
 ): Promise<{ rows: ScenarioBenchRow[]; verdicts: ScenarioBenchVerdict[] }> {
   const rows: ScenarioBenchRow[] = [];
   for (const scenario of options.scenarios) {
-    for (const mode of runModes) {
-      const row: ScenarioBenchRow = {
-        scenario: scenario.name,
-        mode,
-        runs: 0,
-        collisions: 0,
-        wastedMean: 0,
-        wastedMax: 0,
-        readMean: 0,
-        readLargest: 0,
-        avoidedBy: {},
-        collisionCauses: {},
-        openDisputes: 0,
-      };
-      let wastedTotal = 0;
-      let readTotal = 0;
-      for (let seed = 1; seed <= options.seeds; seed += 1) {
-        const store = options.openStore();
-        try {
-          const summary = await startRun({
-            scenario,
-            mode,
-            store,
-            seed,
-            clock: createVirtualClock(),
-          }).done;
-          row.runs += 1;
-          if (summary.collision) row.collisions += 1;
-          if (summary.collisionCause) addTo(row.collisionCauses, summary.collisionCause);
-          for (const mechanism of mechanisms) {
-            const count = summary.avoidedBy[mechanism] ?? 0;
-            if (count > 0) addTo(row.avoidedBy, mechanism, count);
-          }
-          wastedTotal += summary.wasted.tokens;
-          row.wastedMax = Math.max(row.wastedMax, summary.wasted.tokens);
-          readTotal += summary.read.tokens;
-          row.readLargest = Math.max(row.readLargest, summary.read.largest);
-          row.openDisputes += summary.openDisputes;
-        } finally {
-          await store.close();
-        }
-      }
-      row.wastedMean = Math.round(wastedTotal / Math.max(1, row.runs));
-      row.readMean = Math.round(readTotal / Math.max(1, row.runs));
+    for (const mode of options.modes ?? runModes) {
+      const row = await benchRow(scenario, mode, options);
       rows.push(row);
       options.onProgress?.(
         `${scenario.name} ${mode}: ${row.collisions}/${row.runs} collided, waste mean ${row.wastedMean}`,
@@ -116,89 +163,73 @@ export async function runScenarioBench(
   return { rows, verdicts: verdictsOf(rows) };
 }
 
-/** Shared context against broadcast, scenario by scenario. */
+/** Options of {@link runTeamSizeSweep}. */
+export interface TeamSizeSweepOptions extends Omit<ScenarioBenchOptions, "scenarios"> {
+  scenario: Scenario;
+  sizes: readonly number[];
+}
+
+/** One scenario at each team size (`withTeamSize`), every mode: how messages and reads grow. */
+export async function runTeamSizeSweep(
+  options: TeamSizeSweepOptions,
+): Promise<Array<ScenarioBenchRow & { teamSize: number }>> {
+  const rows: Array<ScenarioBenchRow & { teamSize: number }> = [];
+  for (const size of options.sizes) {
+    const scenario = withTeamSize(options.scenario, size);
+    for (const mode of options.modes ?? runModes) {
+      rows.push({ ...(await benchRow(scenario, mode, options)), teamSize: size });
+      options.onProgress?.(`${scenario.name} ${mode}`);
+    }
+  }
+  return rows;
+}
+
+/** The mechanisms with a count in `row`. */
+function usedBy(row: ScenarioBenchRow): Mechanism[] {
+  return mechanisms.filter((mechanism) => (row.avoidedBy[mechanism] ?? 0) > 0);
+}
+
+/** Shared context against one baseline on one scenario, judged on the referee's figures. */
+function compareRows(shared: ScenarioBenchRow, baseline: ScenarioBenchRow): ScenarioBenchVerdict {
+  const used = usedBy(shared);
+  const base = {
+    scenario: shared.scenario,
+    against: baseline.mode,
+    read: [shared.readMean, baseline.readMean] as [number, number],
+  };
+  if (shared.verdicts.unresolved > 0) return { ...base, outcome: "unresolved", mechanisms: used };
+  const better =
+    shared.collisions < baseline.collisions ||
+    (shared.collisions === baseline.collisions && shared.wastedMean < baseline.wastedMean);
+  const worse =
+    shared.collisions > baseline.collisions ||
+    (shared.collisions === baseline.collisions && shared.wastedMean > baseline.wastedMean);
+  // A win names what the baseline lacked: the causes of its collisions, else what shared context used.
+  const lacked = mechanisms.filter(
+    (mechanism) => (baseline.collisionCauses[mechanism as CollisionCause] ?? 0) > 0,
+  );
+  if (better) return { ...base, outcome: "win", mechanisms: lacked.length > 0 ? lacked : used };
+  if (worse) return { ...base, outcome: "loss", mechanisms: usedBy(baseline) };
+  return { ...base, outcome: "tie", mechanisms: used };
+}
+
+/**
+ * Shared context against the strongest baseline that ran (`group-chat`, else `broadcast`), and
+ * against `broadcast` too when both ran, scenario by scenario. Reading is reported beside the
+ * outcome, never counted as a win of its own.
+ */
 export function verdictsOf(rows: readonly ScenarioBenchRow[]): ScenarioBenchVerdict[] {
   const names = [...new Set(rows.map((row) => row.scenario))];
-  return names.map((scenario) => {
-    const broadcast = rows.find((row) => row.scenario === scenario && row.mode === "broadcast");
-    const shared = rows.find((row) => row.scenario === scenario && row.mode === "statewave");
-    if (broadcast === undefined || shared === undefined) {
-      return { scenario, outcome: "tie", mechanisms: [] };
+  const verdicts: ScenarioBenchVerdict[] = [];
+  for (const scenario of names) {
+    const of = (mode: RunMode) =>
+      rows.find((row) => row.scenario === scenario && row.mode === mode);
+    const shared = of("statewave");
+    if (shared === undefined) continue;
+    for (const against of ["group-chat", "broadcast"] as const) {
+      const baseline = of(against);
+      if (baseline !== undefined) verdicts.push(compareRows(shared, baseline));
     }
-    const used = mechanisms.filter((mechanism) => (shared.avoidedBy[mechanism] ?? 0) > 0);
-    const better =
-      shared.collisions < broadcast.collisions ||
-      (shared.collisions === broadcast.collisions && shared.wastedMean < broadcast.wastedMean);
-    const worse =
-      shared.collisions > broadcast.collisions ||
-      (shared.collisions === broadcast.collisions && shared.wastedMean > broadcast.wastedMean);
-    // Reading less is a win of its own when the team is large (bounded context).
-    const readsLess = shared.readLargest < broadcast.readLargest / 1.5;
-    if (better) return { scenario, outcome: "win", mechanisms: used };
-    if (worse) return { scenario, outcome: "loss", mechanisms: used };
-    if (readsLess) return { scenario, outcome: "win", mechanisms: ["bounded context"] };
-    return { scenario, outcome: "tie", mechanisms: used };
-  });
-}
-
-function formatCounts(counts: Partial<Record<string, number>>): string {
-  const entries = Object.entries(counts).filter(([, count]) => (count ?? 0) > 0);
-  return entries.length === 0 ? "-" : entries.map(([key, count]) => `${key} ${count}`).join(", ");
-}
-
-/** The table README quotes: one row per scenario and mode, then the verdict per scenario. */
-export function formatScenarioBench(
-  result: { rows: readonly ScenarioBenchRow[]; verdicts: readonly ScenarioBenchVerdict[] },
-  seeds: number,
-): string {
-  const header = [
-    "scenario",
-    "mode",
-    "collided",
-    "wasted mean",
-    "wasted max",
-    "read mean",
-    "largest read",
-    "avoided by",
-    "collision cause",
-  ];
-  const lines = result.rows.map((row) => [
-    row.scenario,
-    row.mode,
-    `${row.collisions}/${row.runs}`,
-    String(row.wastedMean),
-    String(row.wastedMax),
-    String(row.readMean),
-    String(row.readLargest),
-    formatCounts(row.avoidedBy),
-    formatCounts(row.collisionCauses),
-  ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...lines.map((line) => (line[column] ?? "").length)),
-  );
-  const render = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join("  ")
-      .trimEnd();
-  const verdicts = result.verdicts.map((verdict) => {
-    const why = verdict.mechanisms.length > 0 ? ` (${verdict.mechanisms.join(", ")})` : "";
-    const word =
-      verdict.outcome === "win"
-        ? "shared context wins"
-        : verdict.outcome === "tie"
-          ? "tie"
-          : "broadcast wins";
-    return `  ${verdict.scenario.padEnd(22)} ${word}${why}`;
-  });
-  return [
-    `Scenarios × modes × ${seeds} seeds (scenario clock; tokens are scenario tokens, ~4 characters each)`,
-    "",
-    render(header),
-    ...lines.map(render),
-    "",
-    "Shared context against broadcast (the strongest message passing):",
-    ...verdicts,
-    "",
-  ].join("\n");
+  }
+  return verdicts;
 }

@@ -43,8 +43,11 @@ export interface Coordination {
   join(agentId: string): void;
   /** Before each unit of work: what this agent can know now. */
   read(agentId: string, task: string): Promise<KnownState>;
-  /** After deciding: publish a decision. */
-  publishDecision(agentId: string, decision: PlannedDecision): Promise<void>;
+  /**
+   * After deciding: publish a decision, under the id its `decision-write` event carries.
+   * @param decisionId @default `<agentId>#<n>`, its n-th decision
+   */
+  publishDecision(agentId: string, decision: PlannedDecision, decisionId?: string): Promise<void>;
   /**
    * Before building: take the module. Only concurrent claims are settled here (decisions are what
    * `read` is for). Message modes: a claim is announced, never refused (messages are not atomic).

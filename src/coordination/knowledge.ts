@@ -13,6 +13,10 @@ export interface KnownDecision {
   content: string;
   /** When it was published, in scenario milliseconds (unknown for decisions from outside a run). */
   at?: number;
+  /** The run's id for it (`decision-write`'s `decisionId`), when it came from this run. */
+  id?: string;
+  /** `value: replace`: the module the planned work moves to. */
+  replacement?: string;
 }
 
 /** A field two agents set to different values, escalated and not resolved yet. */

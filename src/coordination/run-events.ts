@@ -10,14 +10,18 @@
 /**
  * How the agents coordinate:
  * - `naive`: isolated; each agent sees only its own brief, and reports to the Reviewer.
- * - `broadcast`: the strongest message passing: every decision, claim and result goes to every
- *   agent, read at the same points where a shared-context agent reads its context.
+ * - `broadcast`: plain message passing: every decision, claim and result goes to every agent that
+ *   has joined, read at the same points where a shared-context agent reads its context; nothing
+ *   more (no interrupt, no transcript for a joiner, no claim coordinator, no filter).
+ * - `group-chat`: the strongest message passing we can build: broadcast plus a bus listener that
+ *   interrupts contradicted work, the transcript replayed to a joiner, a first-come claim
+ *   coordinator, contradictions flagged, reading filtered to what bears on the task.
  * - `statewave`: the shared context (read before acting, publish decisions, claim modules).
  */
-export type RunMode = "naive" | "broadcast" | "statewave";
+export type RunMode = "naive" | "broadcast" | "group-chat" | "statewave";
 
 /** Every mode, in the order a comparison shows them. */
-export const runModes: readonly RunMode[] = ["naive", "broadcast", "statewave"];
+export const runModes: readonly RunMode[] = ["naive", "broadcast", "group-chat", "statewave"];
 
 /**
  * The coordination mechanisms a difference between modes is attributed to. Each avoided conflict,
@@ -67,6 +71,65 @@ export interface AgentInfo {
   readonly color: string;
 }
 
+/** The referee's verdict on a run: the work matches the final decisions, or it does not, or the decisions are still open. */
+export type RefereeVerdict = "clean" | "collision" | "unresolved";
+
+/** What happened to one module, judged against the final authoritative decision state. */
+export interface ModuleJudgement {
+  readonly module: string;
+  /**
+   * The module's final fate: `retired` (deprecated or replaced, itself or a module it depends
+   * on), `kept` (a decision keeps it), `undecided` (no decision bears on it), `disputed` (decisions
+   * made without seeing each other still disagree).
+   */
+  readonly fate: "retired" | "kept" | "undecided" | "disputed";
+  /** The agents that planned it (a replacement's planners are those of the module it replaces). */
+  readonly plannedBy: readonly string[];
+  /** How many times it was fully built, cut short and skipped. */
+  readonly built: number;
+  readonly cancelled: number;
+  readonly skipped: number;
+  /**
+   * `ok` (the work matches the fate), `wasted` (built on a retired module, or built more than
+   * once), `dropped` (planned, kept, never built), `open` (its fate is still disputed).
+   */
+  readonly outcome: "ok" | "wasted" | "dropped" | "open";
+}
+
+/** An action taken on a fact already superseded when it was taken. */
+export interface StaleAction {
+  readonly agentId: string;
+  readonly module: string;
+  /** Scenario milliseconds. */
+  readonly at: number;
+  /** `build`: started building a module already retired or disputed; `skip`: skipped one kept. */
+  readonly action: "build" | "skip";
+  /** The fate the module had at that moment. */
+  readonly fateAtTheTime: ModuleJudgement["fate"];
+}
+
+/** A module decided differently by agents who never saw each other's decision, unsettled at the end. */
+export interface RefereeDispute {
+  readonly target: string;
+  readonly contenders: readonly { readonly agentId: string; readonly value: string }[];
+}
+
+/**
+ * The referee's judgement of a run (`judgeRun`): one pure function over the run's events and
+ * decision history, the same for every mode. The summary's collision and waste come from it.
+ */
+export interface RefereeReport {
+  readonly verdict: RefereeVerdict;
+  /** Modules fully built in vain (retired at the end, or built more than once), sorted. */
+  readonly wastedModules: readonly string[];
+  /** Modules planned and kept by the final decisions that were never built, sorted. */
+  readonly droppedModules: readonly string[];
+  readonly openDisputes: readonly RefereeDispute[];
+  readonly staleActions: readonly StaleAction[];
+  /** Every module planned or touched, sorted by name. */
+  readonly modules: readonly ModuleJudgement[];
+}
+
 /** What a run cost and what it wasted. */
 export interface RunSummary {
   readonly runId: string;
@@ -95,8 +158,15 @@ export interface RunSummary {
   readonly reproducible: boolean;
   readonly wasted: { readonly modules: number; readonly tokens: number; readonly ms: number };
   readonly totals: { readonly tokens: number; readonly ms: number };
-  /** Modules built in vain, by name. */
+  /** Modules built in vain, by name (the referee's `wastedModules`). */
   readonly wastedModules: readonly string[];
+  /** Messages sent on the bus (message modes; 0 for the shared context). */
+  readonly messages?: number;
+  /**
+   * The referee's judgement: `collision`, `wastedModules` and the waste above agree with it.
+   * Absent from runs recorded before the referee existed.
+   */
+  readonly referee?: RefereeReport;
 }
 
 interface EventBase {
@@ -116,6 +186,8 @@ export type ScenarioEvent =
       readonly task: string;
       readonly brain: string;
       readonly agents: readonly AgentInfo[];
+      /** Module -> the modules it depends on (a decision on one reaches its dependents). */
+      readonly dependsOn?: Readonly<Record<string, readonly string[]>>;
     })
   | (EventBase & {
       readonly type: "agent-start";
@@ -127,6 +199,8 @@ export type ScenarioEvent =
       readonly type: "agent-log";
       readonly agentId: string;
       readonly text: string;
+      /** Set when the line announces a Coder's plan: the modules it will build, in order. */
+      readonly plan?: readonly string[];
       /**
        * Set when the line reports a dispute still open at the review (agents decided `target`
        * differently and nobody settled it). Not a collision: no work was wasted on it.
@@ -147,9 +221,16 @@ export type ScenarioEvent =
       readonly memoryIds: readonly string[];
       /** One line per decision the agent now knows about. */
       readonly decisions: readonly string[];
+      /** The ids (`decision-write`'s `decisionId`) of those decisions: what the referee says it read. */
+      readonly decisionIds?: readonly string[];
       readonly disputes: readonly string[];
       /** How much it had to read, in tokens (about 4 characters each). */
       readonly tokens?: number;
+      /**
+       * Decisions of the run this read did not deliver (superseded ones and, past the ranking's
+       * bound, those on other work): a read says what it left out. @default 0
+       */
+      readonly decisionsLeftOut?: number;
       /** Where it read: the shared context, or its inbox (message modes). @default "shared context" */
       readonly source?: "shared context" | "inbox";
     })
@@ -167,9 +248,13 @@ export type ScenarioEvent =
       readonly kind: string;
       /** What it is about, e.g. a module name. */
       readonly target: string;
-      /** e.g. "deprecate", "build", "owner:coder-1". */
+      /** e.g. "deprecate", "keep", "replace". */
       readonly value: string;
       readonly content: string;
+      /** Unique in the run (`planner#1`): reads name the decisions they delivered by it. */
+      readonly decisionId?: string;
+      /** `value: replace`: the module the planned work moves to. */
+      readonly replacement?: string;
     })
   | (EventBase & {
       readonly type: "module-claim";

@@ -24,14 +24,29 @@ export const decisionValueSchema = z.enum(["deprecate", "keep"]);
 export type DecisionValue = z.infer<typeof decisionValueSchema>;
 
 /** One decision a planner intends to publish. */
-export const plannedDecisionSchema = z.object({
-  /** The module the decision is about. */
-  target: moduleNameSchema,
-  /** Its fate: `deprecate` or `keep`. */
-  value: decisionValueSchema,
-  /** The sentence published, e.g. "Deprecate legacy-session-token (replaced by JWT)". */
-  content: z.string().min(1),
-});
+export const plannedDecisionSchema = z
+  .object({
+    /** The module the decision is about. */
+    target: moduleNameSchema,
+    /** Its fate: `deprecate`, `keep`, or `replace` (with `by`: the planned work moves there). */
+    value: z.enum(["deprecate", "keep", "replace"]),
+    /** `value: replace`: the module that replaces the target. */
+    by: moduleNameSchema.optional(),
+    /** The sentence published, e.g. "Deprecate legacy-session-token (replaced by JWT)". */
+    content: z.string().min(1),
+  })
+  .superRefine((decision, context) => {
+    if ((decision.value === "replace") !== (decision.by !== undefined)) {
+      context.addIssue({
+        code: "custom",
+        path: ["by"],
+        message:
+          decision.value === "replace"
+            ? "the replacing module (value: replace needs by: <module>)"
+            : "no by: (only value: replace names a replacing module)",
+      });
+    }
+  });
 /** A decision a planner intends to publish: the module, its fate and the sentence announcing it. */
 export type PlannedDecision = z.infer<typeof plannedDecisionSchema>;
 
@@ -92,12 +107,18 @@ export type Costs = z.infer<typeof costsSchema>;
 
 /** What a pipeline must reach on this scenario (checked by the tests under several seeds). */
 export const expectedOutcomeSchema = z.object({
-  /** Whether the Reviewer finds work that contradicts a decision or duplicates other work. */
+  /**
+   * The referee's verdict. @default `collision` when `collision` is true, else `clean`
+   */
+  verdict: z.enum(["clean", "collision", "unresolved"]).optional(),
+  /** Whether the referee finds work that contradicts the final decisions (wasted or dropped). */
   collision: z.boolean(),
   /** How many escalations the run raises. */
   escalations: z.number().int().nonnegative(),
   /** Modules fully built in vain, sorted. */
   wastedModules: z.array(moduleNameSchema),
+  /** Modules planned, kept by the final decisions, and never built, sorted. @default [] */
+  droppedModules: z.array(moduleNameSchema).default([]),
   /** Modules whose build was cut short. @default [] */
   cancelledModules: z.array(moduleNameSchema).default([]),
   /** At least this many conflicts avoided. @default 0 */
@@ -125,8 +146,18 @@ export const scenarioSchema = z
     task: z.string().min(1),
     /** The team, in display order; the first planner is the lead (it settles escalations). */
     agents: z.array(agentSpecSchema).min(1),
+    /**
+     * The planner who settles escalated claims and Planner-versus-Planner disputes; `null`: nobody
+     * does (a dispute then stays open). @default the first planner
+     */
+    lead: z.string().nullable().optional(),
     /** The project's existing modules. @default [] */
     inventory: z.array(moduleNameSchema).default([]),
+    /**
+     * Module -> the modules it depends on: a decision that retires a module reaches the work on
+     * its dependents (the referee counts that work as wasted, the pipelines stop it). @default {}
+     */
+    dependsOn: z.record(moduleNameSchema, z.array(moduleNameSchema)).default({}),
     timings: timingsSchema,
     costs: costsSchema,
     /**
@@ -139,6 +170,7 @@ export const scenarioSchema = z
       .object({
         naive: expectedOutcomeSchema,
         broadcast: expectedOutcomeSchema,
+        "group-chat": expectedOutcomeSchema.optional(),
         statewave: expectedOutcomeSchema,
       })
       .optional(),
@@ -155,6 +187,16 @@ export const scenarioSchema = z
       }
       ids.add(agent.id);
     });
+    if (
+      typeof scenario.lead === "string" &&
+      !scenario.agents.some((agent) => agent.id === scenario.lead && agent.role === "planner")
+    ) {
+      context.addIssue({
+        code: "custom",
+        path: ["lead"],
+        message: `the id of a planner of the team ("${scenario.lead}" is not one)`,
+      });
+    }
     for (const role of ["planner", "coder", "reviewer"] as const) {
       if (!scenario.agents.some((agent) => agent.role === role)) {
         context.addIssue({

@@ -9,6 +9,11 @@ export interface CollisionFacts {
   agents: readonly string[];
   /** A module built more than once (no decision involved). */
   duplicate: boolean;
+  /**
+   * The index in `events` of the decision that retired the module (the referee knows which one
+   * stands at the end). @default the first deprecation of the module
+   */
+  decisionPosition?: number;
 }
 
 /**
@@ -25,12 +30,16 @@ export function collisionCauseOf(
   facts: CollisionFacts,
 ): CollisionCause {
   if (facts.duplicate) return "atomic claim";
-  const decision = events.find(
-    (event): event is EventOf<"decision-write"> =>
-      event.type === "decision-write" &&
-      event.target === facts.module &&
-      event.value === "deprecate",
-  );
+  const given = facts.decisionPosition === undefined ? undefined : events[facts.decisionPosition];
+  const decision =
+    given?.type === "decision-write"
+      ? given
+      : events.find(
+          (event): event is EventOf<"decision-write"> =>
+            event.type === "decision-write" &&
+            event.target === facts.module &&
+            event.value === "deprecate",
+        );
   if (decision === undefined) return "read-before-act";
   const builderIds = new Set(facts.agents.filter((agentId) => agentId !== decision.agentId));
   const build = events.find(

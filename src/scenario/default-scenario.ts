@@ -5,11 +5,14 @@
 export const defaultScenarioName = "auth-jwt";
 
 /**
- * The scenario `shared-ctx demo` opens on, by baseline. Against `broadcast` (the default, the
- * strongest message passing) it is one where shared context wins for a reason messages cannot
- * match: a decision that lands mid-build. Against `naive` it is the classic comparison.
+ * The scenario `shared-ctx demo` opens on, by baseline. Against `group-chat` (the default, the
+ * strongest message passing) it is a decision that lands mid-build: group-chat's bus listener
+ * interrupts the build as the shared context's invalidation does, and the demo shows the tie.
+ * Against `broadcast` (plain message passing) the same scenario shows what the interrupt is
+ * worth. Against `naive` it is the classic comparison.
  */
 export const defaultDemoScenario = {
+  "group-chat": "late-decision",
   broadcast: "late-decision",
   naive: defaultScenarioName,
 } as const;

@@ -9,16 +9,20 @@ import type { RunMode, ScenarioEvent } from "./scenario-events.js";
  */
 export const runEventEpisodeType = "run_event";
 
-/** Run ids are `nv-xxxxxxxx` (naive), `bc-xxxxxxxx` (broadcast) and `sw-xxxxxxxx` (statewave). */
+/**
+ * Run ids are `nv-xxxxxxxx` (naive), `bc-xxxxxxxx` (broadcast), `gc-xxxxxxxx` (group-chat) and
+ * `sw-xxxxxxxx` (statewave).
+ */
 export const runIdPrefix: Record<RunMode, string> = {
   naive: "nv-",
   broadcast: "bc-",
+  "group-chat": "gc-",
   statewave: "sw-",
 };
 
 /** True for a subject id that names a run. */
 export function isRunId(subjectId: string): boolean {
-  return /^(nv|bc|sw)-[0-9a-z]{8}$/.test(subjectId);
+  return /^(nv|bc|gc|sw)-[0-9a-z]{8}$/.test(subjectId);
 }
 
 /** The episode that records one scenario event. */

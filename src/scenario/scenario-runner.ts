@@ -8,11 +8,9 @@ import { createOfflineBrain } from "../agents/offline-brain.js";
 import { runPlanner } from "../agents/planner-agent.js";
 import { runReviewer } from "../agents/reviewer-agent.js";
 import type { ContextStore } from "../context/context-store.js";
-import { MessageBus } from "../context/message-bus.js";
-import type { Coordination } from "../coordination/coordination.js";
 import { collisionCauseOf } from "./attribute-collision.js";
 import { type Clock, createSeededRandom, createVirtualClock } from "./clock.js";
-import { createMessageCoordination } from "./pipelines/message-pipeline.js";
+import { openCoordination } from "./open-coordination.js";
 import type { PlaybackGroup } from "./playback-group.js";
 import { runIdPrefix, toRunEventEpisode, toRunStopEpisode } from "./run-record.js";
 import type { AgentInfo, RunMode, RunSummary, ScenarioEvent } from "./scenario-events.js";
@@ -176,29 +174,16 @@ export function startRun(options: StartRunOptions): RunHandle {
     setMaxListeners(Math.max(10, scenario.agents.length * 4), signal);
     const slices = decomposeTask(scenario.task);
     const elapsed = () => clock.now() - startedAt;
-    const coordination: Coordination =
-      mode === "statewave"
-        ? // Loaded on demand: only this pipeline needs the CRDT (loro-crdt's WebAssembly).
-          await import("./pipelines/statewave-pipeline.js").then((pipeline) =>
-            pipeline.createStatewaveCoordination({
-              store,
-              subjectId: runId,
-              scenario,
-              emit,
-              clock: timedClock,
-              now: elapsed,
-              ...(options.ablation ? { ablation: options.ablation } : {}),
-            }),
-          )
-        : createMessageCoordination({
-            policy: mode,
-            bus: new MessageBus(),
-            emit,
-            now: elapsed,
-            reviewerIds: scenario.agents
-              .filter((agent) => agent.role === "reviewer")
-              .map((agent) => agent.id),
-          });
+    const coordination = await openCoordination({
+      mode,
+      store,
+      runId,
+      scenario,
+      emit,
+      clock: timedClock,
+      now: elapsed,
+      ...(options.ablation ? { ablation: options.ablation } : {}),
+    });
     const reproducible = brain.reproducible === true;
     let thinkingTokens = 0;
     try {
@@ -209,6 +194,7 @@ export function startRun(options: StartRunOptions): RunHandle {
         task: scenario.task,
         brain: brain.name,
         agents: scenario.agents.map(agentInfo),
+        ...(Object.keys(scenario.dependsOn).length > 0 ? { dependsOn: scenario.dependsOn } : {}),
       });
       // A store that cannot take the run (a server that is down) fails the run before any agent
       // spends work, instead of after the whole run has been played.
@@ -270,6 +256,7 @@ export function startRun(options: StartRunOptions): RunHandle {
           },
           decided: () => decided.get(agent.id)?.(),
           workersDone,
+          plannersDecided,
         };
         await clock.sleep(agent.startAtMs, signal);
         coordination.join(agent.id);

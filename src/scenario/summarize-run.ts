@@ -1,10 +1,5 @@
-import type {
-  CollisionCause,
-  Mechanism,
-  RunMode,
-  RunSummary,
-  ScenarioEvent,
-} from "./scenario-events.js";
+import { judgeRun, refereeReportOf } from "./referee/judge-run.js";
+import type { Mechanism, RunMode, RunSummary, ScenarioEvent } from "./scenario-events.js";
 
 /** What the summary needs besides the events. */
 export interface SummaryContext {
@@ -23,27 +18,18 @@ export interface SummaryContext {
 
 /**
  * The run summary, computed from the events alone (plus thinking tokens), so that whoever
- * replays a run from the store gets the same figures.
+ * replays a run from the store gets the same figures. Collision, waste, avoided conflicts and open
+ * disputes are the referee's (`judgeRun`), never a Reviewer's: every mode is judged alike.
  */
 export function summarizeRun(
   events: readonly ScenarioEvent[],
   context: SummaryContext,
 ): RunSummary {
+  const judgement = judgeRun(events);
   let buildTokens = 0;
-  let wastedTokens = 0;
-  let wastedMs = 0;
-  let conflictsAvoided = 0;
-  const avoidedBy: Partial<Record<Mechanism, number>> = {};
-  const avoid = (mechanism: Mechanism | null | undefined) => {
-    conflictsAvoided += 1;
-    if (mechanism) avoidedBy[mechanism] = (avoidedBy[mechanism] ?? 0) + 1;
-  };
-  let collisionCause: CollisionCause | null = null;
-  let openDisputes = 0;
+  let messages = 0;
   const read = { tokens: 0, largest: 0, reads: 0 };
   const escalationIds = new Set<string>();
-  const wastedModules = new Set<string>();
-  let collision = false;
   for (const event of events) {
     switch (event.type) {
       case "module-end":
@@ -51,34 +37,25 @@ export function summarizeRun(
         break;
       case "module-cancel":
         buildTokens += event.tokensSpent;
-        wastedTokens += event.tokensSpent;
-        wastedMs += event.msSpent;
-        avoid(event.mechanism ?? "mid-build invalidation");
-        break;
-      case "module-skip":
-        if (event.causedBy !== null) avoid(event.mechanism);
         break;
       case "context-read":
         read.tokens += event.tokens ?? 0;
         read.largest = Math.max(read.largest, event.tokens ?? 0);
         read.reads += 1;
         break;
-      case "agent-log":
-        if (event.openDispute !== undefined) openDisputes += 1;
+      case "message-send":
+        messages += 1;
         break;
       case "escalation":
         escalationIds.add(event.escalationId);
         break;
-      case "collision":
-        collision = true;
-        collisionCause ??= event.cause ?? null;
-        wastedModules.add(event.module);
-        wastedTokens += event.wastedTokens;
-        wastedMs += event.wastedMs;
-        break;
     }
   }
-  const modules = [...wastedModules].sort();
+  const avoidedBy: Partial<Record<Mechanism, number>> = {};
+  for (const { mechanism } of judgement.avoided) {
+    if (mechanism) avoidedBy[mechanism] = (avoidedBy[mechanism] ?? 0) + 1;
+  }
+  const collision = judgement.verdict === "collision";
   return {
     runId: context.runId,
     mode: context.mode,
@@ -86,15 +63,21 @@ export function summarizeRun(
     task: context.task,
     brain: context.brain,
     collision,
-    conflictsAvoided,
+    conflictsAvoided: judgement.avoided.length,
     avoidedBy,
-    collisionCause,
+    collisionCause: collision ? judgement.collisionCause : null,
     escalations: escalationIds.size,
-    openDisputes,
+    openDisputes: judgement.openDisputes.length,
     read,
     reproducible: context.reproducible ?? true,
-    wasted: { modules: modules.length, tokens: wastedTokens, ms: wastedMs },
+    wasted: {
+      modules: judgement.wastedModules.length,
+      tokens: judgement.wasted.tokens,
+      ms: judgement.wasted.ms,
+    },
     totals: { tokens: context.thinkingTokens + buildTokens, ms: context.endAt },
-    wastedModules: modules,
+    wastedModules: judgement.wastedModules,
+    messages,
+    referee: refereeReportOf(judgement),
   };
 }

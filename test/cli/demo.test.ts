@@ -39,14 +39,21 @@ describe("the built bin without a TTY", () => {
   it("demo, runs, timeline and run print plain output and exit 0; a bad run id exits 2", async () => {
     const env = { SHARED_CTX_DB: join(tempDir(), "store.db") };
 
-    // By default the left pane is broadcast (the strongest message passing), on late-decision,
-    // where shared context wins for a reason messages cannot match; the verdicts name it.
+    // By default the left pane is group-chat (the strongest message passing), on late-decision:
+    // its bus listener interrupts the build as the shared context does, and the demo says tie.
     const fair = await shared(["demo", "--speed", "50", "--seed", "7"], env);
     expect(fair.code).toBe(0);
-    expect(fair.stdout).toContain("· bc-");
+    expect(fair.stdout).toContain("· gc-");
     expect(fair.stdout).toContain("late-decision");
-    expect(fair.stdout).toContain("lacked mid-build invalidation");
     expect(fair.stdout).toContain("Mechanism: mid-build invalidation 1");
+    expect(fair.stdout).toContain("A tie: both sides wasted the same work");
+    // Plain broadcast lacks the interrupt, and the verdicts name it.
+    const plain = await shared(
+      ["demo", "--baseline", "broadcast", "--speed", "50", "--seed", "7"],
+      env,
+    );
+    expect(plain.stdout).toContain("· bc-");
+    expect(plain.stdout).toContain("lacked mid-build invalidation");
 
     // --baseline naive: the classic comparison.
     const demo = await shared(["demo", "--baseline", "naive", "--speed", "50", "--seed", "7"], env);
@@ -61,7 +68,7 @@ describe("the built bin without a TTY", () => {
     expect(comparisonAt).toBeGreaterThan(statewaveAt);
     expect(demo.stdout).toContain("[Planner] DEPRECATING → legacy-session-token");
     expect(demo.stdout).toContain(
-      "COLLISION DETECTED — both agents already finished; the wasted compute cannot be recovered",
+      "COLLISION DETECTED — work built in vain; the wasted compute cannot be recovered",
     );
     expect(demo.stdout).toContain(
       "CONFLICT AVOIDED — the Coder read the Planner's decision before acting",

@@ -32,14 +32,18 @@ describe("startRun", () => {
         expect(expected).toBeDefined();
         const { summary, events } = await runToEnd(scenario, mode, { seed, store: memoryStore() });
         expect({
+          verdict: summary.referee?.verdict,
           collision: summary.collision,
           escalations: summary.escalations,
           wastedModules: summary.wastedModules,
+          droppedModules: summary.referee?.droppedModules,
           cancelledModules: cancelledModules(events),
         }).toEqual({
+          verdict: expected?.verdict ?? (expected?.collision ? "collision" : "clean"),
           collision: expected?.collision,
           escalations: expected?.escalations,
           wastedModules: expected?.wastedModules,
+          droppedModules: expected?.droppedModules,
           cancelledModules: expected?.cancelledModules,
         });
         expect(summary.conflictsAvoided).toBeGreaterThanOrEqual(expected?.minConflictsAvoided ?? 0);

@@ -32,6 +32,16 @@ const cancel = (fields: Record<string, unknown> = {}) =>
 const skip = (fields: Record<string, unknown>) =>
   event({ type: "module-skip", agentId: "coder", module: "m", reason: "r", ...fields });
 
+const deprecate = (target: string) =>
+  event({
+    type: "decision-write",
+    agentId: "planner",
+    kind: "architectural_decision",
+    target,
+    value: "deprecate",
+    content: `Deprecate ${target}`,
+  });
+
 describe("summarizeRun", () => {
   describe("summary.reproducible", () => {
     it("is true unless the context says otherwise", () => {
@@ -58,7 +68,7 @@ describe("summarizeRun", () => {
   describe("summary.avoidedBy", () => {
     it("credits a cut-short build to its mechanism, mid-build invalidation when it names none", () => {
       const summary = summarizeRun(
-        [cancel(), cancel({ mechanism: "mid-build invalidation" })],
+        [deprecate("legacy-cache"), cancel(), cancel({ mechanism: "mid-build invalidation" })],
         context,
       );
       expect(summary.conflictsAvoided).toBe(2);
@@ -68,6 +78,7 @@ describe("summarizeRun", () => {
     it("credits a skip caused by someone to its mechanism, and a skip caused by nobody to none", () => {
       const summary = summarizeRun(
         [
+          deprecate("m"),
           skip({ causedBy: "planner", mechanism: "read-before-act" }),
           skip({ causedBy: null, mechanism: null }),
           skip({ causedBy: null, mechanism: "atomic claim" }),
@@ -76,6 +87,16 @@ describe("summarizeRun", () => {
       );
       expect(summary.conflictsAvoided).toBe(1);
       expect(summary.avoidedBy).toEqual({ "read-before-act": 1 });
+    });
+
+    it("credits nothing for a skip the final decisions do not justify (the module stays)", () => {
+      const summary = summarizeRun(
+        [skip({ causedBy: "planner", mechanism: "read-before-act" })],
+        context,
+      );
+      expect(summary.conflictsAvoided).toBe(0);
+      expect(summary.collision).toBe(true);
+      expect(summary.referee?.droppedModules).toEqual(["m"]);
     });
   });
 
@@ -97,29 +118,34 @@ describe("summarizeRun", () => {
   });
 
   describe("summary.wastedModules", () => {
-    it("lists each wasted module once, by name, and keeps the first collision's cause", () => {
-      const collision = (module: string, cause: string) =>
-        event({
-          type: "collision",
-          module,
-          detectedBy: "reviewer",
-          agents: ["planner", "coder"],
-          description: "d",
-          wastedTokens: 100,
-          wastedMs: 10,
-          cause,
-        });
+    it("comes from the referee, not from the Reviewer's findings: built on a retired module, or built twice", () => {
+      const build = (module: string, agentId = "coder") =>
+        event({ type: "module-end", agentId, module, tokens: 100, ms: 10 });
       const summary = summarizeRun(
         [
-          collision("redis-cache", "atomic claim"),
-          collision("legacy-cache", "read-before-act"),
-          collision("redis-cache", "atomic claim"),
+          build("redis-cache"),
+          build("redis-cache", "coder-2"),
+          deprecate("legacy-cache"),
+          { ...build("legacy-cache"), at: 500 },
+          // A Reviewer's finding on a module the final state does not retire counts for nothing.
+          event({
+            type: "collision",
+            module: "search",
+            detectedBy: "reviewer",
+            agents: ["planner", "coder"],
+            description: "d",
+            wastedTokens: 100,
+            wastedMs: 10,
+            cause: "read-before-act",
+          }),
         ],
         context,
       );
       expect(summary.wastedModules).toEqual(["legacy-cache", "redis-cache"]);
-      expect(summary.collisionCause).toBe("atomic claim");
-      expect(summary.wasted).toEqual({ modules: 2, tokens: 300, ms: 30 });
+      expect(summary.referee?.wastedModules).toEqual(summary.wastedModules);
+      expect(summary.collision).toBe(true);
+      expect(summary.collisionCause).toBe("read-before-act");
+      expect(summary.wasted).toEqual({ modules: 2, tokens: 200, ms: 20 });
     });
   });
 });

@@ -28,7 +28,7 @@ describe("printDemoPlain", () => {
     const order = [
       "== Messages only · nv-0a1b2c3d · auth-jwt · offline (deterministic) ==",
       "T+2.0s    [Planner] DEPRECATING → legacy-session-token (replaced by JWT)",
-      "COLLISION DETECTED — both agents already finished; the wasted compute cannot be recovered",
+      "COLLISION DETECTED — work built in vain; the wasted compute cannot be recovered",
       "== Shared context · sw-4e5f6a7b",
       "T+2.5s    [Coder] Skipping → legacy-session-token (deprecated by Planner)",
       "CONFLICT AVOIDED — the Coder read the Planner's decision before acting",

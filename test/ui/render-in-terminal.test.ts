@@ -83,7 +83,12 @@ describe("the interactive views of the real CLI, with real runs", () => {
   it("demo: both panes live, both verdicts and the comparison, the stored timeline on `t`, the ending on `q`", async () => {
     const cwd = tempDir();
     const db = join(cwd, "store.db");
-    const demo = inTerminal(["demo", "--seed", "7", "--speed", "20", "--db", db], { cwd });
+    // The broadcast baseline: a collision on one side, an avoided one on the other (the default,
+    // group-chat, ties on late-decision).
+    const demo = inTerminal(
+      ["demo", "--baseline", "broadcast", "--seed", "7", "--speed", "20", "--db", db],
+      { cwd },
+    );
     await waitFor(() => expect(demo.lastScreen()).toContain("Shared context saved"), {
       timeoutMs: 30_000,
     });

@@ -6,46 +6,81 @@ interface BenchScenariosFlags {
   seeds: string;
   json?: boolean;
   scenario?: string[];
+  teamSize?: string;
+  sweepScenario: string;
+}
+
+/** "5,10,20" -> [5, 10, 20]; a usage error names the flag. */
+function parseTeamSizes(raw: string): number[] {
+  const sizes = raw.split(",").map((part) => Number(part.trim()));
+  if (
+    sizes.length === 0 ||
+    sizes.some((size) => !Number.isInteger(size) || size < 1 || size > 200)
+  ) {
+    throw new UsageError(
+      `--team-size takes whole numbers 1..200 separated by commas (got "${raw}")`,
+    );
+  }
+  return sizes;
 }
 
 /**
- * `shared-ctx bench scenarios`: every shipped scenario in every mode over N seeds: collision rate,
- * wasted tokens (mean and max), what agents had to read, and the mechanism behind each avoided
- * conflict and each collision; then shared context against broadcast, ties included.
+ * `shared-ctx bench scenarios`: every shipped scenario in every mode over N seeds, each run judged
+ * by the referee: verdicts, waste, dropped work, stale actions, messages sent, what agents had to
+ * read, and the mechanism behind each avoided conflict and each collision; then shared context
+ * against group-chat and broadcast, ties included. `--team-size 5,10,20` adds a sweep.
  */
 export function makeBenchScenariosCommand(deps: CliDeps): Command {
   return new Command("scenarios")
     .description(
-      "every scenario × every mode (naive, broadcast, statewave) × N seeds: collisions, waste, tokens read, mechanisms",
+      "every scenario × every mode (naive, broadcast, group-chat, statewave) × N seeds, judged by the referee: verdicts, waste, messages, tokens read, mechanisms",
     )
     .option("--seeds <n>", "seeds 1..N per scenario and mode", "20")
     .option("--scenario <name...>", "only these scenarios (default: every shipped one)")
     .option("--json", "print rows and verdicts as JSON")
+    .option(
+      "--team-size <n,...>",
+      "also sweep the team: the sweep scenario with this many coders (e.g. 5,10,20,50)",
+    )
+    .option("--sweep-scenario <name>", "the scenario the team-size sweep scales", "many-agents")
     .action(async (flags: BenchScenariosFlags) => {
       const seeds = Number(flags.seeds);
       if (!Number.isInteger(seeds) || seeds < 1) {
         throw new UsageError("--seeds must be a positive integer");
       }
-      const [{ listScenarios, loadScenario }, { EmbeddedStore }, bench] = await Promise.all([
-        import("../../scenario/load-scenario.js"),
-        import("../../context/embedded/embedded-store.js"),
-        import("../../bench/scenarios-bench.js"),
-      ]);
+      const sizes = flags.teamSize === undefined ? [] : parseTeamSizes(flags.teamSize);
+      const [{ listScenarios, loadScenario }, { EmbeddedStore }, bench, format] = await Promise.all(
+        [
+          import("../../scenario/load-scenario.js"),
+          import("../../context/embedded/embedded-store.js"),
+          import("../../bench/scenarios-bench.js"),
+          import("../../bench/format-scenario-bench.js"),
+        ],
+      );
       const names = flags.scenario ?? (await listScenarios()).map((listed) => listed.name);
       const scenarios = await Promise.all(
         names.map((name) => loadScenario(name, { cwd: deps.cwd })),
       );
-      const result = await bench.runScenarioBench({
-        scenarios,
+      const common = {
         seeds,
         // A fresh in-memory store per run: runs never see each other.
         openStore: () => new EmbeddedStore({ path: ":memory:" }),
-        onProgress: (message) => deps.stderr.write(`… ${message}\n`),
-      });
-      deps.stdout.write(
-        flags.json
-          ? `${JSON.stringify({ seeds, ...result }, null, 2)}\n`
-          : bench.formatScenarioBench(result, seeds),
-      );
+        onProgress: (message: string) => deps.stderr.write(`… ${message}\n`),
+      };
+      const result = await bench.runScenarioBench({ ...common, scenarios });
+      const sweep =
+        sizes.length === 0
+          ? []
+          : await bench.runTeamSizeSweep({
+              ...common,
+              scenario: await loadScenario(flags.sweepScenario, { cwd: deps.cwd }),
+              sizes,
+            });
+      if (flags.json) {
+        deps.stdout.write(`${JSON.stringify({ seeds, ...result, teamSizes: sweep }, null, 2)}\n`);
+        return;
+      }
+      deps.stdout.write(format.formatScenarioBench(result, seeds));
+      if (sweep.length > 0) deps.stdout.write(`\n${format.formatTeamSizeSweep(sweep, seeds)}`);
     });
 }

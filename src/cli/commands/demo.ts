@@ -22,7 +22,7 @@ import { defaultRunSpeed } from "./run.js";
 interface DemoCommandOptions {
   scenario?: string;
   task?: string;
-  baseline: "naive" | "broadcast";
+  baseline: "naive" | "broadcast" | "group-chat";
   speed: number;
   seed?: number;
   color: boolean;
@@ -126,14 +126,14 @@ export function makeDemoCommand(deps: CliDeps): Command {
     .addOption(
       new Option(
         "--baseline <mode>",
-        "the left pane: broadcast (every message to every agent, the strongest message passing) or naive (isolated agents, the classic comparison)",
+        "the left pane: group-chat (the strongest message passing: interrupts, transcript, first-come claims, filtered reading), broadcast (every message to every agent, nothing more) or naive (isolated agents, the classic comparison)",
       )
-        .choices(["broadcast", "naive"])
-        .default("broadcast"),
+        .choices(["group-chat", "broadcast", "naive"])
+        .default("group-chat"),
     )
     .option(
       "--scenario <name|path>",
-      `a shipped scenario or a .yaml/.json file (default: ${defaultDemoScenario.broadcast}; with --baseline naive, ${defaultDemoScenario.naive})`,
+      `a shipped scenario or a .yaml/.json file (default: ${defaultDemoScenario["group-chat"]}; with --baseline naive, ${defaultDemoScenario.naive})`,
     )
     .option(
       "--speed <n>",
@@ -158,6 +158,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
         "Examples:",
         "  $ shared-ctx demo",
         "  $ shared-ctx demo --baseline naive            the classic comparison: isolated agents",
+        "  $ shared-ctx demo --baseline broadcast        plain message passing (no interrupt, no transcript)",
         "  $ shared-ctx demo --scenario two-coders --speed 5",
         '  $ shared-ctx demo --task "Replace the legacy password-reset module with magic links"',
         "  $ shared-ctx demo | tee demo.txt",

@@ -89,14 +89,14 @@ async function prepareTask(
 export function makeRunCommand(deps: CliDeps): Command {
   return new Command("run")
     .description(
-      "run one coordination mode (isolated messages, broadcast messages, or the shared context) and summarise it",
+      "run one coordination mode (isolated messages, broadcast messages, a group chat, or the shared context) and summarise it",
     )
     .addOption(
       new Option(
         "--mode <mode>",
-        "naive: agents see only their own brief; broadcast: every message to every agent; statewave: the shared context",
+        "naive: agents see only their own brief; broadcast: every message to every agent, nothing more; group-chat: the strongest message passing (interrupts, transcript, first-come claims, filtered reading); statewave: the shared context",
       )
-        .choices(["naive", "broadcast", "statewave"])
+        .choices(["naive", "broadcast", "group-chat", "statewave"])
         .default("statewave"),
     )
     .option(

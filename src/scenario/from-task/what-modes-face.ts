@@ -1,5 +1,5 @@
 import { decisionsFromText, decomposeTask, planFromText } from "../../agents/decompose-task.js";
-import type { DecisionValue, Scenario } from "../../coordination/scenario-schema.js";
+import type { PlannedDecision, Scenario } from "../../coordination/scenario-schema.js";
 import type { ScenarioEvent } from "../scenario-events.js";
 
 /**
@@ -25,7 +25,10 @@ export interface ScenarioFaces {
   /** Per Coder, the modules it will work on (as the offline brain plans them). */
   modules: Array<{ agentId: string; modules: string[] }>;
   /** Per Planner, what it will decide (as the offline brain reads it). */
-  decisions: Array<{ agentId: string; decisions: Array<{ target: string; value: DecisionValue }> }>;
+  decisions: Array<{
+    agentId: string;
+    decisions: Array<{ target: string; value: PlannedDecision["value"] }>;
+  }>;
   faces: ModeFace[];
   /** True when no face can make the modes differ: every mode does the same work. */
   nothing: boolean;

@@ -25,14 +25,15 @@ export interface MessageCoordinationOptions {
 }
 
 /** A decision as carried by a message, with what its author had seen when deciding. */
-interface DecisionMessage extends KnownDecision {
+export interface DecisionMessage extends KnownDecision {
   id: string;
   /** Decisions on the same target its author had read: the new one overrules them. */
   supersedes: string[];
 }
 
-function decisionOf(message: BusMessage): DecisionMessage | undefined {
-  const { target, value, id, supersedes, at } = message.data;
+/** The decision a message carries, if it carries one. */
+export function decisionOf(message: BusMessage): DecisionMessage | undefined {
+  const { target, value, id, supersedes, at, replacement } = message.data;
   if (message.topic !== "decision" || typeof target !== "string" || typeof value !== "string") {
     return undefined;
   }
@@ -44,16 +45,19 @@ function decisionOf(message: BusMessage): DecisionMessage | undefined {
     content: message.content,
     at: Number(at),
     supersedes: typeof supersedes === "string" && supersedes !== "" ? supersedes.split(",") : [],
+    ...(typeof replacement === "string" ? { replacement } : {}),
   };
 }
 
-function resultOf(message: BusMessage): BuildResult | undefined {
+/** The build a message reports, if it reports one. */
+export function resultOf(message: BusMessage): BuildResult | undefined {
   const { module, tokens, ms } = message.data;
   if (message.topic !== "result" || typeof module !== "string") return undefined;
   return { module, agentId: message.from, tokens: Number(tokens), ms: Number(ms) };
 }
 
-function uniqueById(decisions: readonly DecisionMessage[]): DecisionMessage[] {
+/** One of each decision (a transcript replayed or a message read twice is one decision). */
+export function uniqueById(decisions: readonly DecisionMessage[]): DecisionMessage[] {
   const byId = new Map<string, DecisionMessage>();
   for (const decision of decisions) byId.set(decision.id, decision);
   return [...byId.values()];
@@ -64,7 +68,7 @@ export function activeDecisions(decisions: readonly DecisionMessage[]): KnownDec
   const overruled = new Set(decisions.flatMap((decision) => decision.supersedes));
   return uniqueById(decisions)
     .filter((decision) => !overruled.has(decision.id))
-    .map(({ id: _id, supersedes: _supersedes, ...decision }) => decision);
+    .map(({ supersedes: _supersedes, ...decision }) => decision);
 }
 
 /**
@@ -100,7 +104,7 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
   const members: string[] = [];
   /** The decisions each agent had read at its latest read: what its next decision overrules. */
   const lastRead = new Map<string, DecisionMessage[]>();
-  let decisionCount = 0;
+  const decisionCounts = new Map<string, number>();
 
   const recipients = (from: string, topic: string): string[] => {
     if (policy === "naive") return topic === "claim" ? [] : [...reviewerIds];
@@ -155,23 +159,29 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
         task,
         memoryIds: [],
         decisions: decisions.map((decision) => `${decision.by}: ${decision.content}`),
+        decisionIds: decisions.flatMap((decision) =>
+          decision.id === undefined ? [] : [decision.id],
+        ),
         disputes: [],
         tokens,
         source: "inbox",
       });
       return { decisions, disputes: [], claims, tokens };
     },
-    publishDecision: async (agentId, decision) => {
-      decisionCount += 1;
+    publishDecision: async (agentId, decision, given) => {
+      const count = (decisionCounts.get(agentId) ?? 0) + 1;
+      decisionCounts.set(agentId, count);
+      const decisionId = given ?? `${agentId}#${count}`;
       const overrules = (lastRead.get(agentId) ?? [])
         .filter((known) => known.target === decision.target && known.by !== agentId)
         .map((known) => known.id);
       send(agentId, "decision", decision.content, {
-        id: `${agentId}#${decisionCount}`,
+        id: decisionId,
         target: decision.target,
         value: decision.value,
         at: Math.round(now()),
         supersedes: overrules.join(","),
+        ...(decision.by !== undefined ? { replacement: decision.by } : {}),
       });
     },
     claim: async (agentId, module) => {

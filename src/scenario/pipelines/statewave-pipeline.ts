@@ -71,6 +71,7 @@ export async function createStatewaveCoordination(
   const ablation = options.ablation ?? {};
   const budgetTokens = scenario.contextBudgetTokens;
   const index = new DecisionIndex();
+  const dependsOn = new Map(Object.entries(scenario.dependsOn));
 
   if (scenario.inventory.length > 0) {
     await clock.exclusive(async () => {
@@ -117,6 +118,7 @@ export async function createStatewaveCoordination(
     return found;
   };
   const joinedAt = new Map<string, number>();
+  const decisionCounts = new Map<string, number>();
 
   // One `escalation` event per escalation, whichever replica sees it first.
   const announced = new Set<string>();
@@ -142,12 +144,16 @@ export async function createStatewaveCoordination(
     budgetTokens,
     exclusive: clock.exclusive,
     emit,
+    dependsOn,
   });
 
   const read = async (agentId: string, task: string, mechanisms = ablation) => {
     const { known } = await clock.exclusive(() =>
       readContext(agentId, task, {
         context: lookup(contexts, agentId),
+        store,
+        subjectId,
+        dependsOn,
         state: lookup(states, agentId),
         index,
         ablation: mechanisms,
@@ -165,7 +171,10 @@ export async function createStatewaveCoordination(
       joinedAt.set(agentId, Math.round(options.now()));
     },
     read: (agentId, task) => read(agentId, task),
-    publishDecision: async (agentId, decision) => {
+    publishDecision: async (agentId, decision, given) => {
+      const count = (decisionCounts.get(agentId) ?? 0) + 1;
+      decisionCounts.set(agentId, count);
+      const decisionId = given ?? `${agentId}#${count}`;
       const at = Math.round(options.now());
       const { episode } = await clock.exclusive(() =>
         lookup(contexts, agentId).decide(agentId, decision.content, {
@@ -174,7 +183,14 @@ export async function createStatewaveCoordination(
           payload: { value: decision.value, at },
         }),
       );
-      index.add(episode.id, { ...decision, by: agentId, at });
+      const { by: replacement, ...fields } = decision;
+      index.add(episode.id, {
+        ...fields,
+        by: agentId,
+        at,
+        id: decisionId,
+        ...(replacement !== undefined ? { replacement } : {}),
+      });
       // No guard here: with mid-build invalidation off nobody is watching (see watchModule, the
       // mechanism's one guard), so this delivers nothing.
       await invalidation.afterWrite(agentId);

@@ -36,6 +36,7 @@ export function modeColor(theme: Theme, mode: RunMode): string | undefined {
   switch (mode) {
     case "naive":
     case "broadcast":
+    case "group-chat":
       return theme.border.naive;
     case "statewave":
       return theme.border.statewave;

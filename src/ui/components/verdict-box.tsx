@@ -14,6 +14,8 @@ export function verdictColor(theme: Theme, kind: VerdictKind): string | undefine
   switch (kind) {
     case "collision":
       return theme.status.error;
+    case "unresolved":
+      return theme.status.warning;
     case "avoided":
       return theme.status.success;
     case "escalated":

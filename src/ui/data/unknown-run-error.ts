@@ -32,7 +32,7 @@ export class UnknownRunError extends SharedCtxError {
       options.recentRunIds.length > 0
         ? `Recent runs: ${options.recentRunIds.join(", ")}`
         : "There are no runs yet: start one with `shared-ctx demo` or `shared-ctx run`.";
-    const shape = /^(nv|bc|sw)-[0-9a-z]{8}$/.test(options.runId)
+    const shape = /^(nv|bc|gc|sw)-[0-9a-z]{8}$/.test(options.runId)
       ? ""
       : " (run ids look like sw-1a2b3c4d; a unique prefix or `last` works too)";
     super(`no run "${options.runId}"${where}${shape}. ${hint}`);

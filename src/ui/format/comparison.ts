@@ -1,6 +1,6 @@
 import type { RunSummary } from "../../scenario/scenario-events.js";
 import { formatDuration, formatTokens } from "./duration.js";
-import { mechanismsOf } from "./mode-labels.js";
+import { mechanismsOf, outcomeWords } from "./mode-labels.js";
 import { fitWidth, textWidth } from "./text-width.js";
 
 /** One line of the naive-vs-shared-context comparison. */
@@ -18,9 +18,8 @@ function betterOf(naive: number, statewave: number): ComparisonRow["better"] {
 }
 
 function outcome(summary: RunSummary): string {
-  if (summary.collision) return "collision";
-  if (summary.conflictsAvoided > 0) return `${summary.conflictsAvoided} avoided`;
-  return "no conflict";
+  const words = outcomeWords(summary);
+  return words.endsWith("avoided") ? `${summary.conflictsAvoided} avoided` : words;
 }
 
 /** The mechanism behind the outcome: what avoided the conflicts, or what the collision lacked. */
@@ -107,10 +106,29 @@ export function comparisonHeadline(naive: RunSummary, statewave: RunSummary): st
   const ms = naive.wasted.ms - statewave.wasted.ms;
   const used = mechanismsOf(statewave);
   const by = used.length > 0 ? `, by ${used.join(" and ")}` : "";
+  const open = (summary: RunSummary) => summary.referee?.openDisputes.length ?? 0;
+  if (open(statewave) > 0) {
+    return open(naive) > 0
+      ? "Unresolved on both sides: a dispute nobody settled is still open; no side wins."
+      : "Unresolved on the shared-context side: a dispute is still open; no win is claimed.";
+  }
   if (tokens === 0 && ms === 0 && naive.collision === statewave.collision) {
+    const reads =
+      naive.read !== undefined &&
+      statewave.read !== undefined &&
+      naive.read.tokens !== statewave.read.tokens
+        ? ` The baseline read ${formatTokens(naive.read.tokens)} tokens, shared context ${formatTokens(statewave.read.tokens)}.`
+        : "";
+    const baselineUsed = mechanismsOf(naive);
+    const both =
+      baselineUsed.length > 0 && baselineUsed.join() === used.join()
+        ? ` (both${by.slice(1)})`
+        : by
+          ? ` (shared context${by.slice(1)}; the baseline read the same decision)`
+          : "";
     return naive.wasted.tokens === 0
-      ? `A tie: neither side wasted work${by ? ` (shared context${by.slice(1)}; the baseline read the same decision)` : ""}.`
-      : "A tie: both sides wasted the same work.";
+      ? `A tie: neither side wasted work${both}.${reads}`
+      : `A tie: both sides wasted the same work${both}.${reads}`;
   }
   if (tokens < 0 || (tokens === 0 && ms < 0)) {
     return `The baseline wasted less: ${formatTokens(-tokens)} tokens and ${formatDuration(Math.max(0, -ms))} fewer.`;

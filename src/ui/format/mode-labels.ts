@@ -9,7 +9,9 @@ import { mechanisms } from "../../scenario/scenario-events.js";
 /** What each mode is, in one phrase, for summaries and verdicts. */
 export const modeDescriptions: Record<RunMode, string> = {
   naive: "naive (isolated: agents see only their own brief)",
-  broadcast: "broadcast (every message to every agent)",
+  broadcast: "broadcast (plain message passing: every message to every agent, nothing more)",
+  "group-chat":
+    "group-chat (the strongest message passing: every message to every agent, interrupts, transcript for joiners, first-come claims, filtered reading)",
   statewave: "statewave (shared context)",
 };
 
@@ -39,6 +41,20 @@ export function describeCollisionCause(cause: CollisionCause): string {
     default:
       return cause satisfies never;
   }
+}
+
+/**
+ * A run's outcome in a few words, from the referee's verdict: "collision", "unresolved (1 open
+ * dispute)", "2 conflicts avoided", "no conflict". An open dispute is never reported as a win.
+ */
+export function outcomeWords(summary: RunSummary): string {
+  if (summary.collision) return "collision";
+  const open = summary.referee?.openDisputes.length ?? summary.openDisputes ?? 0;
+  if (open > 0) return `unresolved (${open} open ${open === 1 ? "dispute" : "disputes"})`;
+  if (summary.conflictsAvoided > 0) {
+    return `${summary.conflictsAvoided} ${summary.conflictsAvoided === 1 ? "conflict" : "conflicts"} avoided`;
+  }
+  return "no conflict";
 }
 
 /** The mechanisms in a summary, for one-line mentions ("mid-build invalidation"). */

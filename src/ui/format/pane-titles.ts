@@ -7,5 +7,6 @@ import type { RunMode } from "../../scenario/scenario-events.js";
 export const paneTitles: Record<RunMode, string> = {
   naive: "Messages only",
   broadcast: "Messages to everyone",
+  "group-chat": "Group chat",
   statewave: "Shared context",
 };

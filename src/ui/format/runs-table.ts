@@ -1,6 +1,7 @@
 import type { RunStopState } from "../../scenario/run-record.js";
 import type { RunMode, RunSummary } from "../../scenario/scenario-events.js";
 import { formatUtcDateTime, plural } from "./duration.js";
+import { outcomeWords } from "./mode-labels.js";
 import { fitWidth, textWidth, truncate } from "./text-width.js";
 
 /** One run as `shared-ctx runs` lists it. */
@@ -29,11 +30,11 @@ export function runOutcome(listing: RunListing): string {
     if (listing.stop?.state === "failed") return `failed: ${listing.stop.reason}`;
     return "not finished";
   }
-  if (summary.collision) return "collision";
-  if (summary.conflictsAvoided > 0)
-    return `${plural(summary.conflictsAvoided, "conflict")} avoided`;
-  if (summary.escalations > 0) return `${plural(summary.escalations, "escalation")}`;
-  return "no conflict";
+  const words = outcomeWords(summary);
+  if (words === "no conflict" && summary.escalations > 0) {
+    return `${plural(summary.escalations, "escalation")}`;
+  }
+  return words;
 }
 
 /** How an outcome reads: the views colour it by its tone. */
@@ -44,6 +45,7 @@ export function outcomeTone(listing: RunListing): OutcomeTone {
   const summary = listing.summary;
   if (!summary) return listing.stop?.state === "failed" ? "bad" : "warning";
   if (summary.collision) return "bad";
+  if ((summary.referee?.openDisputes.length ?? summary.openDisputes ?? 0) > 0) return "warning";
   if (summary.conflictsAvoided > 0) return "good";
   return summary.escalations > 0 ? "warning" : "neutral";
 }

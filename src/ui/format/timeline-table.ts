@@ -1,4 +1,5 @@
 import { formatDuration, formatTokens, formatUtcDateTime, plural } from "./duration.js";
+import { outcomeWords } from "./mode-labels.js";
 import type { MemoryRow, RunTimeline, TimelineRow } from "./run-timeline.js";
 import { fitWidth, textWidth, wrapText } from "./text-width.js";
 
@@ -187,7 +188,7 @@ export function formatTimelineHeading(timeline: RunTimeline, width: number): str
     .join(" · ");
   const summary = timeline.summary;
   const outcome = summary
-    ? `Outcome: ${summary.collision ? "collision" : summary.conflictsAvoided > 0 ? `${plural(summary.conflictsAvoided, "conflict")} avoided` : "no conflict"}; wasted ${plural(summary.wasted.modules, "module")}, ${formatTokens(summary.wasted.tokens)} tokens, ${formatDuration(summary.wasted.ms)}; total ${formatTokens(summary.totals.tokens)} tokens, ${formatDuration(summary.totals.ms)}`
+    ? `Outcome: ${outcomeWords(summary)}; wasted ${plural(summary.wasted.modules, "module")}, ${formatTokens(summary.wasted.tokens)} tokens, ${formatDuration(summary.wasted.ms)}; total ${formatTokens(summary.totals.tokens)} tokens, ${formatDuration(summary.totals.ms)}`
     : "Outcome: the run has not ended (yet)";
   return [...wrapIndented("", heading, width), ...wrapIndented("", outcome, width)];
 }

@@ -1,11 +1,12 @@
-import type { RunSummary, ScenarioEvent } from "../../scenario/scenario-events.js";
+import type { RefereeReport, RunSummary, ScenarioEvent } from "../../scenario/scenario-events.js";
 import { type AgentDirectory, agentDirectoryOf } from "./agent-directory.js";
 import { formatDuration, formatTokens, plural } from "./duration.js";
-import { humanizeText, shortReason } from "./event-line.js";
+import { shortReason } from "./event-line.js";
 import { describeCollisionCause, formatAvoidedBy } from "./mode-labels.js";
+import { agentNoun, droppedStory, wastedStory } from "./verdict-story.js";
 
-/** What a finished run amounts to. */
-export type VerdictKind = "collision" | "avoided" | "escalated" | "clean";
+/** What a finished run amounts to (`unresolved`: a dispute nobody settled; never a win). */
+export type VerdictKind = "collision" | "unresolved" | "avoided" | "escalated" | "clean";
 
 /** The box a pane shows when its run has ended (and the plain output prints). */
 export interface Verdict {
@@ -43,16 +44,6 @@ export function describeEscalations(
   return lines;
 }
 
-/**
- * An agent as the subject of a sentence: "the Coder" when its name is just its role (a job title
- * takes an article), otherwise the name as it is ("Coder 1", "Alice"), which takes none.
- */
-function agentNoun(agentId: string, agents: AgentDirectory): string {
-  const name = agents.name(agentId);
-  const role = agents.agents.find((agent) => agent.id === agentId)?.role;
-  return role !== undefined && name.toLowerCase() === role ? `the ${name}` : name;
-}
-
 /** What stopped the work, from the reason the pipeline gave: a claim on the module or a decision. */
 function causeNoun(reason: string): "decision" | "claim" {
   // "deprecated by planner", or an escalated claim settled to "deprecated-by:planner": a decision.
@@ -84,28 +75,83 @@ function avoidedHeadline(events: readonly ScenarioEvent[], agents: AgentDirector
   return "CONFLICT AVOIDED — the agents read each other's decisions before acting";
 }
 
-/** The verdict a pane shows when its run has ended. */
+/**
+ * The referee's judgement of a run, as its summary carries it. A run recorded before the referee
+ * existed keeps the verdict it was given: its wasted modules, no dropped work, no open question.
+ */
+function refereeOf(summary: RunSummary): RefereeReport {
+  if (summary.referee !== undefined) return summary.referee;
+  return {
+    verdict: summary.collision ? "collision" : "clean",
+    wastedModules: summary.wastedModules,
+    droppedModules: [],
+    openDisputes: [],
+    staleActions: [],
+    modules: [],
+  };
+}
+
+function collisionVerdict(
+  summary: RunSummary,
+  referee: RefereeReport,
+  events: readonly ScenarioEvent[],
+  agents: AgentDirectory,
+): Omit<Verdict, "escalations"> {
+  const wasted = referee.wastedModules.map((module) => wastedStory(events, module, agents));
+  const dropped = referee.modules
+    .filter((judged) => judged.outcome === "dropped")
+    .map((judged) => droppedStory(judged.module, judged.plannedBy, agents));
+  const cause = summary.collisionCause
+    ? [`Why: ${describeCollisionCause(summary.collisionCause)}`]
+    : [];
+  return {
+    kind: "collision",
+    title:
+      referee.wastedModules.length > 0
+        ? "COLLISION DETECTED — work built in vain; the wasted compute cannot be recovered"
+        : "COLLISION DETECTED — planned work the final decisions keep was never done",
+    details: [...wasted, ...dropped, ...cause, wastedLine(summary)],
+  };
+}
+
+function unresolvedVerdict(
+  summary: RunSummary,
+  referee: RefereeReport,
+  agents: AgentDirectory,
+): Omit<Verdict, "escalations"> {
+  const disputes = referee.openDisputes.map(
+    (dispute) =>
+      `${dispute.target}: ${dispute.contenders
+        .map((contender) => `${agents.name(contender.agentId)} (${contender.value})`)
+        .join(" vs ")}, decided without seeing each other; nobody settled it`,
+  );
+  const targets = referee.openDisputes.map((dispute) => dispute.target).join(", ");
+  return {
+    kind: "unresolved",
+    title: `UNRESOLVED — ${plural(referee.openDisputes.length, "dispute")} still open (${targets}): no work wasted, but the question is not answered`,
+    details: [...disputes, wastedLine(summary)],
+  };
+}
+
+function wastedLine(summary: RunSummary): string {
+  return `Wasted: ${plural(summary.wasted.modules, "module")} built in vain, ${formatTokens(summary.wasted.tokens)} tokens, ${formatDuration(summary.wasted.ms)}`;
+}
+
+/**
+ * The verdict a pane shows when its run has ended: the referee's (the same judgement for every
+ * mode), told in terms of what each agent received and when.
+ */
 export function verdictFor(summary: RunSummary, events: readonly ScenarioEvent[]): Verdict {
   const agents = agentDirectoryOf(events);
   const escalations = describeEscalations(events, agents);
-  const wasted = `Wasted: ${plural(summary.wasted.modules, "module")} built in vain, ${formatTokens(summary.wasted.tokens)} tokens, ${formatDuration(summary.wasted.ms)}`;
+  const wasted = wastedLine(summary);
+  const referee = refereeOf(summary);
 
-  if (summary.collision) {
-    const collisions = events.flatMap((event) =>
-      event.type === "collision"
-        ? [`${event.module}: ${humanizeText(event.description, agents)}`]
-        : [],
-    );
-    const cause = summary.collisionCause
-      ? [`Why: ${describeCollisionCause(summary.collisionCause)}`]
-      : [];
-    return {
-      kind: "collision",
-      title:
-        "COLLISION DETECTED — both agents already finished; the wasted compute cannot be recovered",
-      details: [...collisions, ...cause, wasted],
-      escalations,
-    };
+  if (referee.verdict === "collision") {
+    return { ...collisionVerdict(summary, referee, events, agents), escalations };
+  }
+  if (referee.verdict === "unresolved") {
+    return { ...unresolvedVerdict(summary, referee, agents), escalations };
   }
   if (summary.conflictsAvoided > 0) {
     const prevented = events.flatMap((event) =>

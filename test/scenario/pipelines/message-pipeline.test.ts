@@ -53,7 +53,14 @@ describe("activeDecisions", () => {
       first,
     ]);
     expect(active.map((each) => each.value)).toEqual(["b#1", "c#1"]);
-    expect(active[0]).toEqual({ target: "auth", value: "b#1", by: "b", content: "b#1", at: 0 });
+    expect(active[0]).toEqual({
+      id: "b#1",
+      target: "auth",
+      value: "b#1",
+      by: "b",
+      content: "b#1",
+      at: 0,
+    });
   });
 });
 
@@ -116,7 +123,14 @@ describe("createMessageCoordination", () => {
       expect(bus.inbox("planner").map((message) => message.from)).toEqual(["reviewer"]);
       const known = await coordination.read("coder", "Build auth");
       expect(known.decisions).toEqual([
-        { target: "auth", value: "deprecate", by: "planner", content: "Drop auth", at: 12 },
+        {
+          id: "planner#1",
+          target: "auth",
+          value: "deprecate",
+          by: "planner",
+          content: "Drop auth",
+          at: 12,
+        },
       ]);
       // The first claim a reader hears of wins its view.
       expect(known.claims).toEqual({ auth: "reviewer" });
@@ -132,6 +146,7 @@ describe("createMessageCoordination", () => {
         task: "Build auth",
         memoryIds: [],
         decisions: ["planner: Drop auth"],
+        decisionIds: ["planner#1"],
         disputes: [],
         tokens: known.tokens,
         source: "inbox",

@@ -77,7 +77,8 @@ describe("the statewave pipeline", () => {
           ? [{ source: event.agentId, target: event.target, value: event.value, at: event.at }]
           : [],
       );
-      expect(written).toHaveLength(2);
+      // Two Planners, then the lead's ruling on their dispute.
+      expect(written).toHaveLength(3);
       expect(decisions).toEqual([
         { source: "project", target: "legacy-cache", value: "in-use", at: undefined },
         ...written,

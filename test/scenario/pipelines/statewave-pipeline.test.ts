@@ -186,12 +186,35 @@ describe("the statewave pipeline", () => {
   });
 
   describe("disagreeing-planners", () => {
-    it("surfaces the dispute with both planners named, leaves it open, and holds the module", async () => {
+    // With no lead to rule, the dispute stays open: what the mechanism alone does.
+    const disputeWithNoLead = async () => ({
+      ...(await loadScenario("disagreeing-planners")),
+      lead: null,
+    });
+
+    it("with a lead: it rules after reading both sides, the ruling overrules both, the run is clean", async () => {
       const { events, summary } = await runToEnd(
         await loadScenario("disagreeing-planners"),
         "statewave",
         { store: memoryStore() },
       );
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: "decision-write",
+          agentId: "planner-a",
+          target: "legacy-cache",
+          value: "deprecate",
+          decisionId: "planner-a#ruling-legacy-cache",
+        }),
+      );
+      expect(summary.referee?.verdict).toBe("clean");
+      expect(summary.referee?.openDisputes).toEqual([]);
+    });
+
+    it("surfaces the dispute with both planners named, leaves it open, and holds the module", async () => {
+      const { events, summary } = await runToEnd(await disputeWithNoLead(), "statewave", {
+        store: memoryStore(),
+      });
       // Decisions live in the memories, not in a register: the dispute is theirs, never escalated
       // to a lead who might be one of the sides.
       expect(events.some((event) => event.type === "escalation-resolve")).toBe(false);
@@ -218,7 +241,7 @@ describe("the statewave pipeline", () => {
       "nobody silently wins in the memories either: both decisions stay active (seed %i)",
       async (seed) => {
         const store = memoryStore();
-        const { runId } = await runToEnd(await loadScenario("disagreeing-planners"), "statewave", {
+        const { runId } = await runToEnd(await disputeWithNoLead(), "statewave", {
           store,
           seed,
         });
@@ -240,11 +263,9 @@ describe("the statewave pipeline", () => {
     );
 
     it("the Reviewer names the open dispute and does not say all is well", async () => {
-      const { events, summary } = await runToEnd(
-        await loadScenario("disagreeing-planners"),
-        "statewave",
-        { store: memoryStore() },
-      );
+      const { events, summary } = await runToEnd(await disputeWithNoLead(), "statewave", {
+        store: memoryStore(),
+      });
       const reviewerLines = events.flatMap((event) =>
         event.type === "agent-log" && event.agentId === "reviewer" ? [event] : [],
       );

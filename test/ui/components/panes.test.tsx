@@ -97,7 +97,7 @@ describe("VerdictBox", () => {
     const events = naiveCollisionEvents();
     const frame = renderAt(<VerdictBox verdict={verdictFor(summaryOf(events), events)} />, columns);
     expect(frame.replace(/[║\s]+/g, " ")).toContain(
-      "COLLISION DETECTED — both agents already finished; the wasted compute cannot be recovered",
+      "COLLISION DETECTED — work built in vain; the wasted compute cannot be recovered",
     );
     expect(frame).toContain("Wasted: 1 module built in vain, 2,400 tokens, 12.0s");
     expect(frame.split("\n")[0]).toMatch(/^╔═+╗$/);

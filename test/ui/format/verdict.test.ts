@@ -25,7 +25,7 @@ describe("verdictFor", () => {
     const verdict = verdictFor(summaryOf(events), events);
     expect(verdict.kind).toBe("collision");
     expect(verdict.title).toBe(
-      "COLLISION DETECTED — both agents already finished; the wasted compute cannot be recovered",
+      "COLLISION DETECTED — work built in vain; the wasted compute cannot be recovered",
     );
     expect(verdict.details).toContain("Wasted: 1 module built in vain, 2,400 tokens, 12.0s");
   });

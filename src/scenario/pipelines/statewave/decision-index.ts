@@ -24,6 +24,16 @@ export class DecisionIndex {
     return undefined;
   }
 
+  /** Every decision published on `target`, oldest first (superseded ones included). */
+  onTarget(target: string): KnownDecision[] {
+    return [...this.#byEpisode.values()].filter((decision) => decision.target === target);
+  }
+
+  /** How many decisions the run has published (superseded ones included). */
+  get size(): number {
+    return this.#byEpisode.size;
+  }
+
   /** The decisions among `memories`, in their order. */
   decisionsIn(memories: readonly Memory[]): KnownDecision[] {
     return memories

@@ -1,6 +1,7 @@
 import type { UnstampedEvent } from "../../../agents/agent-runtime.js";
 import type { SharedContext } from "../../../context/shared-context.js";
 import type { InvalidationNotice } from "../../../coordination/coordination.js";
+import { bearingOn } from "../task-modules.js";
 import type { DecisionIndex } from "./decision-index.js";
 
 interface Watcher {
@@ -17,6 +18,8 @@ export interface MidBuildInvalidationOptions {
   /** Runs store work in the run's fixed order (the scenario clock's `exclusive`). */
   exclusive<T>(work: () => Promise<T>): Promise<T>;
   emit(event: UnstampedEvent): void;
+  /** Module -> the modules it depends on: a decision retiring one reaches work on the others. */
+  dependsOn?: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -57,11 +60,14 @@ export class MidBuildInvalidation {
           maxTokens: budgetTokens,
         }),
       );
+      const bearing = bearingOn(module, this.#options.dependsOn ?? new Map());
       const changed = index
         .decisionsIn(read.changedSinceLastRead)
-        .filter((decision) => decision.target === module && decision.by !== agentId);
+        .filter((decision) => bearing.has(decision.target) && decision.by !== agentId);
       if (changed.length === 0) continue;
-      const deprecation = changed.find((decision) => decision.value === "deprecate");
+      const deprecation = changed.find(
+        (decision) => decision.value === "deprecate" || decision.value === "replace",
+      );
       if (deprecation !== undefined) {
         watcher.onInvalid({
           reason: `deprecated by ${deprecation.by}: ${deprecation.content}`,

@@ -1,10 +1,12 @@
 import { isOn, type RunAblation, type UnstampedEvent } from "../../../agents/agent-runtime.js";
 import type { KnownDecision, KnownDispute } from "../../../agents/brain.js";
+import type { ContextStore, Memory } from "../../../context/context-store.js";
 import type { ContextRead, MemoryDispute, SharedContext } from "../../../context/shared-context.js";
 import type { KnownState } from "../../../coordination/coordination.js";
 import type { Escalation } from "../../../crdt/escalation.js";
 import type { SharedState } from "../../../crdt/shared-state.js";
 import { estimateTokens } from "../read-tokens.js";
+import { bearingOn, moduleOfTask } from "../task-modules.js";
 import type { DecisionIndex } from "./decision-index.js";
 
 /** The shared-state namespace holding one register per module: who builds it. */
@@ -15,6 +17,11 @@ export const claimedPrefix = "claimed-by:";
 /** What {@link readContext} needs besides the agent and the task. */
 export interface ReadContextOptions {
   context: SharedContext;
+  /** The store and subject the context reads: the targeted search for the task's modules. */
+  store: Pick<ContextStore, "searchMemories">;
+  subjectId: string;
+  /** Module -> the modules it depends on. @default none */
+  dependsOn?: ReadonlyMap<string, readonly string[]>;
   state: SharedState;
   index: DecisionIndex;
   ablation: RunAblation;
@@ -82,9 +89,39 @@ function usableDecisions(
   return decisions.filter((decision) => ((decision.at ?? 0) < options.joinedAt ? history : fresh));
 }
 
+/** The kind of memory a decision compiles into. */
+const decisionKind = "architectural_decision";
+
+/**
+ * The active decisions on the task's module (or one it depends on), however many the subject
+ * holds: `beforeActing`'s decision list is the newest 100, so the 101st decision on a busy subject
+ * would be lost without this look-up. The store searches by content, not by target, so each
+ * decision the run published on those modules is looked up by its own words; the store answers
+ * only for memories still active (a superseded decision is not returned).
+ */
+async function decisionsAbout(task: string, options: ReadContextOptions): Promise<Memory[]> {
+  const module = moduleOfTask(task);
+  if (module === undefined) return [];
+  const names = bearingOn(module, options.dependsOn ?? new Map());
+  const published = [...names].flatMap((name) => options.index.onTarget(name));
+  const contents = [...new Set(published.map((decision) => decision.content))];
+  const found = await Promise.all(
+    contents.map((content) =>
+      options.store.searchMemories(options.subjectId, {
+        kind: decisionKind,
+        q: content,
+        limit: 100,
+      }),
+    ),
+  );
+  return found.flat().filter((memory) => names.has(options.index.decisionOf(memory)?.target ?? ""));
+}
+
 /**
  * Read-before-act on the shared context: `beforeActing` ranked for the task within the token
- * budget, turned into what the agent's brain works with (decisions, open disputes, claims).
+ * budget, turned into what the agent's brain works with (decisions, open disputes, claims). The
+ * decisions that bear on the task's module are looked up by name besides (never silently lost),
+ * and the read says how many of the run's decisions it left out.
  */
 export async function readContext(
   agentId: string,
@@ -97,7 +134,11 @@ export async function readContext(
     // Unbounded (the store's largest budget): every memory, as an inbox holds every message.
     maxTokens: bounded ? options.budgetTokens : 128_000,
   });
-  const decisions = usableDecisions(index.decisionsIn(raw.decisions), options);
+  const about = await decisionsAbout(task, options);
+  const decisionMemories = [
+    ...new Map([...raw.decisions, ...about].map((memory) => [memory.id, memory])).values(),
+  ];
+  const decisions = usableDecisions(index.decisionsIn(decisionMemories), options);
   for (const escalation of raw.disputes) options.announce(escalation);
   const disputes = isOn(ablation, "dispute surfaced")
     ? mergeDisputes([
@@ -117,7 +158,7 @@ export async function readContext(
   }
   // What the agent must read: the bundle, plus any active decision the ranking left out of it.
   const inBundle = new Set(raw.bundle.facts.map((memory) => memory.id));
-  const extra = raw.decisions.filter((memory) => !inBundle.has(memory.id));
+  const extra = decisionMemories.filter((memory) => !inBundle.has(memory.id));
   const tokens = estimateTokens(
     [raw.assembledContext, ...extra.map((memory) => memory.content)].join("\n"),
   );
@@ -125,13 +166,15 @@ export async function readContext(
     type: "context-read",
     agentId,
     task,
-    memoryIds: [...new Set([...raw.bundle.facts, ...raw.decisions].map((memory) => memory.id))],
+    memoryIds: [...new Set([...raw.bundle.facts, ...decisionMemories].map((memory) => memory.id))],
     decisions: decisions.map((decision) => `${decision.by}: ${decision.content}`),
+    decisionIds: decisions.flatMap((decision) => (decision.id === undefined ? [] : [decision.id])),
     disputes: disputes.map(
       (dispute) =>
         `${dispute.target}: ${dispute.contenders.map((contender) => `${contender.agentId} says ${contender.value}`).join(" vs ")}`,
     ),
     tokens,
+    decisionsLeftOut: Math.max(0, index.size - index.decisionsIn(decisionMemories).length),
   });
   return { known: { decisions, disputes, claims, tokens }, raw };
 }

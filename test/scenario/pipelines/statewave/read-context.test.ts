@@ -36,6 +36,9 @@ async function read(
   } as unknown as SharedContext;
   const result = await readContext("coder", "Build module auth", {
     context,
+    // No decision found by name: what the read returns is the context's alone.
+    store: { searchMemories: async () => [] },
+    subjectId: "sw-00000000",
     state: stateWith(parts.modules ?? {}),
     index: parts.index ?? new DecisionIndex(),
     ablation: { off: parts.off ?? [] },
