@@ -76,8 +76,16 @@ export async function printDemoPlain(
   try {
     const naiveSummary = await printRun(output, runs.naive, naive.events);
     const statewaveSummary = await printRun(output, runs.statewave, statewave.events);
-    // Judged from what the agents did, not from the verdicts: the same work on both sides is a tie.
-    if (sameWork(naive.events, statewave.events)) {
+    // Judged from what the agents did, not from the verdicts: the same work on both sides, with
+    // nothing skipped or cut short on either, is a task where coordination had nothing to change.
+    // (When both sides coordinated alike, the comparison below says the tie and by what.)
+    const coordinated = (events: readonly ScenarioEvent[]) =>
+      events.some((event) => event.type === "module-skip" || event.type === "module-cancel");
+    if (
+      sameWork(naive.events, statewave.events) &&
+      !coordinated(naive.events) &&
+      !coordinated(statewave.events)
+    ) {
       writeLines(output, [
         `${nothingToCoordinate}: both sides built, skipped and cancelled the same modules. A tie.`,
         "",

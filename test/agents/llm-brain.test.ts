@@ -78,7 +78,8 @@ describe("the LLM brain against an OpenAI-compatible server on loopback", () => 
     const store = new EmbeddedStore({ path: ":memory:" });
     closers.push(() => store.close());
     const handle = startRun({
-      scenario: await loadScenario("disagreeing-planners"),
+      // With no lead to rule on it, the dispute stays open for the Reviewer to report.
+      scenario: { ...(await loadScenario("disagreeing-planners")), lead: null },
       mode: "statewave",
       store,
       brain: brainFor(server.url),

@@ -25,7 +25,10 @@ describe("shared-ctx demo --task (without a terminal)", () => {
   it("runs the task's team side by side and names the mechanism that made the difference", async () => {
     const { deps, stdout } = fakeDeps();
     const task = "Add dark mode and a language picker to the settings page";
-    expect(await runCli(["demo", "--task", task, ...fast], deps)).toBe(0);
+    // Plain message passing on the left: the claim is what differs (group-chat has one too).
+    expect(await runCli(["demo", "--task", task, "--baseline", "broadcast", ...fast], deps)).toBe(
+      0,
+    );
     const output = stdout();
     expect(output).toContain("  Coder 1: dark-mode, settings-page");
     expect(output).toContain("  Coder 2: language-picker, settings-page");

@@ -208,9 +208,12 @@ describe("the CLI against `shared-ctx serve` over loopback (--store statewave --
     it("without a terminal runs both panes through the server and prints the comparison", async () => {
       const cwd = tempDir();
       const before = await servedRunIds();
-      const result = await shared(["demo", "--speed", "1000", "--seed", "7", ...viaServer()], {
-        cwd,
-      });
+      const result = await shared(
+        ["demo", "--baseline", "broadcast", "--speed", "1000", "--seed", "7", ...viaServer()],
+        {
+          cwd,
+        },
+      );
       expect(result.stderr).toBe("");
       expect(result.exitCode).toBe(0);
       const baseline = /== Messages to everyone · (bc-[0-9a-f]{8}) · late-decision/.exec(

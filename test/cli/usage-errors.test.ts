@@ -25,9 +25,15 @@ describe("usage errors: one line in the house style, exit 2", () => {
     [["--bogus"], "unknown option '--bogus' (see shared-ctx --help)"],
     [["run", "--bogus"], "unknown option '--bogus' for run (see shared-ctx run --help)"],
     [["run", "--mde", "statewave"], "unknown option '--mde' for run (did you mean --mode?)"],
-    [["run", "--mode"], "--mode needs a value (one of: naive, broadcast, statewave)"],
-    [["run", "--mode", "foo"], "--mode 'foo' is not valid (one of: naive, broadcast, statewave)"],
-    [["demo", "--baseline", "x"], "--baseline 'x' is not valid (one of: broadcast, naive)"],
+    [["run", "--mode"], "--mode needs a value (one of: naive, broadcast, group-chat, statewave)"],
+    [
+      ["run", "--mode", "foo"],
+      "--mode 'foo' is not valid (one of: naive, broadcast, group-chat, statewave)",
+    ],
+    [
+      ["demo", "--baseline", "x"],
+      "--baseline 'x' is not valid (one of: group-chat, broadcast, naive)",
+    ],
     [["run", "--speed", "abc"], "--speed 'abc' is not valid (expected a number > 0)"],
     [["watch"], "watch needs <subject> (usage: shared-ctx watch [options] <subject>)"],
     [["mcp"], "mcp needs --subject <id> (usage: shared-ctx mcp --subject <id> [options])"],
@@ -101,7 +107,7 @@ describe("help", () => {
   it("defaults and choices in one style, without JSON quotes", async () => {
     const result = await runWholeCli(["demo", "--help"]);
     expect(result.stdout.replace(/\s+/g, " ")).toContain(
-      "(one of: broadcast, naive; default: broadcast)",
+      "(one of: group-chat, broadcast, naive; default: group-chat)",
     );
     expect(result.stdout).not.toMatch(/default: "/);
     expect(result.stdout).not.toContain("display help for command");

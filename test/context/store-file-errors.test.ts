@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { DbPathError } from "../../src/context/errors/db-path-error.js";
+import { StoreDamagedError } from "../../src/context/errors/store-damaged-error.js";
 import { StoreFileError } from "../../src/context/errors/store-file-error.js";
 import { openContextStore } from "../../src/context/open-context-store.js";
 import { withFileErrors } from "../../src/context/store-file-errors.js";
@@ -53,9 +54,11 @@ describe("openContextStore on a file that is not a usable database", () => {
     const path = join(tempDir(), "notes.db");
     writeFileSync(path, "these are my notes, not a database ".repeat(200));
     const error = await rejection(openContextStore({ db: path, env: {}, cwd: "/" }));
-    expect(error).toBeInstanceOf(StoreFileError);
-    expect((error as StoreFileError).path).toBe(path);
-    expect((error as StoreFileError).code).toBe("SQLITE_NOTADB");
+    // Refused by the store itself at open (so `serve`, which opens it directly, says the same).
+    expect(error).toBeInstanceOf(StoreDamagedError);
+    expect((error as StoreDamagedError).path).toBe(path);
+    expect((error as StoreDamagedError).detail).toBe("SQLITE_NOTADB");
+    expect((error as Error).message).toContain("is not a shared-ctx database");
   });
 
   it("names a folder given as the database (mcp --db <dir>)", async () => {

@@ -12,7 +12,10 @@ import { editPayload, makeRepository, runHookCli, toolPayload } from "./hook-har
 
 const subject = "acme-repo";
 
-describe("Claude Code hooks over the shared context (session A through MCP, sessions B… through hooks)", () => {
+// One story told in order (A publishes, B is refused, a person settles, …): never shuffled.
+describe("Claude Code hooks over the shared context (session A through MCP, sessions B… through hooks)", {
+  shuffle: false,
+}, () => {
   let root: string;
   let db: string;
   let sessionA: McpAgent;
