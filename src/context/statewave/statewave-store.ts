@@ -55,6 +55,9 @@ function signalOf(options: Signal | undefined): Signal {
  * come from a cache filled by this store's own writes, timeline reads and watches; a memory whose
  * episode is not known stays as the server sent it.
  */
+/** The listener of a history read only to teach the feed's rule what exists (no replay). */
+const ignore = (_change: StoreChange): void => undefined;
+
 export class StatewaveStore implements ContextStore {
   /** The SDK-shaped client underneath. */
   readonly client: StatewaveClient;
@@ -292,9 +295,16 @@ export class StatewaveStore implements ContextStore {
   ): Subscription {
     /** Client-side typed memories of this feed, by id, as last delivered. */
     const ledger = new Map<string, Memory>();
+    // A change can reach this feed twice: a replay delivers the history through `onHistory`, and
+    // the poller also delivers what in that history was written since the call (by time). Each
+    // episode, and each state of an untyped memory, is delivered once.
+    const deliveredEpisodes = new Set<string>();
+    const deliveredUntyped = new Map<string, string>();
     const onChange = (change: StoreChange, deliver: (change: StoreChange) => void) => {
       if (change.type === "episode") {
         this.#remember([change.episode]);
+        if (deliveredEpisodes.has(change.episode.id)) return;
+        if (deliver !== ignore) deliveredEpisodes.add(change.episode.id);
         deliver(change);
         return;
       }
@@ -310,6 +320,9 @@ export class StatewaveStore implements ContextStore {
         return;
       }
       if (derivedDraftOf(memory) === undefined) {
+        const state = `${memory.status}|${memory.validTo ?? ""}|${memory.updatedAt}`;
+        if (deliveredUntyped.get(memory.id) === state) return;
+        if (deliver !== ignore) deliveredUntyped.set(memory.id, state);
         deliver({ type: "memory", memory });
         return;
       }
@@ -327,7 +340,7 @@ export class StatewaveStore implements ContextStore {
       replay: false,
       // What existed before this watch: the rule must know it; it is delivered only for a replay.
       onHistory: (history) => {
-        for (const change of history) onChange(change, replay ? listener : () => undefined);
+        for (const change of history) onChange(change, replay ? listener : ignore);
       },
     });
   }

@@ -4,6 +4,7 @@ import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
 import { TimelineWatch } from "../../../src/context/statewave/statewave-watch.js";
 import { startServer } from "../../../src/server/listen.js";
+import { waitFor } from "../../support/wait-for.js";
 
 function episode(id: string, createdAt: string): Episode {
   return {
@@ -92,4 +93,50 @@ describe("StatewaveStore.watch against serve", () => {
       }
     },
   );
+});
+
+describe("StatewaveStore.watch with replay, when the history is also 'written since the call'", () => {
+  it("delivers each existing episode once (the replay and the by-time delivery do not add up)", async () => {
+    // The server's clock runs ahead of ours: every episode it holds looks written after watch().
+    const embedded = new EmbeddedStore({ path: ":memory:", now: () => new Date("2100-01-01") });
+    const server = await startServer({ store: embedded, port: 0, closeStore: false });
+    const client = new StatewaveStore({ baseUrl: server.url, pollIntervalMs: 20 });
+    try {
+      const first = await embedded.createEpisode({
+        subjectId: "r",
+        source: "w",
+        type: "note",
+        payload: {},
+      });
+      const second = await embedded.createEpisode({
+        subjectId: "r",
+        source: "w",
+        type: "note",
+        payload: {},
+      });
+      const seen: string[] = [];
+      const subscription = client.watch(
+        "r",
+        (change) => {
+          if (change.type === "episode") seen.push(change.episode.id);
+        },
+        { replay: true },
+      );
+      const third = await embedded.createEpisode({
+        subjectId: "r",
+        source: "w",
+        type: "note",
+        payload: {},
+      });
+      await waitFor(() => expect(seen).toContain(third.id));
+      // A few more polls: a duplicate would have arrived by now.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      subscription.close();
+      expect(seen).toStrictEqual([first.id, second.id, third.id]);
+    } finally {
+      await client.close();
+      await server.close();
+      await embedded.close();
+    }
+  });
 });
