@@ -38,6 +38,9 @@ export async function runReviewer(runtime: AgentRuntime): Promise<void> {
   const { agent, brain, coordination, scenario, clock } = runtime;
   runtime.emit({ type: "agent-start", agentId: agent.id, taskSlice: runtime.slice });
   await runtime.workersDone;
+  // A run stopped (Ctrl-C) ends its workers early: there is no finished work to review, and the
+  // log must not say there is.
+  runtime.signal.throwIfAborted();
   runtime.emit({ type: "agent-log", agentId: agent.id, text: "Reviewing the finished work…" });
   const view = await coordination.collectForReview(agent.id);
   await clock.sleep(runtime.duration(scenario.timings.reviewMs), runtime.signal);

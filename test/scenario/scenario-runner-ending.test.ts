@@ -173,6 +173,27 @@ describe("startRun", () => {
     });
   });
 
+  it("says nothing of a review when the run was stopped before the work was done", async () => {
+    const store = memoryStore();
+    const controller = new AbortController();
+    const started = deferred<number>();
+    const handle = await startAuthJwt({
+      mode: "naive",
+      store,
+      clock: createVirtualClock({ start: 5000 }),
+      signal: controller.signal,
+    });
+    const logs: string[] = [];
+    handle.subscribe((event) => {
+      if (event.type === "module-start") started.resolve(event.at);
+      if (event.type === "agent-log") logs.push(event.text);
+    });
+    await started.promise;
+    controller.abort("SIGINT");
+    await expect(handle.done).rejects.toBeDefined();
+    expect(logs).not.toContain("Reviewing the finished work…");
+  });
+
   describe("the end of a run", () => {
     it("closes every watch the run opened on the store", async () => {
       const inner = memoryStore();
