@@ -1,7 +1,8 @@
-import type { InvalidationNotice } from "../coordination/coordination.js";
+import type { InvalidationNotice, KnownState } from "../coordination/coordination.js";
 import type { Mechanism } from "../coordination/run-events.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import { mechanismOfSkip } from "./attribute-skip.js";
+import type { ModuleStepChoice } from "./brain.js";
 import { describePlan } from "./offline-brain.js";
 
 /** Thrown into a build's sleep when the build is cut short. */
@@ -72,43 +73,91 @@ export async function runCoder(runtime: AgentRuntime): Promise<void> {
 const holdPatience = 3;
 
 /**
- * Work skipped or cut short because of a decision is looked at once more when the plan is done:
- * a decision reversed since (or a dispute settled for "keep") means the work is picked back up;
- * a dispute still open holds it a few thinking steps more, then it stays held and says so.
+ * Settles once every Planner has published its decisions: the plan is final then (only the
+ * lead's rulings can follow). Rejects when the run stops first.
+ */
+async function plannersOut(runtime: AgentRuntime): Promise<void> {
+  const { signal } = runtime;
+  signal.throwIfAborted();
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+  });
+  try {
+    await Promise.race([runtime.plannersDecided, stopped]);
+  } finally {
+    signal.removeEventListener("abort", stop);
+  }
+}
+
+/** What a Coder reads and chooses about a module once the decisions on it are settled. */
+interface SettledRead {
+  known: KnownState;
+  choice: ModuleStepChoice;
+}
+
+/**
+ * Waits for the decisions on a held or stopped module to settle: every Planner has published,
+ * then it re-reads each thinking step while a dispute on the module (or one it depends on) is
+ * still open. Undefined when the dispute is still open after `holdPatience` steps.
+ */
+async function untilSettled(
+  runtime: AgentRuntime,
+  module: string,
+): Promise<SettledRead | undefined> {
+  await plannersOut(runtime);
+  const bearing = new Set([module, ...dependenciesOf(runtime, module)]);
+  for (let attempt = 0; ; attempt += 1) {
+    const known = await runtime.coordination.read(runtime.agent.id, `Build module ${module}`);
+    if (!known.disputes.some((dispute) => bearing.has(dispute.target))) {
+      return { known, choice: await choose(runtime, module, known) };
+    }
+    if (attempt === holdPatience) return undefined;
+    await runtime.think();
+  }
+}
+
+/**
+ * Work skipped or cut short because of a decision is looked at once more when the plan is done,
+ * after every Planner has published (a Coder whose plan ended early stays on for that: a reversal
+ * that lands after its last module still reaches it). A decision read since that lets it build (a
+ * reversal, a ruling) picks the work back up; a dispute still open holds it a few thinking steps
+ * more, then it stays held and says so.
  */
 async function pickBackUp(
   runtime: AgentRuntime,
   modules: readonly string[],
   joinedAt: number,
 ): Promise<void> {
+  if (modules.length > 0) {
+    runtime.emit({
+      type: "agent-log",
+      agentId: runtime.agent.id,
+      text: `Plan done; looking again at ${modules.join(", ")} once every Planner has decided.`,
+    });
+  }
   for (const module of modules) {
-    for (let attempt = 0; attempt <= holdPatience; attempt += 1) {
-      const known = await runtime.coordination.read(runtime.agent.id, `Build module ${module}`);
-      const held = known.disputes.some((dispute) => dispute.target === module);
-      const choice = await choose(runtime, module, known);
-      // Picked back up on a decision read since (a reversal, a ruling), never on silence: a read
-      // that shows nothing on the module is no evidence that what stopped it was overruled.
-      const bearing = new Set([module, ...dependenciesOf(runtime, module)]);
-      const decided = known.decisions.some((decision) => bearing.has(decision.target));
-      if (choice.action === "build" && decided) {
-        runtime.emit({
-          type: "agent-log",
-          agentId: runtime.agent.id,
-          text: `Picking ${module} back up: the decision that stopped it no longer stands.`,
-        });
-        await workOn(runtime, module, joinedAt);
-        break;
-      }
-      if (!held) break;
-      if (attempt === holdPatience) {
-        runtime.emit({
-          type: "agent-log",
-          agentId: runtime.agent.id,
-          text: `Still holding ${module}: the dispute on it is not settled.`,
-        });
-        break;
-      }
-      await runtime.think();
+    const settled = await untilSettled(runtime, module);
+    if (settled === undefined) {
+      runtime.emit({
+        type: "agent-log",
+        agentId: runtime.agent.id,
+        text: `Still holding ${module}: the dispute on it is not settled.`,
+      });
+      continue;
+    }
+    // Picked back up on a decision read since (a reversal, a ruling), never on silence: a read
+    // that shows nothing on the module is no evidence that what stopped it was overruled.
+    const bearing = new Set([module, ...dependenciesOf(runtime, module)]);
+    const decided = settled.known.decisions.some((decision) => bearing.has(decision.target));
+    if (settled.choice.action === "build" && decided) {
+      runtime.emit({
+        type: "agent-log",
+        agentId: runtime.agent.id,
+        text: `Picking ${module} back up: the decision that stopped it no longer stands.`,
+      });
+      await workOn(runtime, module, joinedAt);
     }
   }
 }
@@ -156,9 +205,36 @@ async function choose(
 }
 
 /**
+ * The watch on one module's work: each notice aborts the current stretch of work (a build that
+ * resumes after a hold gets a fresh stretch), and the first one is kept for the checks before
+ * the build starts.
+ */
+class ModuleWatch {
+  #controller = new AbortController();
+  #first: InvalidationNotice | undefined;
+
+  receive(notice: InvalidationNotice): void {
+    this.#first ??= notice;
+    this.#controller.abort(new BuildCancelled(notice));
+  }
+
+  /** The first notice received, if any. */
+  get news(): InvalidationNotice | undefined {
+    return this.#first;
+  }
+
+  /** A signal for the next stretch of work, aborted by the next notice. */
+  stretch(): AbortSignal {
+    if (this.#controller.signal.aborted) this.#controller = new AbortController();
+    return this.#controller.signal;
+  }
+}
+
+/**
  * One module: read, think it over, then act on what was read (skip, or claim and build). From
  * the read until the build ends the work is watched: news that lands while it thinks stops it
- * before it starts, news that lands mid-build cuts the build short.
+ * before it starts, news that lands mid-build cuts the build short (or holds it, when the news is
+ * one side of a dispute).
  */
 async function workOn(
   runtime: AgentRuntime,
@@ -166,21 +242,17 @@ async function workOn(
   joinedAt: number,
 ): Promise<ModuleOutcome> {
   const { agent, coordination } = runtime;
-  const controller = new AbortController();
-  let notice: InvalidationNotice | undefined;
-  // Read through a function: the watch sets `notice` while this function awaits.
-  const news = (): InvalidationNotice | undefined => notice;
-  const stopWatching = coordination.watchModule(agent.id, module, (received) => {
-    notice ??= received;
-    controller.abort(new BuildCancelled(received));
-  });
+  const watch = new ModuleWatch();
+  const stopWatching = coordination.watchModule(agent.id, module, (received) =>
+    watch.receive(received),
+  );
   const skip = (reason: string, causedBy: string | null, mechanism: Mechanism | null) =>
     runtime.emit({ type: "module-skip", agentId: agent.id, module, reason, causedBy, mechanism });
   try {
     const known = await coordination.read(agent.id, `Build module ${module}`);
     await runtime.think();
     const choice = await choose(runtime, module, known);
-    const landedWhileThinking = news();
+    const landedWhileThinking = watch.news;
     if (landedWhileThinking !== undefined) {
       skip(landedWhileThinking.reason, landedWhileThinking.by, "mid-build invalidation");
       return { stoppedByDecision: true };
@@ -199,44 +271,79 @@ async function workOn(
       return { stoppedByDecision: false };
     }
     // News that landed while the claim was settled stops the work before it starts.
-    const pending = news();
+    const pending = watch.news;
     if (pending !== undefined) {
       skip(pending.reason, pending.by, "mid-build invalidation");
       return { stoppedByDecision: true };
     }
-    const finished = await build(runtime, module, controller.signal);
+    const finished = await build(runtime, module, watch);
     return { stoppedByDecision: !finished };
   } finally {
     stopWatching();
   }
 }
 
-/** Builds `module`; false when the build was cut short. */
-async function build(runtime: AgentRuntime, module: string, cancel: AbortSignal): Promise<boolean> {
+/**
+ * Builds `module`; false when the build was cut short. A notice that is one side of a dispute
+ * holds the build instead: it keeps its progress, waits for the ruling, and resumes where it
+ * stopped (or stops, when the ruling retires the module or nobody rules).
+ */
+async function build(runtime: AgentRuntime, module: string, watch: ModuleWatch): Promise<boolean> {
   const { agent, coordination, scenario, clock } = runtime;
   const estimatedMs = runtime.duration(
     scenario.timings.moduleMsByName[module] ?? scenario.timings.moduleMs,
   );
   const tokensPerMs = scenario.costs.tokensPerModule / estimatedMs;
-  const startedAt = clock.now();
-  runtime.emit({ type: "module-start", agentId: agent.id, module, estimatedMs });
-  try {
-    await clock.sleep(estimatedMs, AbortSignal.any([cancel, runtime.signal]));
-  } catch (error) {
-    if (!(error instanceof BuildCancelled)) throw error;
-    const msSpent = Math.min(estimatedMs, Math.round(clock.now() - startedAt));
+  let msDone = 0;
+  const cutShort = (reason: string, causedBy: string | null) => {
     runtime.emit({
       type: "module-cancel",
       agentId: agent.id,
       module,
-      reason: error.notice.reason,
-      causedBy: error.notice.by,
+      reason,
+      causedBy,
       // A cancelled build wastes at most what the whole module costs.
-      tokensSpent: Math.min(scenario.costs.tokensPerModule, Math.round(tokensPerMs * msSpent)),
-      msSpent,
+      tokensSpent: Math.min(scenario.costs.tokensPerModule, Math.round(tokensPerMs * msDone)),
+      msSpent: msDone,
       mechanism: "mid-build invalidation",
     });
     return false;
+  };
+  runtime.emit({ type: "module-start", agentId: agent.id, module, estimatedMs });
+  for (;;) {
+    const stretchStart = clock.now();
+    try {
+      await clock.sleep(estimatedMs - msDone, AbortSignal.any([watch.stretch(), runtime.signal]));
+      break;
+    } catch (error) {
+      if (!(error instanceof BuildCancelled)) throw error;
+      msDone = Math.min(estimatedMs, msDone + Math.round(clock.now() - stretchStart));
+      const { notice } = error;
+      if (notice.disputed !== true) return cutShort(notice.reason, notice.by);
+      runtime.emit({
+        type: "module-hold",
+        agentId: agent.id,
+        module,
+        reason: `${notice.reason} (in dispute: held until the lead rules)`,
+        causedBy: notice.by,
+        msDone,
+        mechanism: "dispute surfaced",
+      });
+      const settled = await untilSettled(runtime, module);
+      if (settled === undefined) {
+        return cutShort(`held on ${notice.reason}; the dispute was never settled`, notice.by);
+      }
+      if (settled.choice.action === "skip") {
+        return cutShort(settled.choice.reason, settled.choice.causedBy);
+      }
+      runtime.emit({
+        type: "module-resume",
+        agentId: agent.id,
+        module,
+        reason: "the ruling keeps it",
+        remainingMs: estimatedMs - msDone,
+      });
+    }
   }
   const result = {
     module,

@@ -27,6 +27,12 @@ export type ClaimOutcome =
 export interface InvalidationNotice {
   reason: string;
   by: string | null;
+  /**
+   * The contradicting decision was made without seeing the one the work stands on: the two are a
+   * dispute, so the work is held (paused, its progress kept) until the lead rules, not cut short.
+   * @default false
+   */
+  disputed?: boolean;
 }
 
 /** An escalation handed to an arbiter, with the values as the agents wrote them. */

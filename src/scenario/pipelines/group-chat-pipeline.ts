@@ -131,8 +131,29 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
       watcher.onInvalid({
         reason: `deprecated by ${decision.by}: ${decision.content}`,
         by: decision.by,
+        ...(standsInDispute(watcher.agentId, watcher.module) ? { disputed: true } : {}),
       });
     }
+  };
+
+  /**
+   * Contradictions flagged reach work in flight too: when the retiring decision stands against
+   * another that its author had not read (both still stand, in the watcher's inbox), the listener
+   * says so, and the work is held for the lead's ruling instead of cut short.
+   */
+  const standsInDispute = (agentId: string, module: string): boolean => {
+    if (!isOn(ablation, "dispute surfaced")) return false;
+    const known = usable(
+      agentId,
+      uniqueById(
+        bus
+          .inbox(agentId)
+          .map(decisionOf)
+          .filter((decision): decision is DecisionMessage => decision !== undefined),
+      ),
+    );
+    const bearing = bearingOn(module, dependsOn);
+    return disagreementsIn(activeDecisions(known)).some((dispute) => bearing.has(dispute.target));
   };
 
   return {

@@ -145,6 +145,7 @@ export async function createStatewaveCoordination(
     exclusive: clock.exclusive,
     emit,
     dependsOn,
+    disputesSurfaced: isOn(ablation, "dispute surfaced"),
   });
 
   const read = async (agentId: string, task: string, mechanisms = ablation) => {

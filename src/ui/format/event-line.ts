@@ -207,6 +207,21 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         `CANCELLED → ${event.module} (${shortReason(event.reason, event.module, agents)}; ${formatTokens(event.tokensSpent)} tokens spent)${event.mechanism ? ` · ${event.mechanism}` : ""}`,
         "warning",
       );
+    case "module-hold":
+      return byAgent(
+        event,
+        event.agentId,
+        agents,
+        `HELD → ${event.module} (${shortReason(event.reason, event.module, agents)}; ${formatDuration(event.msDone)} done, kept)${event.mechanism ? ` · ${event.mechanism}` : ""}`,
+        "warning",
+      );
+    case "module-resume":
+      return byAgent(
+        event,
+        event.agentId,
+        agents,
+        `Resuming → ${event.module} (${event.reason}; ${formatDuration(event.remainingMs)} left)`,
+      );
     case "escalation":
       return {
         at: event.at,
