@@ -1,6 +1,6 @@
 import type { InvalidationNotice, KnownState } from "../coordination/coordination.js";
 import type { Mechanism } from "../coordination/run-events.js";
-import type { AgentRuntime } from "./agent-runtime.js";
+import { AgentCrash, type AgentRuntime } from "./agent-runtime.js";
 import { mechanismOfSkip } from "./attribute-skip.js";
 import type { ModuleStepChoice } from "./brain.js";
 import { describePlan } from "./offline-brain.js";
@@ -19,10 +19,14 @@ class BuildCancelled extends Error {
  * lands while it thinks stops it before it starts, news that lands mid-build cuts the build short.
  * Every skip and cancel names the mechanism that caused it.
  */
-export async function runCoder(runtime: AgentRuntime): Promise<void> {
+export async function runCoder(
+  runtime: AgentRuntime,
+  options: { joinedAt?: number } = {},
+): Promise<void> {
   const { agent, brain, coordination, scenario } = runtime;
   const read = (task: string) => coordination.read(agent.id, task);
-  const joinedAt = agent.startAtMs;
+  // A restarted Coder joined again when it restarted: what came before is history to it.
+  const joinedAt = options.joinedAt ?? agent.startAtMs;
 
   runtime.emit({ type: "agent-start", agentId: agent.id, taskSlice: runtime.slice });
   await read(runtime.slice);
@@ -250,6 +254,15 @@ async function workOn(
     runtime.emit({ type: "module-skip", agentId: agent.id, module, reason, causedBy, mechanism });
   try {
     const known = await coordination.read(agent.id, `Build module ${module}`);
+    if (known.ownBuilds?.includes(module) === true) {
+      // Restarted: it no longer remembers building it; what it read back says it did.
+      runtime.emit({
+        type: "agent-log",
+        agentId: agent.id,
+        text: `${module}: built before the restart (read back), nothing to do.`,
+      });
+      return { stoppedByDecision: false };
+    }
     await runtime.think();
     const choice = await choose(runtime, module, known);
     const landedWhileThinking = watch.news;
@@ -283,75 +296,136 @@ async function workOn(
   }
 }
 
+/** One build's progress, and how to cut it short. */
+interface BuildProgress {
+  readonly estimatedMs: number;
+  /** Scenario ms of the build done so far (kept while held). */
+  msDone: number;
+}
+
+function cutShort(
+  runtime: AgentRuntime,
+  module: string,
+  progress: BuildProgress,
+  stop: { reason: string; causedBy: string | null; mechanism?: Mechanism },
+): false {
+  const { tokensPerModule } = runtime.scenario.costs;
+  runtime.emit({
+    type: "module-cancel",
+    agentId: runtime.agent.id,
+    module,
+    ...stop,
+    // A cancelled build wastes at most what the whole module costs.
+    tokensSpent: Math.min(
+      tokensPerModule,
+      Math.round((tokensPerModule / progress.estimatedMs) * progress.msDone),
+    ),
+    msSpent: progress.msDone,
+  });
+  return false;
+}
+
 /**
  * Builds `module`; false when the build was cut short. A notice that is one side of a dispute
  * holds the build instead: it keeps its progress, waits for the ruling, and resumes where it
- * stopped (or stops, when the ruling retires the module or nobody rules).
+ * stopped (or stops, when the ruling retires the module or nobody rules). A crash loses the work
+ * in flight (cut short, caused by no decision).
  */
 async function build(runtime: AgentRuntime, module: string, watch: ModuleWatch): Promise<boolean> {
-  const { agent, coordination, scenario, clock } = runtime;
-  const estimatedMs = runtime.duration(
-    scenario.timings.moduleMsByName[module] ?? scenario.timings.moduleMs,
-  );
-  const tokensPerMs = scenario.costs.tokensPerModule / estimatedMs;
-  let msDone = 0;
-  const cutShort = (reason: string, causedBy: string | null) => {
-    runtime.emit({
-      type: "module-cancel",
-      agentId: agent.id,
-      module,
-      reason,
-      causedBy,
-      // A cancelled build wastes at most what the whole module costs.
-      tokensSpent: Math.min(scenario.costs.tokensPerModule, Math.round(tokensPerMs * msDone)),
-      msSpent: msDone,
-      mechanism: "mid-build invalidation",
-    });
-    return false;
+  const { agent, coordination, scenario } = runtime;
+  const progress: BuildProgress = {
+    estimatedMs: runtime.duration(
+      scenario.timings.moduleMsByName[module] ?? scenario.timings.moduleMs,
+    ),
+    msDone: 0,
   };
-  runtime.emit({ type: "module-start", agentId: agent.id, module, estimatedMs });
-  for (;;) {
-    const stretchStart = clock.now();
-    try {
-      await clock.sleep(estimatedMs - msDone, AbortSignal.any([watch.stretch(), runtime.signal]));
-      break;
-    } catch (error) {
-      if (!(error instanceof BuildCancelled)) throw error;
-      msDone = Math.min(estimatedMs, msDone + Math.round(clock.now() - stretchStart));
-      const { notice } = error;
-      if (notice.disputed !== true) return cutShort(notice.reason, notice.by);
-      runtime.emit({
-        type: "module-hold",
-        agentId: agent.id,
-        module,
-        reason: `${notice.reason} (in dispute: held until the lead rules)`,
-        causedBy: notice.by,
-        msDone,
-        mechanism: "dispute surfaced",
-      });
-      const settled = await untilSettled(runtime, module);
-      if (settled === undefined) {
-        return cutShort(`held on ${notice.reason}; the dispute was never settled`, notice.by);
-      }
-      if (settled.choice.action === "skip") {
-        return cutShort(settled.choice.reason, settled.choice.causedBy);
-      }
-      runtime.emit({
-        type: "module-resume",
-        agentId: agent.id,
-        module,
-        reason: "the ruling keeps it",
-        remainingMs: estimatedMs - msDone,
+  runtime.emit({
+    type: "module-start",
+    agentId: agent.id,
+    module,
+    estimatedMs: progress.estimatedMs,
+  });
+  try {
+    const finished = await buildUntilDone(runtime, module, watch, progress);
+    if (!finished) return false;
+  } catch (error) {
+    if (error instanceof AgentCrash) {
+      cutShort(runtime, module, progress, {
+        reason: "crashed mid-build: the work in flight is lost",
+        causedBy: null,
       });
     }
+    throw error;
   }
   const result = {
     module,
     agentId: agent.id,
     tokens: scenario.costs.tokensPerModule,
-    ms: estimatedMs,
+    ms: progress.estimatedMs,
   };
   runtime.emit({ type: "module-end", ...result });
   await coordination.reportResult(agent.id, result);
   return true;
+}
+
+/** The build's stretches of work, with the holds between them; false when it was cut short. */
+async function buildUntilDone(
+  runtime: AgentRuntime,
+  module: string,
+  watch: ModuleWatch,
+  progress: BuildProgress,
+): Promise<boolean> {
+  const { clock } = runtime;
+  const invalidated = "mid-build invalidation" as const;
+  for (;;) {
+    const stretchStart = clock.now();
+    try {
+      await clock.sleep(
+        progress.estimatedMs - progress.msDone,
+        AbortSignal.any([watch.stretch(), runtime.signal]),
+      );
+      return true;
+    } catch (error) {
+      progress.msDone = Math.min(
+        progress.estimatedMs,
+        progress.msDone + Math.round(clock.now() - stretchStart),
+      );
+      if (!(error instanceof BuildCancelled)) throw error;
+      const { notice } = error;
+      if (notice.disputed !== true) {
+        return cutShort(runtime, module, progress, {
+          reason: notice.reason,
+          causedBy: notice.by,
+          mechanism: invalidated,
+        });
+      }
+      runtime.emit({
+        type: "module-hold",
+        agentId: runtime.agent.id,
+        module,
+        reason: `${notice.reason} (in dispute: held until the lead rules)`,
+        causedBy: notice.by,
+        msDone: progress.msDone,
+        mechanism: "dispute surfaced",
+      });
+      const settled = await untilSettled(runtime, module);
+      if (settled === undefined || settled.choice.action === "skip") {
+        return cutShort(runtime, module, progress, {
+          reason:
+            settled?.choice.action === "skip"
+              ? settled.choice.reason
+              : `held on ${notice.reason}; the dispute was never settled`,
+          causedBy: settled?.choice.action === "skip" ? settled.choice.causedBy : notice.by,
+          mechanism: invalidated,
+        });
+      }
+      runtime.emit({
+        type: "module-resume",
+        agentId: runtime.agent.id,
+        module,
+        reason: "the ruling keeps it",
+        remainingMs: progress.estimatedMs - progress.msDone,
+      });
+    }
+  }
 }

@@ -355,6 +355,11 @@ export type ScenarioEvent =
       /** The mechanism that would have prevented it, which this mode lacked. */
       readonly cause?: CollisionCause;
     })
+  /**
+   * The agent crashed and started again (a scenario `restart` step): everything it held in memory
+   * is gone; from here it reads as a joiner would.
+   */
+  | (EventBase & { readonly type: "agent-restart"; readonly agentId: string })
   | (EventBase & { readonly type: "agent-end"; readonly agentId: string })
   | (EventBase & { readonly type: "run-end"; readonly summary: RunSummary });
 

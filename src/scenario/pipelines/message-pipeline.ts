@@ -105,6 +105,11 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
   /** The decisions each agent had read at its latest read: what its next decision overrules. */
   const lastRead = new Map<string, DecisionMessage[]>();
   const decisionCounts = new Map<string, number>();
+  /** Agent -> the last bus message it had received when it restarted: it remembers none of those. */
+  const forgotten = new Map<string, number>();
+  const restarted = new Set<string>();
+  const inboxOf = (agentId: string): BusMessage[] =>
+    bus.inbox(agentId).filter((message) => message.sequence > (forgotten.get(agentId) ?? 0));
 
   const recipients = (from: string, topic: string): string[] => {
     if (policy === "naive") return topic === "claim" ? [] : [...reviewerIds];
@@ -123,8 +128,7 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
   };
   const decisionsIn = (agentId: string): DecisionMessage[] =>
     uniqueById(
-      bus
-        .inbox(agentId)
+      inboxOf(agentId)
         .map(decisionOf)
         .filter((decision): decision is DecisionMessage => decision !== undefined),
     );
@@ -133,8 +137,14 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
     join: (agentId) => {
       if (!members.includes(agentId)) members.push(agentId);
     },
+    // Nothing said before the crash reaches it again: plain messages have no history to replay.
+    restart: async (agentId) => {
+      forgotten.set(agentId, bus.all().length);
+      lastRead.delete(agentId);
+      restarted.add(agentId);
+    },
     read: async (agentId, task): Promise<KnownState> => {
-      const inbox = bus.inbox(agentId);
+      const inbox = inboxOf(agentId);
       const received = decisionsIn(agentId);
       lastRead.set(agentId, received);
       const claims: Record<string, string> = {};
@@ -166,7 +176,8 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
         tokens,
         source: "inbox",
       });
-      return { decisions, disputes: [], claims, tokens };
+      // Its own results were sent to others, never to itself: a restarted agent has none to read.
+      return { decisions, disputes: [], claims, tokens, ...(restarted.has(agentId) ? { ownBuilds: [] } : {}) };
     },
     publishDecision: async (agentId, decision, given) => {
       const count = (decisionCounts.get(agentId) ?? 0) + 1;
@@ -200,8 +211,7 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
       const decisions = activeDecisions(decisionsIn(agentId));
       return {
         decisions,
-        results: bus
-          .inbox(agentId)
+        results: inboxOf(agentId)
           .map(resultOf)
           .filter((item): item is BuildResult => item !== undefined),
         disputes: disagreementsIn(decisions),

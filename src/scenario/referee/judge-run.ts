@@ -227,7 +227,8 @@ export function judgeRun(events: readonly ScenarioEvent[]): RunJudgement {
     for (const cancel of moduleWork.cancels) {
       tokens += cancel.tokensSpent;
       ms += cancel.msSpent;
-      if (justified(fate, moduleWork, cancel.agentId)) {
+      // A build lost in a crash was stopped by nothing the team decided: it avoided nothing.
+      if (cancel.causedBy !== null && justified(fate, moduleWork, cancel.agentId)) {
         avoided.push({ module, mechanism: cancel.mechanism ?? "mid-build invalidation" });
       }
     }

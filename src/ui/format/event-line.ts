@@ -248,6 +248,14 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         `COLLISION → ${event.module}: ${humanizeText(event.description, agents)}${event.cause ? ` · lacked ${event.cause}` : ""}`,
         "error",
       );
+    case "agent-restart":
+      return byAgent(
+        event,
+        event.agentId,
+        agents,
+        "CRASHED → restarting: its memory is gone, it reads again as a joiner would",
+        "warning",
+      );
     case "agent-end":
       return byAgent(event, event.agentId, agents, "Done", "muted");
     case "run-end":

@@ -116,6 +116,8 @@ function statusFor(event: ScenarioEvent): AgentStatus | undefined {
       return status(event.agentId, `resumed ${event.module}`, true);
     case "collision":
       return status(event.detectedBy, `found a collision on ${event.module}`, true, "error");
+    case "agent-restart":
+      return status(event.agentId, "restarted after a crash", true, "warning");
     case "agent-end":
       return status(event.agentId, "done", false, "muted");
     case "run-start":
