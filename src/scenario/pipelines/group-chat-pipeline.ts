@@ -268,8 +268,9 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
     },
     claim: async (agentId, module) => {
       if (isOn(ablation, "atomic claim")) {
-        const seen = inboxOf(agentId)
-          .find((message) => message.topic === "claim" && message.data.module === module);
+        const seen = inboxOf(agentId).find(
+          (message) => message.topic === "claim" && message.data.module === module,
+        );
         const holder = seen?.from ?? holders.get(module);
         tell(agentId, claimCoordinatorId, `May I take ${module}?`);
         if (holder !== undefined && holder !== agentId) {

@@ -177,7 +177,13 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
         source: "inbox",
       });
       // Its own results were sent to others, never to itself: a restarted agent has none to read.
-      return { decisions, disputes: [], claims, tokens, ...(restarted.has(agentId) ? { ownBuilds: [] } : {}) };
+      return {
+        decisions,
+        disputes: [],
+        claims,
+        tokens,
+        ...(restarted.has(agentId) ? { ownBuilds: [] } : {}),
+      };
     },
     publishDecision: async (agentId, decision, given) => {
       const count = (decisionCounts.get(agentId) ?? 0) + 1;

@@ -8,12 +8,12 @@ import { SharedState } from "../../crdt/shared-state.js";
 import type { Clock } from "../clock.js";
 import type { Scenario } from "../scenario-schema.js";
 import { resultReport } from "./read-tokens.js";
-import { moduleOfTask } from "./task-modules.js";
 import { arbitrateEscalations } from "./statewave/arbitration.js";
 import { claimModule } from "./statewave/atomic-claim.js";
 import { DecisionIndex } from "./statewave/decision-index.js";
 import { MidBuildInvalidation } from "./statewave/invalidation.js";
 import { readContext, stringOf } from "./statewave/read-context.js";
+import { moduleOfTask } from "./task-modules.js";
 
 export { modulesNamespace } from "./statewave/read-context.js";
 
@@ -101,7 +101,9 @@ export async function createStatewaveCoordination(
       // register's merge lists first depends on peer ids, and a run must depend only on scenario,
       // mode and seed (each run has its own subject, so ids need only differ within one run).
       // A restarted agent's replica is a new peer: the old one's unsaved state died with it.
-      peerId: replicaPeerId(incarnation === 0 ? `${agentId}/work` : `${agentId}/work/${incarnation}`),
+      peerId: replicaPeerId(
+        incarnation === 0 ? `${agentId}/work` : `${agentId}/work/${incarnation}`,
+      ),
       schema: { [projectNamespace]: { notes: "text", tags: "set" } },
       live: false,
       // Contenders' times in scenario milliseconds: the arbitrating lead compares them.

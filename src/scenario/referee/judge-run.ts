@@ -182,7 +182,9 @@ function causeOf(
   retiring: DecisionRecord | undefined,
 ): CollisionCause {
   const builders = [...new Set(work.builds.map((build) => build.agentId))];
-  if (retiring === undefined) return "atomic claim";
+  // One agent building a module twice raced nobody: it forgot (a restart) what it had built.
+  if (retiring === undefined)
+    return builders.length === 1 ? "history for a late joiner" : "atomic claim";
   return collisionCauseOf(events, {
     module,
     agents: [retiring.by, ...builders],
