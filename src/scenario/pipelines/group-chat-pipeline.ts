@@ -65,6 +65,8 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
   const transcript: Array<Omit<BusMessage, "sequence" | "to">> = [];
   const lastRead = new Map<string, DecisionMessage[]>();
   const decisionCounts = new Map<string, number>();
+  /** Each agent's own decisions so far: a later one on the same target overrules them. */
+  const ownDecisions = new Map<string, Array<{ id: string; target: string }>>();
   const holders = new Map<string, string>();
   const watchers = new Set<Watcher>();
   /** Agent -> the last bus message it had received when it restarted: it remembers none of those. */
@@ -251,9 +253,18 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
       decisionCounts.set(agentId, count);
       const id = given ?? `${agentId}#${count}`;
       const at = Math.round(now());
-      const overrules = (lastRead.get(agentId) ?? [])
-        .filter((known) => known.target === decision.target)
-        .map((known) => known.id);
+      // What its author had read on the target, and what it had said on it itself before.
+      const overrules = [
+        ...new Set(
+          [...(lastRead.get(agentId) ?? []), ...(ownDecisions.get(agentId) ?? [])]
+            .filter((known) => known.target === decision.target)
+            .map((known) => known.id),
+        ),
+      ];
+      ownDecisions.set(agentId, [
+        ...(ownDecisions.get(agentId) ?? []),
+        { id, target: decision.target },
+      ]);
       say(agentId, "decision", decision.content, {
         id,
         target: decision.target,

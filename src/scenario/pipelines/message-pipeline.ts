@@ -105,6 +105,8 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
   /** The decisions each agent had read at its latest read: what its next decision overrules. */
   const lastRead = new Map<string, DecisionMessage[]>();
   const decisionCounts = new Map<string, number>();
+  /** Each agent's own decisions so far: a later one on the same target overrules them. */
+  const ownDecisions = new Map<string, Array<{ id: string; target: string }>>();
   /** Agent -> the last bus message it had received when it restarted: it remembers none of those. */
   const forgotten = new Map<string, number>();
   const restarted = new Set<string>();
@@ -189,9 +191,17 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
       const count = (decisionCounts.get(agentId) ?? 0) + 1;
       decisionCounts.set(agentId, count);
       const decisionId = given ?? `${agentId}#${count}`;
-      const overrules = (lastRead.get(agentId) ?? [])
-        .filter((known) => known.target === decision.target && known.by !== agentId)
-        .map((known) => known.id);
+      // What its author had read from others on the target, and what it had said on it before.
+      const overrules = [
+        ...(lastRead.get(agentId) ?? []).filter(
+          (known) => known.target === decision.target && known.by !== agentId,
+        ),
+        ...(ownDecisions.get(agentId) ?? []).filter((own) => own.target === decision.target),
+      ].map((known) => known.id);
+      ownDecisions.set(agentId, [
+        ...(ownDecisions.get(agentId) ?? []),
+        { id: decisionId, target: decision.target },
+      ]);
       send(agentId, "decision", decision.content, {
         id: decisionId,
         target: decision.target,
