@@ -14,14 +14,17 @@ import { useTempDir } from "../support/temp-dir.js";
 const tempDir = useTempDir("shared-ctx-scenario-");
 
 describe("listScenarios", () => {
-  it("lists the seven shipped scenarios, the default first", async () => {
+  it("lists the ten shipped scenarios, the default first", async () => {
     const names = (await listScenarios()).map((scenario) => scenario.name);
     expect(names[0]).toBe(defaultScenarioName);
     expect([...names].sort()).toEqual([
       "auth-jwt",
+      "big-team",
+      "crash-restart",
       "disagreeing-planners",
       "late-decision",
       "late-joiner",
+      "long-history",
       "many-agents",
       "payments-stripe",
       "two-coders",
@@ -122,7 +125,9 @@ describe("loadScenario", () => {
   });
 
   it("refuses an unknown name, listing the shipped ones", async () => {
-    await expect(loadScenario("nope")).rejects.toThrow(/auth-jwt, disagreeing-planners/);
+    await expect(loadScenario("nope")).rejects.toThrow(
+      /auth-jwt, big-team, crash-restart, disagreeing-planners/,
+    );
   });
 });
 
