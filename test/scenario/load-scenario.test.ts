@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { teamScenarioFromTask } from "../../src/scenario/from-task/describe-team.js";
 import {
   defaultScenarioName,
   listScenarios,
@@ -138,12 +139,19 @@ describe("scenarioFromTask", () => {
     );
     const slice = (role: string) => scenario.agents.find((agent) => agent.role === role)?.slice;
     expect(slice("planner")).toBe("Deprecate legacy Stripe v1 module.");
-    expect(slice("coder")).toBe("Build a payment service.");
+    expect(slice("coder")).toContain("payment-service");
+    expect(slice("coder")).not.toContain("stripe");
     expect(scenario.inventory).toEqual(["legacy-stripe-v1"]);
-    expect(
-      scenario.agents.every(
-        (agent) => agent.decisions === undefined && agent.modules === undefined,
-      ),
-    ).toBe(true);
+    // The Planners derive their decisions: nothing about the outcome is written down.
+    expect(scenario.agents.every((agent) => agent.decisions === undefined)).toBe(true);
+  });
+
+  it.each([
+    "Build a payment service. Deprecate legacy Stripe v1 module.",
+    "Replace legacy-password-reset with magic-link login; build the audit log and the admin panel. Keep user-store.",
+    "Hello",
+  ])("is the team run --task puts on the task (buildTaskTeam): %s", (task) => {
+    const fromTask = teamScenarioFromTask(task).scenario;
+    expect(scenarioFromTask(task)).toEqual(fromTask);
   });
 });
