@@ -50,7 +50,12 @@ function comparable(value: unknown): unknown {
 }
 
 describe("every shipped scenario over HTTP: on serve, and on a Statewave v0.7.1 server (emulated)", async () => {
-  const names = (await listScenarios()).map((scenario) => scenario.name);
+  // big-team (32 agents, a replica each) is a scale scenario: over HTTP one run takes minutes on
+  // this machine; test/scenario/scenario-runner.test.ts holds it to its outcome on the embedded store.
+  const overHttp = new Set(["big-team"]);
+  const names = (await listScenarios())
+    .map((scenario) => scenario.name)
+    .filter((name) => !overHttp.has(name));
 
   it.each(names)(
     "%s on shared-ctx serve: the same outcome, events and scenario times",
