@@ -25,6 +25,14 @@ export function isOn(ablation: RunAblation, mechanism: Mechanism): boolean {
   return !(ablation.off ?? []).includes(mechanism);
 }
 
+/** The reason an agent's signal is aborted when a scenario step crashes it. */
+export class AgentCrash extends Error {
+  constructor(readonly agentId: string) {
+    super(`${agentId} crashed`);
+    this.name = "AgentCrash";
+  }
+}
+
 /** Everything one agent loop needs; built by the runner, the same in both modes. */
 export interface AgentRuntime {
   readonly agent: AgentSpec;

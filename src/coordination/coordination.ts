@@ -16,6 +16,11 @@ export interface KnownState {
   claims: Record<string, string>;
   /** How much the agent had to read to learn this, in tokens (about 4 characters each). */
   tokens: number;
+  /**
+   * Modules this agent's own recorded results say it built: after a restart, the only way it
+   * knows (its memory is gone). Set only for an agent that restarted. @default none
+   */
+  ownBuilds?: readonly string[];
 }
 
 /** The answer to a claim: build it, or do not (and because of whom). */
@@ -27,6 +32,12 @@ export type ClaimOutcome =
 export interface InvalidationNotice {
   reason: string;
   by: string | null;
+  /**
+   * The contradicting decision was made without seeing the one the work stands on: the two are a
+   * dispute, so the work is held (paused, its progress kept) until the lead rules, not cut short.
+   * @default false
+   */
+  disputed?: boolean;
 }
 
 /** An escalation handed to an arbiter, with the values as the agents wrote them. */
@@ -41,6 +52,12 @@ export interface ArbitrationRequest {
 export interface Coordination {
   /** An agent starts (message modes: from now on it receives messages; it missed the earlier ones). */
   join(agentId: string): void;
+  /**
+   * The agent crashed and starts again: drop what it held in memory (what it had read, its
+   * replica, its inbox) and let it catch up as a joiner would (a transcript, the current state,
+   * or nothing), from now on.
+   */
+  restart(agentId: string): Promise<void>;
   /** Before each unit of work: what this agent can know now. */
   read(agentId: string, task: string): Promise<KnownState>;
   /**

@@ -90,6 +90,11 @@ export interface ModuleJudgement {
   readonly cancelled: number;
   readonly skipped: number;
   /**
+   * How many times work on it was held (paused on a dispute, `module-hold`); a held build that
+   * resumed counts once in `built`, one that stopped once in `cancelled`. @default 0
+   */
+  readonly held?: number;
+  /**
    * `ok` (the work matches the fate), `wasted` (built on a retired module, or built more than
    * once), `dropped` (planned, kept, never built), `open` (its fate is still disputed).
    */
@@ -102,7 +107,10 @@ export interface StaleAction {
   readonly module: string;
   /** Scenario milliseconds. */
   readonly at: number;
-  /** `build`: started building a module already retired or disputed; `skip`: skipped one kept. */
+  /**
+   * `build`: started (or resumed) building a module already retired or disputed; `skip`: skipped
+   * one kept.
+   */
   readonly action: "build" | "skip";
   /** The fate the module had at that moment. */
   readonly fateAtTheTime: ModuleJudgement["fate"];
@@ -296,6 +304,32 @@ export type ScenarioEvent =
       /** The mechanism that stopped it (always `mid-build invalidation` today). */
       readonly mechanism?: Mechanism;
     })
+  /**
+   * Work in flight paused (not cut short): a decision contradicting it was made without seeing
+   * the one it was built on, so the two stand in dispute. The build keeps its progress and waits
+   * for the ruling: `module-resume` picks it up where it stopped, `module-cancel` stops it.
+   */
+  | (EventBase & {
+      readonly type: "module-hold";
+      readonly agentId: string;
+      readonly module: string;
+      readonly reason: string;
+      /** The agent whose decision put the work on hold. */
+      readonly causedBy: string | null;
+      /** How far the build had got, in scenario ms (kept: the build resumes from there). */
+      readonly msDone: number;
+      /** The mechanism that held it (`dispute surfaced`). */
+      readonly mechanism?: Mechanism;
+    })
+  /** Held work picked up where it stopped: the ruling keeps the module. */
+  | (EventBase & {
+      readonly type: "module-resume";
+      readonly agentId: string;
+      readonly module: string;
+      readonly reason: string;
+      /** What is left of the build, in scenario ms. */
+      readonly remainingMs: number;
+    })
   | (EventBase & {
       readonly type: "escalation";
       readonly escalationId: string;
@@ -321,6 +355,11 @@ export type ScenarioEvent =
       /** The mechanism that would have prevented it, which this mode lacked. */
       readonly cause?: CollisionCause;
     })
+  /**
+   * The agent crashed and started again (a scenario `restart` step): everything it held in memory
+   * is gone; from here it reads as a joiner would.
+   */
+  | (EventBase & { readonly type: "agent-restart"; readonly agentId: string })
   | (EventBase & { readonly type: "agent-end"; readonly agentId: string })
   | (EventBase & { readonly type: "run-end"; readonly summary: RunSummary });
 

@@ -132,6 +132,20 @@ export const expectedOutcomeSchema = z.object({
 export type ExpectedOutcome = z.infer<typeof expectedOutcomeSchema>;
 
 /**
+ * A step the scenario plays on an agent: `restart` crashes it at `atMs` (scenario ms) and starts it
+ * again at once. Everything it held in memory is dropped (what it had read, its plan, a build in
+ * flight); it catches up by reading as a joiner would, through whatever its mode offers.
+ */
+export const scenarioStepSchema = z.object({
+  /** When it happens, in scenario milliseconds. */
+  atMs: z.number().int().positive(),
+  /** The Coder that crashes and restarts. */
+  restart: z.string().min(1),
+});
+/** One scenario step. */
+export type ScenarioStep = z.infer<typeof scenarioStepSchema>;
+
+/**
  * A whole scenario file: the task, the team, the project's existing modules, timings, costs and
  * the expected outcome per mode. Besides the shapes, it checks that agent ids are unique and that
  * the team has at least one planner, one coder and one reviewer.
@@ -158,6 +172,8 @@ export const scenarioSchema = z
      * its dependents (the referee counts that work as wasted, the pipelines stop it). @default {}
      */
     dependsOn: z.record(moduleNameSchema, z.array(moduleNameSchema)).default({}),
+    /** Things that happen to agents during the run (a crash and restart). @default [] */
+    steps: z.array(scenarioStepSchema).default([]),
     timings: timingsSchema,
     costs: costsSchema,
     /**
@@ -197,6 +213,22 @@ export const scenarioSchema = z
         message: `the id of a planner of the team ("${scenario.lead}" is not one)`,
       });
     }
+    scenario.steps.forEach((step, index) => {
+      const agent = scenario.agents.find((candidate) => candidate.id === step.restart);
+      if (agent?.role !== "coder") {
+        context.addIssue({
+          code: "custom",
+          path: ["steps", index, "restart"],
+          message: `the id of a coder of the team ("${step.restart}" is not one)`,
+        });
+      } else if (step.atMs <= agent.startAtMs) {
+        context.addIssue({
+          code: "custom",
+          path: ["steps", index, "atMs"],
+          message: `a time after the agent starts (${agent.id} starts at ${agent.startAtMs})`,
+        });
+      }
+    });
     for (const role of ["planner", "coder", "reviewer"] as const) {
       if (!scenario.agents.some((agent) => agent.role === role)) {
         context.addIssue({

@@ -4,9 +4,9 @@ import { basename, extname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
-import { decomposeTask } from "../agents/decompose-task.js";
 import { defaultScenarioName } from "./default-scenario.js";
 import { expectedFromIssue } from "./expected-from-issue.js";
+import { buildTaskTeam } from "./from-task/build-task-team.js";
 import { type Scenario, scenarioSchema } from "./scenario-schema.js";
 import { type ScenarioIssue, ScenarioValidationError } from "./scenario-validation-error.js";
 
@@ -171,32 +171,12 @@ export async function listScenarios(): Promise<
 }
 
 /**
- * A scenario for a free-text task (`shared-ctx run --task`): one Planner, one Coder and one
- * Reviewer with the decomposer's slices; the Planner derives its decisions and the Coder its
- * modules from their slices, so nothing about the outcome is written down in advance.
+ * A scenario for a free-text task: the team `run --task`, `demo --task` and `scenario init --task`
+ * put on it (`buildTaskTeam`: a Planner per sentence that decides, a Coder per piece of work, a
+ * Reviewer), validated. The Planners derive their decisions from their slices; nothing about the
+ * outcome is written down in advance.
+ * @throws ScenarioValidationError naming `--task` when the task makes no valid scenario (empty)
  */
 export function scenarioFromTask(task: string): Scenario {
-  const slices = decomposeTask(task);
-  return parseScenario(
-    {
-      name: "custom",
-      title: task.length > 60 ? `${task.slice(0, 57)}…` : task,
-      task,
-      agents: [
-        { id: "planner", role: "planner", name: "Planner", color: "cyan", slice: slices.planner },
-        { id: "coder", role: "coder", name: "Coder", color: "magenta", slice: slices.coder },
-        {
-          id: "reviewer",
-          role: "reviewer",
-          name: "Reviewer",
-          color: "yellow",
-          slice: slices.reviewer,
-        },
-      ],
-      inventory: slices.inventory,
-      timings: { thinkMs: 1500, moduleMs: 4000, reviewMs: 2000, jitterMs: 400 },
-      costs: { tokensPerThink: 350, tokensPerModule: 2400, tokensPerReview: 900 },
-    },
-    "--task",
-  );
+  return parseScenario(buildTaskTeam(task).scenario, "--task");
 }

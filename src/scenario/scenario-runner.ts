@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
-import type { AgentRuntime, RunAblation, UnstampedEvent } from "../agents/agent-runtime.js";
+import {
+  AgentCrash,
+  type AgentRuntime,
+  type RunAblation,
+  type UnstampedEvent,
+} from "../agents/agent-runtime.js";
 import type { Brain } from "../agents/brain.js";
 import { runCoder } from "../agents/coder-agent.js";
 import { decomposeTask } from "../agents/decompose-task.js";
@@ -14,7 +19,7 @@ import { openCoordination } from "./open-coordination.js";
 import type { PlaybackGroup } from "./playback-group.js";
 import { runIdPrefix, toRunEventEpisode, toRunStopEpisode } from "./run-record.js";
 import type { AgentInfo, RunMode, RunSummary, ScenarioEvent } from "./scenario-events.js";
-import type { AgentSpec, Scenario } from "./scenario-schema.js";
+import type { AgentSpec, Scenario, ScenarioStep } from "./scenario-schema.js";
 import { summarizeRun } from "./summarize-run.js";
 
 export type { RunAblation } from "../agents/agent-runtime.js";
@@ -88,6 +93,56 @@ function hashString(text: string): number {
 
 function agentInfo(agent: AgentSpec): AgentInfo {
   return { id: agent.id, role: agent.role, name: agent.name, color: agent.color };
+}
+
+/** What {@link runWithRestarts} needs. */
+interface RestartPlan {
+  agent: AgentSpec;
+  steps: readonly ScenarioStep[];
+  /** The run's signal. */
+  signal: AbortSignal;
+  clock: Clock;
+  /** Scenario ms since the run started. */
+  elapsed(): number;
+  /** One life of the agent, on a signal its crash aborts; `joinedAt` after a restart. */
+  run(signal: AbortSignal, joinedAt: number | undefined): Promise<void>;
+  /** Between two lives: say so, and drop what the agent held in memory. */
+  restart(): Promise<void>;
+}
+
+/**
+ * Runs an agent through the scenario's `restart` steps for it: at each step's time its signal is
+ * aborted with an {@link AgentCrash} (whatever it was doing stops; a build in flight is lost),
+ * then it starts again from the top, as a joiner at that time. An agent that ends before a crash
+ * step simply ends.
+ */
+async function runWithRestarts(plan: RestartPlan): Promise<void> {
+  const crashes = plan.steps
+    .filter((step) => step.restart === plan.agent.id)
+    .map((step) => step.atMs)
+    .sort((a, b) => a - b);
+  let joinedAt: number | undefined;
+  for (const crashAt of [...crashes, undefined]) {
+    const life = new AbortController();
+    const signal = AbortSignal.any([plan.signal, life.signal]);
+    if (crashAt !== undefined) {
+      plan.clock.sleep(Math.max(0, crashAt - plan.elapsed()), signal).then(
+        () => life.abort(new AgentCrash(plan.agent.id)),
+        // The life ended first (or the run stopped): no crash.
+        () => undefined,
+      );
+    }
+    try {
+      await plan.run(signal, joinedAt);
+      return;
+    } catch (error) {
+      if (!(life.signal.reason instanceof AgentCrash) || plan.signal.aborted) throw error;
+    } finally {
+      if (!life.signal.aborted) life.abort(new Error("ended"));
+    }
+    await plan.restart();
+    joinedAt = crashAt;
+  }
 }
 
 /**
@@ -211,11 +266,11 @@ export function startRun(options: StartRunOptions): RunHandle {
           .filter((agent) => agent.role === "planner")
           .map((agent) => new Promise<void>((resolve) => decided.set(agent.id, resolve))),
       );
-      const runAgent = async (agent: AgentSpec): Promise<void> => {
+      const runtimeOf = (agent: AgentSpec, signal: AbortSignal): AgentRuntime => {
         const random = createSeededRandom(seed ^ hashString(agent.id));
         const duration = (baseMs: number) =>
           baseMs + Math.floor(random() * (scenario.timings.jitterMs + 1));
-        const runtime: AgentRuntime = {
+        return {
           agent,
           scenario,
           brain,
@@ -258,11 +313,26 @@ export function startRun(options: StartRunOptions): RunHandle {
           workersDone,
           plannersDecided,
         };
+      };
+      const runAgent = async (agent: AgentSpec): Promise<void> => {
         await clock.sleep(agent.startAtMs, signal);
         coordination.join(agent.id);
-        if (agent.role === "planner") await runPlanner(runtime);
-        else if (agent.role === "coder") await runCoder(runtime);
-        else await runReviewer(runtime);
+        if (agent.role === "planner") await runPlanner(runtimeOf(agent, signal));
+        else if (agent.role === "coder") {
+          await runWithRestarts({
+            agent,
+            steps: scenario.steps,
+            signal,
+            clock,
+            elapsed,
+            run: (agentSignal, joinedAt) =>
+              runCoder(runtimeOf(agent, agentSignal), joinedAt === undefined ? {} : { joinedAt }),
+            restart: async () => {
+              emit({ type: "agent-restart", agentId: agent.id });
+              await coordination.restart(agent.id);
+            },
+          });
+        } else await runReviewer(runtimeOf(agent, signal));
       };
       const failFast = (task: Promise<void>) =>
         task.catch((error: unknown) => {

@@ -173,4 +173,20 @@ describe("decisions that hold up", () => {
       });
     },
   );
+
+  it.each(["broadcast", "group-chat", "statewave"] as const)(
+    "%s: a Planner's later decision on a module overrules its own earlier one",
+    async (mode) => {
+      const scenario = scenarioOf([
+        planner("planner", [
+          { target: "cache", value: "deprecate", content: "Deprecate cache." },
+          { target: "cache", value: "keep", content: "Keep cache after all." },
+        ]),
+        coder(["api", "cache"], 0),
+      ]);
+      const { summary, events } = await runToEnd(scenario, mode);
+      expect(buildsOf(events, "cache")).toBe(1);
+      expect(summary.referee).toMatchObject({ verdict: "clean", droppedModules: [] });
+    },
+  );
 });

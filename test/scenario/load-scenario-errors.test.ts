@@ -14,9 +14,12 @@ const tempDir = useTempDir("shared-ctx-scenario-errors-");
 
 const shippedNames = [
   "auth-jwt",
+  "big-team",
+  "crash-restart",
   "disagreeing-planners",
   "late-decision",
   "late-joiner",
+  "long-history",
   "many-agents",
   "payments-stripe",
   "two-coders",

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { teamScenarioFromTask } from "../../src/scenario/from-task/describe-team.js";
 import {
   defaultScenarioName,
   listScenarios,
@@ -14,14 +15,17 @@ import { useTempDir } from "../support/temp-dir.js";
 const tempDir = useTempDir("shared-ctx-scenario-");
 
 describe("listScenarios", () => {
-  it("lists the seven shipped scenarios, the default first", async () => {
+  it("lists the ten shipped scenarios, the default first", async () => {
     const names = (await listScenarios()).map((scenario) => scenario.name);
     expect(names[0]).toBe(defaultScenarioName);
     expect([...names].sort()).toEqual([
       "auth-jwt",
+      "big-team",
+      "crash-restart",
       "disagreeing-planners",
       "late-decision",
       "late-joiner",
+      "long-history",
       "many-agents",
       "payments-stripe",
       "two-coders",
@@ -122,7 +126,9 @@ describe("loadScenario", () => {
   });
 
   it("refuses an unknown name, listing the shipped ones", async () => {
-    await expect(loadScenario("nope")).rejects.toThrow(/auth-jwt, disagreeing-planners/);
+    await expect(loadScenario("nope")).rejects.toThrow(
+      /auth-jwt, big-team, crash-restart, disagreeing-planners/,
+    );
   });
 });
 
@@ -133,12 +139,19 @@ describe("scenarioFromTask", () => {
     );
     const slice = (role: string) => scenario.agents.find((agent) => agent.role === role)?.slice;
     expect(slice("planner")).toBe("Deprecate legacy Stripe v1 module.");
-    expect(slice("coder")).toBe("Build a payment service.");
+    expect(slice("coder")).toContain("payment-service");
+    expect(slice("coder")).not.toContain("stripe");
     expect(scenario.inventory).toEqual(["legacy-stripe-v1"]);
-    expect(
-      scenario.agents.every(
-        (agent) => agent.decisions === undefined && agent.modules === undefined,
-      ),
-    ).toBe(true);
+    // The Planners derive their decisions: nothing about the outcome is written down.
+    expect(scenario.agents.every((agent) => agent.decisions === undefined)).toBe(true);
+  });
+
+  it.each([
+    "Build a payment service. Deprecate legacy Stripe v1 module.",
+    "Replace legacy-password-reset with magic-link login; build the audit log and the admin panel. Keep user-store.",
+    "Hello",
+  ])("is the team run --task puts on the task (buildTaskTeam): %s", (task) => {
+    const fromTask = teamScenarioFromTask(task).scenario;
+    expect(scenarioFromTask(task)).toEqual(fromTask);
   });
 });

@@ -157,12 +157,11 @@ describe("startRun", () => {
   });
 
   describe("a custom --task", () => {
-    it("tells the Coder nothing it was not asked: a deprecation alone makes no collision", async () => {
+    it("puts run --task's team on it: the existing module is kept working while the Planner decides", async () => {
       const task = "Build a payment service. Deprecate legacy Stripe v1 module.";
       const { summary, events } = await runToEnd(scenarioFromTask(task), "naive", {
         store: memoryStore(),
       });
-      expect(summary.collision).toBe(false);
       expect(events).toContainEqual(
         expect.objectContaining({
           type: "decision-write",
@@ -171,13 +170,16 @@ describe("startRun", () => {
           value: "deprecate",
         }),
       );
+      // A Coder for the new work, nothing added to its brief for the deprecation…
       expect(events).toContainEqual(
         expect.objectContaining({
           type: "agent-log",
-          agentId: "coder",
-          text: "Plan: payment-service (from the task)",
+          agentId: "coder-1",
+          text: "Plan: payment-service",
         }),
       );
+      // …and one porting the module the task names, which naive never tells about the decision.
+      expect(summary.wastedModules).toEqual(["legacy-stripe-v1"]);
     });
 
     // The task contradicts itself (retire a module, then port it): a real conflict.
@@ -191,21 +193,30 @@ describe("startRun", () => {
       expect(summary.wastedModules).toEqual(["legacy-cache"]);
     });
 
-    it("avoids that collision in statewave mode: the Coder skips because of the Planner", async () => {
+    it("avoids that collision in statewave mode: the Planner's decision stops the Coder's work on it", async () => {
       const { summary, events } = await runToEnd(scenarioFromTask(contradictory), "statewave", {
         store: memoryStore(),
       });
       expect(summary.collision).toBe(false);
-      expect(events).toContainEqual(
-        expect.objectContaining({
-          type: "module-skip",
-          agentId: "coder",
-          module: "legacy-cache",
-          causedBy: "planner",
-        }),
+      // Porting the existing module starts at once while the Planner deliberates: the decision
+      // stops it (before or during the build), and it is never finished.
+      const stopped = events.filter(
+        (event) =>
+          (event.type === "module-skip" || event.type === "module-cancel") &&
+          event.module === "legacy-cache",
+      );
+      expect(stopped.length).toBeGreaterThan(0);
+      expect(
+        stopped.every(
+          (event) =>
+            "causedBy" in event && event.causedBy === "planner" && event.agentId === "coder-2",
+        ),
+      ).toBe(true);
+      expect(events).not.toContainEqual(
+        expect.objectContaining({ type: "module-end", module: "legacy-cache" }),
       );
       expect(events).toContainEqual(
-        expect.objectContaining({ type: "module-end", agentId: "coder", module: "redis-cache" }),
+        expect.objectContaining({ type: "module-end", agentId: "coder-1", module: "redis-cache" }),
       );
     });
 

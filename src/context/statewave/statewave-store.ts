@@ -176,11 +176,38 @@ export class StatewaveStore implements ContextStore {
         )
       ).memories;
     }
-    const typed = await this.#typed(subjectId, memories);
+    const typed = await this.#typedHits(subjectId, memories, options);
     return typed
       .filter((memory) => memory.status === "active")
       .filter((memory) => kind === undefined || memory.kind === kind)
       .slice(0, limit);
+  }
+
+  /**
+   * The hits of a search, typed and resolved. Client-side supersession (a server that keeps no
+   * metadata, v0.7.1) needs the newer memory beside the older: a query returns only the memories
+   * whose words match, so the decision that overrules a hit (a ruling, in other words) would be
+   * missing and the hit would stay active. With a query, the rule runs over the hits and the
+   * subject's newest summaries together, and the hits are kept.
+   */
+  async #typedHits(
+    subjectId: string,
+    hits: readonly Memory[],
+    options: SearchMemoriesOptions & Signal,
+  ): Promise<Memory[]> {
+    const untyped = (memory: Memory) =>
+      memory.kind === "episode_summary" && Object.keys(memory.metadata).length === 0;
+    if (options.q === undefined || !hits.some(untyped)) return this.#typed(subjectId, hits);
+    const newest = (
+      await this.client.searchMemories(
+        { subjectId, kind: "episode_summary", limit: maxSearchLimit },
+        signalOf(options),
+      )
+    ).memories;
+    const hitIds = new Set(hits.map((memory) => memory.id));
+    const together = [...hits, ...newest.filter((memory) => !hitIds.has(memory.id))];
+    const resolved = await this.#typed(subjectId, together);
+    return resolved.filter((memory) => hitIds.has(memory.id));
   }
 
   async getContext(

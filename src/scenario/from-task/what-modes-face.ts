@@ -152,6 +152,7 @@ export function workDone(events: readonly ScenarioEvent[]): string[] {
     else if (event.type === "module-cancel")
       done.push(`${event.agentId} cancelled ${event.module}`);
     else if (event.type === "module-skip") done.push(`${event.agentId} skipped ${event.module}`);
+    else if (event.type === "module-hold") done.push(`${event.agentId} held ${event.module}`);
   }
   return done.sort();
 }

@@ -65,8 +65,15 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
   const transcript: Array<Omit<BusMessage, "sequence" | "to">> = [];
   const lastRead = new Map<string, DecisionMessage[]>();
   const decisionCounts = new Map<string, number>();
+  /** Each agent's own decisions so far: a later one on the same target overrules them. */
+  const ownDecisions = new Map<string, Array<{ id: string; target: string }>>();
   const holders = new Map<string, string>();
   const watchers = new Set<Watcher>();
+  /** Agent -> the last bus message it had received when it restarted: it remembers none of those. */
+  const forgotten = new Map<string, number>();
+  const restarted = new Set<string>();
+  const inboxOf = (agentId: string): BusMessage[] =>
+    bus.inbox(agentId).filter((message) => message.sequence > (forgotten.get(agentId) ?? 0));
 
   const say = (
     from: string,
@@ -88,16 +95,22 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
     emit({ type: "message-send", from, to, content });
   };
 
-  /** What a read takes from the inbox: everything, or (filtered reading) what bears on the task. */
-  const relevant = (inbox: readonly BusMessage[], task: string): BusMessage[] => {
+  /**
+   * What a read takes from the inbox: everything, or (filtered reading) what bears on the task.
+   * A restarted agent also takes its own result on the module: it no longer remembers building it.
+   */
+  const relevant = (agentId: string, inbox: readonly BusMessage[], task: string): BusMessage[] => {
     if (!isOn(ablation, "bounded context")) return [...inbox];
     const module = moduleOfTask(task);
     if (module === undefined) return inbox.filter((message) => message.topic === "decision");
     const names = bearingOn(module, dependsOn);
     return inbox.filter((message) => {
       const about = message.topic === "decision" ? message.data.target : message.data.module;
+      const ownResult =
+        message.topic === "result" && message.from === agentId && restarted.has(agentId);
       return (
-        (message.topic === "decision" || message.topic === "claim") && names.has(String(about))
+        (message.topic === "decision" || message.topic === "claim" || ownResult) &&
+        names.has(String(about))
       );
     });
   };
@@ -131,8 +144,28 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
       watcher.onInvalid({
         reason: `deprecated by ${decision.by}: ${decision.content}`,
         by: decision.by,
+        ...(standsInDispute(watcher.agentId, watcher.module) ? { disputed: true } : {}),
       });
     }
+  };
+
+  /**
+   * Contradictions flagged reach work in flight too: when the retiring decision stands against
+   * another that its author had not read (both still stand, in the watcher's inbox), the listener
+   * says so, and the work is held for the lead's ruling instead of cut short.
+   */
+  const standsInDispute = (agentId: string, module: string): boolean => {
+    if (!isOn(ablation, "dispute surfaced")) return false;
+    const known = usable(
+      agentId,
+      uniqueById(
+        inboxOf(agentId)
+          .map(decisionOf)
+          .filter((decision): decision is DecisionMessage => decision !== undefined),
+      ),
+    );
+    const bearing = bearingOn(module, dependsOn);
+    return disagreementsIn(activeDecisions(known)).some((dispute) => bearing.has(dispute.target));
   };
 
   return {
@@ -145,9 +178,19 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
         if (said.from !== agentId) bus.send({ ...said, to: agentId });
       }
     },
+    // A chat client that restarts fetches the room's history again: the whole transcript, its
+    // own messages too (that is how it learns what it built), however long the history is.
+    restart: async (agentId) => {
+      forgotten.set(agentId, bus.all().length);
+      lastRead.delete(agentId);
+      restarted.add(agentId);
+      joinedAt.set(agentId, Math.round(now()));
+      if (!isOn(ablation, "history for a late joiner")) return;
+      for (const said of transcript) bus.send({ ...said, to: agentId });
+    },
     read: async (agentId, task): Promise<KnownState> => {
-      const inbox = bus.inbox(agentId);
-      const taken = relevant(inbox, task);
+      const inbox = inboxOf(agentId);
+      const taken = relevant(agentId, inbox, task);
       const inInbox = new Set(
         inbox.flatMap((message) => (message.topic === "decision" ? [String(message.data.id)] : [])),
       );
@@ -196,16 +239,32 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
         decisionsLeftOut: Math.max(0, inInbox.size - received.length),
         source: "inbox",
       });
-      return { decisions, disputes, claims, tokens };
+      const ownBuilds = restarted.has(agentId)
+        ? taken.flatMap((message) =>
+            message.topic === "result" && message.from === agentId
+              ? [String(message.data.module)]
+              : [],
+          )
+        : undefined;
+      return { decisions, disputes, claims, tokens, ...(ownBuilds ? { ownBuilds } : {}) };
     },
     publishDecision: async (agentId, decision, given) => {
       const count = (decisionCounts.get(agentId) ?? 0) + 1;
       decisionCounts.set(agentId, count);
       const id = given ?? `${agentId}#${count}`;
       const at = Math.round(now());
-      const overrules = (lastRead.get(agentId) ?? [])
-        .filter((known) => known.target === decision.target)
-        .map((known) => known.id);
+      // What its author had read on the target, and what it had said on it itself before.
+      const overrules = [
+        ...new Set(
+          [...(lastRead.get(agentId) ?? []), ...(ownDecisions.get(agentId) ?? [])]
+            .filter((known) => known.target === decision.target)
+            .map((known) => known.id),
+        ),
+      ];
+      ownDecisions.set(agentId, [
+        ...(ownDecisions.get(agentId) ?? []),
+        { id, target: decision.target },
+      ]);
       say(agentId, "decision", decision.content, {
         id,
         target: decision.target,
@@ -220,9 +279,9 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
     },
     claim: async (agentId, module) => {
       if (isOn(ablation, "atomic claim")) {
-        const seen = bus
-          .inbox(agentId)
-          .find((message) => message.topic === "claim" && message.data.module === module);
+        const seen = inboxOf(agentId).find(
+          (message) => message.topic === "claim" && message.data.module === module,
+        );
         const holder = seen?.from ?? holders.get(module);
         tell(agentId, claimCoordinatorId, `May I take ${module}?`);
         if (holder !== undefined && holder !== agentId) {
@@ -252,7 +311,7 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
       });
     },
     collectForReview: async (agentId) => {
-      const inbox = bus.inbox(agentId);
+      const inbox = inboxOf(agentId);
       const decisions = activeDecisions(
         uniqueById(
           inbox

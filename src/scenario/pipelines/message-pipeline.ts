@@ -105,6 +105,13 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
   /** The decisions each agent had read at its latest read: what its next decision overrules. */
   const lastRead = new Map<string, DecisionMessage[]>();
   const decisionCounts = new Map<string, number>();
+  /** Each agent's own decisions so far: a later one on the same target overrules them. */
+  const ownDecisions = new Map<string, Array<{ id: string; target: string }>>();
+  /** Agent -> the last bus message it had received when it restarted: it remembers none of those. */
+  const forgotten = new Map<string, number>();
+  const restarted = new Set<string>();
+  const inboxOf = (agentId: string): BusMessage[] =>
+    bus.inbox(agentId).filter((message) => message.sequence > (forgotten.get(agentId) ?? 0));
 
   const recipients = (from: string, topic: string): string[] => {
     if (policy === "naive") return topic === "claim" ? [] : [...reviewerIds];
@@ -123,8 +130,7 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
   };
   const decisionsIn = (agentId: string): DecisionMessage[] =>
     uniqueById(
-      bus
-        .inbox(agentId)
+      inboxOf(agentId)
         .map(decisionOf)
         .filter((decision): decision is DecisionMessage => decision !== undefined),
     );
@@ -133,8 +139,14 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
     join: (agentId) => {
       if (!members.includes(agentId)) members.push(agentId);
     },
+    // Nothing said before the crash reaches it again: plain messages have no history to replay.
+    restart: async (agentId) => {
+      forgotten.set(agentId, bus.all().length);
+      lastRead.delete(agentId);
+      restarted.add(agentId);
+    },
     read: async (agentId, task): Promise<KnownState> => {
-      const inbox = bus.inbox(agentId);
+      const inbox = inboxOf(agentId);
       const received = decisionsIn(agentId);
       lastRead.set(agentId, received);
       const claims: Record<string, string> = {};
@@ -166,15 +178,30 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
         tokens,
         source: "inbox",
       });
-      return { decisions, disputes: [], claims, tokens };
+      // Its own results were sent to others, never to itself: a restarted agent has none to read.
+      return {
+        decisions,
+        disputes: [],
+        claims,
+        tokens,
+        ...(restarted.has(agentId) ? { ownBuilds: [] } : {}),
+      };
     },
     publishDecision: async (agentId, decision, given) => {
       const count = (decisionCounts.get(agentId) ?? 0) + 1;
       decisionCounts.set(agentId, count);
       const decisionId = given ?? `${agentId}#${count}`;
-      const overrules = (lastRead.get(agentId) ?? [])
-        .filter((known) => known.target === decision.target && known.by !== agentId)
-        .map((known) => known.id);
+      // What its author had read from others on the target, and what it had said on it before.
+      const overrules = [
+        ...(lastRead.get(agentId) ?? []).filter(
+          (known) => known.target === decision.target && known.by !== agentId,
+        ),
+        ...(ownDecisions.get(agentId) ?? []).filter((own) => own.target === decision.target),
+      ].map((known) => known.id);
+      ownDecisions.set(agentId, [
+        ...(ownDecisions.get(agentId) ?? []),
+        { id: decisionId, target: decision.target },
+      ]);
       send(agentId, "decision", decision.content, {
         id: decisionId,
         target: decision.target,
@@ -200,8 +227,7 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
       const decisions = activeDecisions(decisionsIn(agentId));
       return {
         decisions,
-        results: bus
-          .inbox(agentId)
+        results: inboxOf(agentId)
           .map(resultOf)
           .filter((item): item is BuildResult => item !== undefined),
         disputes: disagreementsIn(decisions),

@@ -13,6 +13,7 @@ import { claimModule } from "./statewave/atomic-claim.js";
 import { DecisionIndex } from "./statewave/decision-index.js";
 import { MidBuildInvalidation } from "./statewave/invalidation.js";
 import { readContext, stringOf } from "./statewave/read-context.js";
+import { moduleOfTask } from "./task-modules.js";
 
 export { modulesNamespace } from "./statewave/read-context.js";
 
@@ -91,7 +92,7 @@ export async function createStatewaveCoordination(
     });
   }
 
-  const openReplica = (agentId: string) =>
+  const openReplica = (agentId: string, incarnation = 0) =>
     SharedState.open({
       store,
       subjectId,
@@ -99,7 +100,10 @@ export async function createStatewaveCoordination(
       // Fixed per agent, not random and not per run id: which of two concurrent writes a
       // register's merge lists first depends on peer ids, and a run must depend only on scenario,
       // mode and seed (each run has its own subject, so ids need only differ within one run).
-      peerId: replicaPeerId(`${agentId}/work`),
+      // A restarted agent's replica is a new peer: the old one's unsaved state died with it.
+      peerId: replicaPeerId(
+        incarnation === 0 ? `${agentId}/work` : `${agentId}/work/${incarnation}`,
+      ),
       schema: { [projectNamespace]: { notes: "text", tags: "set" } },
       live: false,
       // Contenders' times in scenario milliseconds: the arbitrating lead compares them.
@@ -145,9 +149,37 @@ export async function createStatewaveCoordination(
     exclusive: clock.exclusive,
     emit,
     dependsOn,
+    disputesSurfaced: isOn(ablation, "dispute surfaced"),
   });
 
+  /** Agent -> how many times it restarted. */
+  const restarts = new Map<string, number>();
+
+  /**
+   * What a restarted agent built before its crash, on the task's module: its implementation notes
+   * in the store (the ranked context carries them; this reads them back by name).
+   */
+  const ownBuildsOf = async (agentId: string, task: string): Promise<string[]> => {
+    const module = moduleOfTask(task);
+    if (module === undefined) return [];
+    const episodes = await clock.exclusive(() => allEpisodes(store, subjectId));
+    return episodes.some(
+      (episode) =>
+        episode.type === "implementation_note" &&
+        episode.source === agentId &&
+        episode.payload.module === module,
+    )
+      ? [module]
+      : [];
+  };
+
   const read = async (agentId: string, task: string, mechanisms = ablation) => {
+    const known = await readKnown(agentId, task, mechanisms);
+    if (!restarts.has(agentId)) return known;
+    return { ...known, ownBuilds: await ownBuildsOf(agentId, task) };
+  };
+
+  const readKnown = async (agentId: string, task: string, mechanisms: RunAblation) => {
     const { known } = await clock.exclusive(() =>
       readContext(agentId, task, {
         context: lookup(contexts, agentId),
@@ -168,6 +200,19 @@ export async function createStatewaveCoordination(
 
   return {
     join: (agentId) => {
+      joinedAt.set(agentId, Math.round(options.now()));
+    },
+    // Its replica and its context are dropped (what it had read, its cursor on what changed); a
+    // fresh replica loads the shared state from the store, and its next read is a joiner's.
+    restart: async (agentId) => {
+      const incarnation = (restarts.get(agentId) ?? 0) + 1;
+      restarts.set(agentId, incarnation);
+      await lookup(contexts, agentId).close();
+      await lookup(states, agentId).close();
+      const state = await clock.exclusive(() => openReplica(agentId, incarnation));
+      stopAnnouncing.push(state.onEscalation(announce));
+      states.set(agentId, state);
+      contexts.set(agentId, new SharedContext({ store, subjectId, state }));
       joinedAt.set(agentId, Math.round(options.now()));
     },
     read: (agentId, task) => read(agentId, task),

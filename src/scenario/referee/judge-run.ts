@@ -36,6 +36,7 @@ interface ModuleWork {
   builds: EventOf<"module-end">[];
   cancels: EventOf<"module-cancel">[];
   skips: EventOf<"module-skip">[];
+  holds: EventOf<"module-hold">[];
 }
 
 function dependencyMap(events: readonly ScenarioEvent[]): Map<string, readonly string[]> {
@@ -49,7 +50,7 @@ function workByModule(events: readonly ScenarioEvent[]): Map<string, ModuleWork>
   const entry = (module: string): ModuleWork => {
     let found = work.get(module);
     if (found === undefined) {
-      found = { plannedBy: new Set(), builds: [], cancels: [], skips: [] };
+      found = { plannedBy: new Set(), builds: [], cancels: [], skips: [], holds: [] };
       work.set(module, found);
     }
     return found;
@@ -74,6 +75,11 @@ function workByModule(events: readonly ScenarioEvent[]): Map<string, ModuleWork>
       case "module-skip":
         entry(event.module).plannedBy.add(event.agentId);
         entry(event.module).skips.push(event);
+        break;
+      // A hold is neither a build nor a cut: the build it paused ends in one or the other.
+      case "module-hold":
+        entry(event.module).plannedBy.add(event.agentId);
+        entry(event.module).holds.push(event);
         break;
       default:
         break;
@@ -100,6 +106,7 @@ function addReplacements(
       builds: [],
       cancels: [],
       skips: [],
+      holds: [],
     };
     for (const planner of planners) moved.plannedBy.add(planner);
     work.set(decision.replacement, moved);
@@ -127,10 +134,17 @@ function staleActionsOf(
 ): StaleAction[] {
   const stale: StaleAction[] = [];
   events.forEach((event, position) => {
-    if (event.type !== "module-start" && event.type !== "module-skip") return;
+    if (
+      event.type !== "module-start" &&
+      event.type !== "module-resume" &&
+      event.type !== "module-skip"
+    ) {
+      return;
+    }
     const fate = effectiveFate(event.module, activeDecisions(history, position), dependsOn);
+    // Resuming held work is building again: on a module retired or still disputed, it is stale.
     const startedOnRetired =
-      event.type === "module-start" && (fate === "retired" || fate === "disputed");
+      event.type !== "module-skip" && (fate === "retired" || fate === "disputed");
     // A skip caused by a decision (not by a claim) on a module the decisions standing then kept.
     const skippedOnOverruled =
       event.type === "module-skip" &&
@@ -142,7 +156,7 @@ function staleActionsOf(
       agentId: event.agentId,
       module: event.module,
       at: event.at,
-      action: event.type === "module-start" ? "build" : "skip",
+      action: event.type === "module-skip" ? "skip" : "build",
       fateAtTheTime: fate,
     });
   });
@@ -168,7 +182,9 @@ function causeOf(
   retiring: DecisionRecord | undefined,
 ): CollisionCause {
   const builders = [...new Set(work.builds.map((build) => build.agentId))];
-  if (retiring === undefined) return "atomic claim";
+  // One agent building a module twice raced nobody: it forgot (a restart) what it had built.
+  if (retiring === undefined)
+    return builders.length === 1 ? "history for a late joiner" : "atomic claim";
   return collisionCauseOf(events, {
     module,
     agents: [retiring.by, ...builders],
@@ -213,7 +229,8 @@ export function judgeRun(events: readonly ScenarioEvent[]): RunJudgement {
     for (const cancel of moduleWork.cancels) {
       tokens += cancel.tokensSpent;
       ms += cancel.msSpent;
-      if (justified(fate, moduleWork, cancel.agentId)) {
+      // A build lost in a crash was stopped by nothing the team decided: it avoided nothing.
+      if (cancel.causedBy !== null && justified(fate, moduleWork, cancel.agentId)) {
         avoided.push({ module, mechanism: cancel.mechanism ?? "mid-build invalidation" });
       }
     }
@@ -239,6 +256,7 @@ export function judgeRun(events: readonly ScenarioEvent[]): RunJudgement {
       built: moduleWork.builds.length,
       cancelled: moduleWork.cancels.length,
       skipped: moduleWork.skips.length,
+      ...(moduleWork.holds.length > 0 ? { held: moduleWork.holds.length } : {}),
       outcome,
     });
   }

@@ -207,6 +207,21 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         `CANCELLED → ${event.module} (${shortReason(event.reason, event.module, agents)}; ${formatTokens(event.tokensSpent)} tokens spent)${event.mechanism ? ` · ${event.mechanism}` : ""}`,
         "warning",
       );
+    case "module-hold":
+      return byAgent(
+        event,
+        event.agentId,
+        agents,
+        `HELD → ${event.module} (${shortReason(event.reason, event.module, agents)}; ${formatDuration(event.msDone)} done, kept)${event.mechanism ? ` · ${event.mechanism}` : ""}`,
+        "warning",
+      );
+    case "module-resume":
+      return byAgent(
+        event,
+        event.agentId,
+        agents,
+        `Resuming → ${event.module} (${event.reason}; ${formatDuration(event.remainingMs)} left)`,
+      );
     case "escalation":
       return {
         at: event.at,
@@ -232,6 +247,14 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         agents,
         `COLLISION → ${event.module}: ${humanizeText(event.description, agents)}${event.cause ? ` · lacked ${event.cause}` : ""}`,
         "error",
+      );
+    case "agent-restart":
+      return byAgent(
+        event,
+        event.agentId,
+        agents,
+        "CRASHED → restarting: its memory is gone, it reads again as a joiner would",
+        "warning",
       );
     case "agent-end":
       return byAgent(event, event.agentId, agents, "Done", "muted");

@@ -138,6 +138,35 @@ function wastedLine(summary: RunSummary): string {
 }
 
 /**
+ * Work held on a dispute, and how the hold ended: "Held cache mid-build (…); resumed after the
+ * ruling, progress kept" or "…; stopped by the ruling".
+ */
+function heldLines(events: readonly ScenarioEvent[], agents: AgentDirectory): string[] {
+  const lines: string[] = [];
+  events.forEach((event, position) => {
+    if (event.type !== "module-hold") return;
+    const after = events
+      .slice(position + 1)
+      .find(
+        (later) =>
+          (later.type === "module-resume" || later.type === "module-cancel") &&
+          later.agentId === event.agentId &&
+          later.module === event.module,
+      );
+    const ending =
+      after?.type === "module-resume"
+        ? "resumed after the ruling, progress kept"
+        : after?.type === "module-cancel"
+          ? "stopped by the ruling"
+          : "still held";
+    lines.push(
+      `Held ${event.module} mid-build (${shortReason(event.reason, event.module, agents)}); ${ending}`,
+    );
+  });
+  return lines;
+}
+
+/**
  * The verdict a pane shows when its run has ended: the referee's (the same judgement for every
  * mode), told in terms of what each agent received and when.
  */
@@ -167,7 +196,12 @@ export function verdictFor(summary: RunSummary, events: readonly ScenarioEvent[]
     return {
       kind: "avoided",
       title: avoidedHeadline(events, agents),
-      details: [...prevented, ...(by ? [`Mechanism: ${by}`] : []), wasted],
+      details: [
+        ...prevented,
+        ...heldLines(events, agents),
+        ...(by ? [`Mechanism: ${by}`] : []),
+        wasted,
+      ],
       escalations,
     };
   }
@@ -189,7 +223,7 @@ export function verdictFor(summary: RunSummary, events: readonly ScenarioEvent[]
       : decided
         ? "NOTHING BUILT — no work was planned, so nothing could contradict a decision"
         : "NOTHING TO COORDINATE — the task gave the agents no work and no decision",
-    details: [wasted],
+    details: [...heldLines(events, agents), wasted],
     escalations,
   };
 }

@@ -110,8 +110,14 @@ function statusFor(event: ScenarioEvent): AgentStatus | undefined {
       return status(event.agentId, `skipped ${event.module}`, true, "skip");
     case "module-cancel":
       return status(event.agentId, `cancelled ${event.module}`, true, "warning");
+    case "module-hold":
+      return status(event.agentId, `holding ${event.module} (disputed)`, true, "warning");
+    case "module-resume":
+      return status(event.agentId, `resumed ${event.module}`, true);
     case "collision":
       return status(event.detectedBy, `found a collision on ${event.module}`, true, "error");
+    case "agent-restart":
+      return status(event.agentId, "restarted after a crash", true, "warning");
     case "agent-end":
       return status(event.agentId, "done", false, "muted");
     case "run-start":

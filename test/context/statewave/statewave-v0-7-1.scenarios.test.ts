@@ -50,7 +50,12 @@ function comparable(value: unknown): unknown {
 }
 
 describe("every shipped scenario over HTTP: on serve, and on a Statewave v0.7.1 server (emulated)", async () => {
-  const names = (await listScenarios()).map((scenario) => scenario.name);
+  // big-team (32 agents, a replica each) is a scale scenario: over HTTP one run takes minutes on
+  // this machine; test/scenario/scenario-runner.test.ts holds it to its outcome on the embedded store.
+  const overHttp = new Set(["big-team"]);
+  const names = (await listScenarios())
+    .map((scenario) => scenario.name)
+    .filter((name) => !overHttp.has(name));
 
   it.each(names)(
     "%s on shared-ctx serve: the same outcome, events and scenario times",
@@ -77,10 +82,10 @@ describe("every shipped scenario over HTTP: on serve, and on a Statewave v0.7.1 
     return { embedded, remote };
   };
 
-  // Known gap, left open this round: on v0.7.1 the lead's ruling (written after reading both
-  // Planners' decisions) does not supersede them client-side, so later reads still deliver the
-  // two overruled decisions beside the ruling. The outcome is the same (checked below); the reads
-  // are not, and this test turns green when the gap is closed.
+  // Once a known gap, tested on its own below: on v0.7.1 the lead's ruling did not supersede the
+  // Planners' decisions client-side when a read searched by their words (the search returned the
+  // decisions without the ruling, so the rule never saw it); StatewaveStore now resolves a
+  // search's hits beside the subject's newest memories.
   const knownGaps = new Set(["disagreeing-planners"]);
 
   it.each(names.filter((name) => !knownGaps.has(name)))(
@@ -97,7 +102,7 @@ describe("every shipped scenario over HTTP: on serve, and on a Statewave v0.7.1 
     expect(comparable(remote.summary)).toEqual(comparable(embedded.summary));
   });
 
-  it.fails("disagreeing-planners: the same events (known gap: the ruling supersedes nothing on v0.7.1)", async () => {
+  it("disagreeing-planners: the same events (the ruling supersedes both sides on v0.7.1 too)", async () => {
     const { embedded, remote } = await onEmulator("disagreeing-planners");
     expect(comparable(remote.events)).toEqual(comparable(embedded.events));
   });

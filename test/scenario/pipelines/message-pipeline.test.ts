@@ -186,8 +186,9 @@ describe("createMessageCoordination", () => {
       ]);
     });
 
-    it("never lets an author's decision overrule its own earlier one", async () => {
+    it("lets an author's later decision overrule its own earlier one (the referee's rule)", async () => {
       // Under naive a Reviewer's own decisions come back to it: the only inbox holding one's own.
+      // An author knows what it said itself, read or not: its later word on a target stands.
       const { coordination } = setup("naive");
       await coordination.publishDecision("reviewer", deprecateAuth);
       await coordination.read("reviewer", "Decide auth");
@@ -197,10 +198,7 @@ describe("createMessageCoordination", () => {
         content: "Keep auth",
       });
       const review = await coordination.collectForReview("reviewer");
-      expect(review.decisions.map((decision) => decision.content)).toEqual([
-        "Drop auth",
-        "Keep auth",
-      ]);
+      expect(review.decisions.map((decision) => decision.content)).toEqual(["Keep auth"]);
     });
 
     it("counts only decision messages as decisions, and only claim messages as claims", async () => {

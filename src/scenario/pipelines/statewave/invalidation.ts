@@ -20,6 +20,11 @@ export interface MidBuildInvalidationOptions {
   emit(event: UnstampedEvent): void;
   /** Module -> the modules it depends on: a decision retiring one reaches work on the others. */
   dependsOn?: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Whether contradictions are surfaced (`dispute surfaced`): a retiring decision that stands in
+   * dispute with another holds the work instead of cutting it short. @default true
+   */
+  disputesSurfaced?: boolean;
 }
 
 /**
@@ -69,9 +74,15 @@ export class MidBuildInvalidation {
         (decision) => decision.value === "deprecate" || decision.value === "replace",
       );
       if (deprecation !== undefined) {
+        // Made without seeing what the work stands on, the decision is one side of a dispute:
+        // the re-read shows the two memories contradicting each other, and the work is held.
+        const disputed =
+          (this.#options.disputesSurfaced ?? true) &&
+          read.contradictions.some((dispute) => bearing.has(dispute.target));
         watcher.onInvalid({
           reason: `deprecated by ${deprecation.by}: ${deprecation.content}`,
           by: deprecation.by,
+          ...(disputed ? { disputed: true } : {}),
         });
         continue;
       }
