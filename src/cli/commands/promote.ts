@@ -142,13 +142,15 @@ export function makePromoteCommand(deps: CliDeps): Command {
         { planRunPromotion },
         { applyPromotion },
         { PromotionInputError },
-        { formatPromotionReport, promotionDocument },
+        { formatPromotionReport },
+        { promotionDocument },
       ] = await Promise.all([
         import("../../ui/data/open-store.js"),
         import("../../promotion/promote-run.js"),
         import("../../promotion/apply-promotion.js"),
         import("../../promotion/errors/promotion-input-error.js"),
         import("../../ui/format/promotion-report.js"),
+        import("../../promotion/promotion-document.js"),
       ]);
       const selection = storeSelection(options, deps);
       const storeName = describeStoreLocation(selection).location;
