@@ -39,7 +39,7 @@ export interface PromotionReview {
   approverAuthority?: Authority;
 }
 
-/** What one item came to. */
+/** What one item came to (`unchanged` also for an item rejected before and not approved now). */
 export type AppliedItem =
   | { item: PromotionItem; outcome: "promoted"; episode: Episode; memories: Memory[] }
   | { item: PromotionItem; outcome: "rejected"; verdict: Episode }
@@ -198,8 +198,12 @@ export async function applyPromotion(
       outcomes.set(item.id, { item, outcome: "rejected", verdict });
       continue;
     }
-    const needsApproval = item.status === "conflict" || item.status === "rejected";
-    if (needsApproval && !approved.has(item.id)) {
+    if (item.status === "rejected" && !approved.has(item.id)) {
+      // Rejected before and not reopened: it stays out, and nothing waits for a reviewer.
+      outcomes.set(item.id, { item, outcome: "unchanged" });
+      continue;
+    }
+    if (item.status === "conflict" && !approved.has(item.id)) {
       outcomes.set(item.id, { item, outcome: "held" });
       continue;
     }

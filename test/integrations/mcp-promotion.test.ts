@@ -99,6 +99,12 @@ describe("two MCP sessions on two days promote into one project subject", {
     );
     expect(applied.exitCode).toBe(ExitCode.ok);
     expect(applied.stdout).toContain("Applied: 2 promoted, 1 rejected, 2 verdicts recorded.");
+    // Promoting Monday again changes nothing, and nothing waits for a reviewer.
+    const again = await promote("monday", "--into", "my-repo");
+    expect(again.exitCode).toBe(ExitCode.ok);
+    expect(again.stdout).toContain(
+      "Plan: 0 new, 0 superseding, 0 conflicting, 2 unchanged, 1 rejected before.",
+    );
   }, 60_000);
 
   it("Tuesday: a new session reads Monday's approved decisions and not its rejected one", async () => {

@@ -236,6 +236,18 @@ export function describePromotion(name: string, open: () => Promise<ContextStore
           "unchanged",
           "rejected",
         ]);
+        // Rejected before: it stays out, and nothing is held for a reviewer.
+        const unreviewed = await promoteRun(store, {
+          runSubjectId: "run-1",
+          projectSubjectId: "project",
+          approver: "dana",
+        });
+        expect(unreviewed.items.map((item) => item.outcome)).toStrictEqual([
+          "unchanged",
+          "unchanged",
+          "unchanged",
+        ]);
+        expect(unreviewed.held).toStrictEqual([]);
         const later = await promoteRun(store, {
           runSubjectId: "run-1",
           projectSubjectId: "project",
@@ -245,7 +257,10 @@ export function describePromotion(name: string, open: () => Promise<ContextStore
         expect(later.items.map((item) => item.outcome)).toStrictEqual([
           "promoted",
           "unchanged",
-          "held",
+          "unchanged",
+        ]);
+        expect(later.verdicts).toMatchObject([
+          { source: "erin", payload: { verdict: "approved", memoryId: seeded.run.cache.id } },
         ]);
         expect((await activeProjectDecisions(store)).map((memory) => memory.content)).toStrictEqual(
           ["Cache with Redis", "Use JWT, not cookies", "Use Postgres"],
