@@ -100,6 +100,23 @@ export interface PromoteDecisionsToolOptions {
   projectSubjectId?: string;
 }
 
+/**
+ * The line a model reads first: how many items came to what (or, in a dry run, are what), and the
+ * held ids to approve or reject.
+ */
+function promotionSummary(document: ReturnType<typeof promotionDocument>): string {
+  const counts = new Map<string, number>();
+  for (const item of document.items) {
+    const word = document.dryRun ? item.status : (item.outcome ?? item.status);
+    counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  const tally = [...counts].map(([word, count]) => `${count} ${word}`).join(", ") || "no decisions";
+  const held =
+    document.held.length > 0 ? ` Held (approve or reject each): ${document.held.join(", ")}.` : "";
+  const dry = document.dryRun ? " Dry run: nothing was written." : "";
+  return `Promotion of ${document.runSubjectId} into ${document.projectSubjectId}: ${tally}.${held}${dry}`;
+}
+
 function refusal(message: string): CallToolResult {
   return { content: [{ type: "text", text: message }], isError: true };
 }
@@ -139,8 +156,7 @@ export function registerPromoteDecisionsTool(
               approverAuthority: input.authority ?? "agent",
             });
         const document = promotionDocument(plan, result);
-        const held = document.held.length;
-        const summary = `${document.items.length} item(s) of ${plan.runSubjectId} planned into ${into}${result ? "" : " (dry run: nothing written)"}; ${held} held${held > 0 ? `: ${document.held.join(", ")} (approve or reject each)` : ""}.`;
+        const summary = promotionSummary(document);
         return {
           content: [{ type: "text", text: `${summary}\n\n${JSON.stringify(document, null, 2)}` }],
           structuredContent: document,
