@@ -1,5 +1,8 @@
 import { join } from "node:path";
+import { PassThrough, Writable } from "node:stream";
+import { Command } from "commander";
 import { describe, expect, it } from "vitest";
+import type { CliDeps } from "../../src/cli/cli-deps.js";
 import { makePromoteCommand } from "../../src/cli/commands/promote.js";
 import { ExitCode } from "../../src/cli/exit-codes.js";
 import type { ContextStore } from "../../src/context/context-store.js";
@@ -141,5 +144,52 @@ describe("shared-ctx promote", () => {
     const result = await promote(db, ...args);
     expect(result.exitCode).toBe(ExitCode.usage);
     expect(result.stderr).toMatch(message);
+  });
+});
+
+describe("shared-ctx promote in a terminal", () => {
+  const tempDir = useTempDir("shared-ctx-promote-tty-");
+
+  it("asks about each held conflict and records the answer", async () => {
+    const db = join(tempDir(), "store.db");
+    const seedStore = new EmbeddedStore({ path: db });
+    const ids = await seed(seedStore);
+    await seedStore.close();
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    let screen = "";
+    let answered = false;
+    const stdout = Object.assign(
+      new Writable({
+        write(chunk: Buffer | string, _encoding, callback) {
+          screen += chunk.toString();
+          // Answer the prompt as a person would, once it is shown.
+          if (!answered && screen.includes(`Approve, reject or hold ${ids[2]}?`)) {
+            answered = true;
+            stdin.write("a\n");
+          }
+          callback();
+        },
+      }),
+      { isTTY: true, columns: 120 },
+    );
+    const deps: CliDeps = {
+      stdout,
+      stderr: { write: () => true },
+      stdin: stdin as unknown as NodeJS.ReadStream,
+      env: { USER: "dana" },
+      cwd: process.cwd(),
+      signal: new AbortController().signal,
+    };
+    const program = new Command("shared-ctx").exitOverride().addCommand(makePromoteCommand(deps));
+    await program.parseAsync(["promote", "monday", "--into", "project", "--db", db], {
+      from: "user",
+    });
+    expect(screen).toContain("Applied: 3 promoted, 0 rejected, 1 verdict recorded.");
+    const store = new EmbeddedStore({ path: db });
+    const timeline = await readWholeTimeline(store, "project");
+    await store.close();
+    expect(
+      timeline.episodes.filter((episode) => episode.type === "promotion_review"),
+    ).toMatchObject([{ source: "dana", payload: { verdict: "approved", memoryId: ids[2] } }]);
   });
 });
