@@ -129,6 +129,29 @@ export { LlmOutputError } from "./llm/errors/llm-output-error.js";
 export { LlmRequestError } from "./llm/errors/llm-request-error.js";
 export { LlmTimeoutError } from "./llm/errors/llm-timeout-error.js";
 export { type LlmSettings, readLlmSettings } from "./llm/llm-settings.js";
+// Promotion: a run's decisions proposed to a long-lived project subject, reviewed, applied.
+export {
+  type AppliedItem,
+  applyPromotion,
+  type PromotionResult,
+  type PromotionReview,
+} from "./promotion/apply-promotion.js";
+export { PromotionInputError } from "./promotion/errors/promotion-input-error.js";
+export {
+  type ConflictSide,
+  type PlanPromotionOptions,
+  type PromotionCandidate,
+  type PromotionItem,
+  type PromotionPlan,
+  planPromotion,
+} from "./promotion/plan-promotion.js";
+export {
+  type PlanRunPromotionOptions,
+  planRunPromotion,
+  promoteRun,
+} from "./promotion/promote-run.js";
+export type { PromotionSource, PromotionVerdict } from "./promotion/promotion-records.js";
+export { readSubjectDecisions, type SubjectDecisions } from "./promotion/read-decisions.js";
 // Scenarios: the runner behind `shared-ctx run` and `demo` (its agents load the AI SDK on first run).
 export {
   defaultScenarioName,

@@ -11,6 +11,11 @@ export {
   type SharedContextMcpServerOptions,
   type SharedContextMcpSession,
 } from "./integrations/mcp-server.js";
+export {
+  type PromoteDecisionsToolOptions,
+  promoteDecisionsTool,
+  registerPromoteDecisionsTool,
+} from "./integrations/promote-tool.js";
 export type {
   CheckSharedDecisionsResult,
   ContenderView,

@@ -10,6 +10,8 @@ export const ExitCode = {
   editDenied: 3,
   /** `shared-ctx check`: the edit needs the person's approval (`hooks.onConflict: "ask"`). */
   editAsk: 4,
+  /** `shared-ctx promote`: a conflicting decision is held until someone approves or rejects it. */
+  promotionHeld: 5,
   /** Stopped by Ctrl-C (SIGINT): 128 + 2, as a shell reports a process the signal ended. */
   interrupted: 130,
   /** Stopped by SIGTERM: 128 + 15. */

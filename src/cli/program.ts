@@ -7,6 +7,7 @@ import { makeHookCommand } from "./commands/hook.js";
 import { makeInitCommand } from "./commands/init.js";
 import { makeMcpCommand } from "./commands/mcp.js";
 import { makeModulesCommand } from "./commands/modules.js";
+import { makePromoteCommand } from "./commands/promote.js";
 import { makeRunCommand } from "./commands/run.js";
 import { makeRunsCommand } from "./commands/runs.js";
 import { makeScenarioCommand } from "./commands/scenario.js";
@@ -59,6 +60,7 @@ export function createProgram(deps: CliDeps): Command {
     makeCheckCommand,
     makeModulesCommand,
     makeInitCommand,
+    makePromoteCommand,
   ]) {
     program.addCommand(make(deps));
   }

@@ -1,5 +1,6 @@
 import type { Escalation } from "../crdt/escalation.js";
 import type { SharedState } from "../crdt/shared-state.js";
+import { layerProjectDecisions, withProjectSection } from "../promotion/read-with-project.js";
 import { contradictsKey, readMemoryIdsKey } from "./compile-memories.js";
 import type {
   ContextBundle,
@@ -136,12 +137,15 @@ export class SharedContext {
   /**
    * Reads the context for `task` as `callerId` sees it now, and records what it received.
    * @param options.maxTokens token budget of the assembled context (@default the store's, 4000)
+   * @param options.projectSubjectId a long-lived project subject read with this one: its decisions
+   *   first (highest authority first), this subject's own on top where they legitimately supersede
+   *   them, a conflicting one reported in `contradictions`. Never written to. (@default none)
    * @throws the first background error kept since the last call, when no `onError` was given
    */
   async beforeActing(
     callerId: string,
     task: string,
-    options: { maxTokens?: number } = {},
+    options: { maxTokens?: number; projectSubjectId?: string } = {},
   ): Promise<ContextRead> {
     const failure = this.#failure;
     if (failure !== undefined) {
@@ -158,6 +162,14 @@ export class SharedContext {
       ),
       this.#store.searchMemories(this.#subjectId, { kind: decisionKind, limit: 100 }),
     ]);
+    const project =
+      options.projectSubjectId === undefined
+        ? undefined
+        : await layerProjectDecisions(this.#store, {
+            runSubjectId: this.#subjectId,
+            projectSubjectId: options.projectSubjectId,
+            runDecisions: decisions,
+          });
     const received = new Map<string, Memory>();
     for (const memory of [...bundle.facts, ...decisions]) received.set(memory.id, memory);
     const seen = this.#seen.get(callerId) ?? new Set<string>();
@@ -176,12 +188,35 @@ export class SharedContext {
       [...received.values()],
       new Map([[decisionKind, decisions]]),
     );
+    if (project === undefined) {
+      return {
+        bundle,
+        assembledContext: bundle.assembledContext,
+        decisions,
+        disputes,
+        contradictions,
+        changedSinceLastRead,
+      };
+    }
+    // The project's decisions count as read too: a decision made next supersedes what it knew.
+    const fresh = project.projectDecisions.map((candidate) => candidate.memory);
+    for (const memory of fresh) {
+      reads.set(memory.id, targetOf(memory));
+      if (!seen.has(memory.id)) changedSinceLastRead.push(memory);
+      seen.add(memory.id);
+    }
+    this.#latestRead.set(callerId, [...received.keys(), ...fresh.map((memory) => memory.id)]);
     return {
       bundle,
-      assembledContext: bundle.assembledContext,
-      decisions,
+      assembledContext: withProjectSection(
+        bundle.assembledContext,
+        task,
+        options.projectSubjectId ?? "",
+        project.projectDecisions,
+      ),
+      decisions: project.decisions,
       disputes,
-      contradictions,
+      contradictions: [...contradictions, ...project.conflicts],
       changedSinceLastRead,
     };
   }

@@ -21,6 +21,8 @@ export async function checkSharedDecisions(
   task: string,
   options: {
     maxTokens?: number;
+    /** A project subject read beside the caller's (see `beforeActing`'s `projectSubjectId`). */
+    projectSubjectId?: string;
     notices?: readonly InvalidationNotice[];
     /**
      * Open disputes to list beside the shared state's (e.g. LangGraph store items'), read once
@@ -29,11 +31,12 @@ export async function checkSharedDecisions(
     disputes?: () => readonly Escalation[];
   } = {},
 ): Promise<CheckSharedDecisionsResult> {
-  const read = await shared.beforeActing(
-    callerId,
-    task,
-    options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens },
-  );
+  const read = await shared.beforeActing(callerId, task, {
+    ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+    ...(options.projectSubjectId === undefined
+      ? {}
+      : { projectSubjectId: options.projectSubjectId }),
+  });
   let byCaller = previousChecks.get(shared);
   if (!byCaller) {
     byCaller = new Map();

@@ -9,6 +9,7 @@ import { type InvalidationNotice, SharedContext } from "../context/shared-contex
 import { type Escalation, SharedState } from "../crdt/shared-state.js";
 import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
 import { ItemIndex } from "./langgraph-items.js";
+import { registerPromoteDecisionsTool } from "./promote-tool.js";
 import { createStateTools, ToolInputError } from "./state-tools.js";
 import {
   decisionDisputeView,
@@ -61,6 +62,12 @@ export interface SharedContextMcpServerOptions {
    * @default none: disputes are pushed as `state` sees them
    */
   observer?: SharedState;
+  /**
+   * A long-lived project subject: `check_shared_decisions` reads its decisions beside this
+   * subject's (never writing into it), and `promote_decisions` promotes into it by default.
+   * @default none
+   */
+  projectSubjectId?: string;
 }
 
 /**
@@ -229,6 +236,7 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       const notices = pending.splice(0);
       const result = await checkSharedDecisions(shared, agentId, task, {
         notices,
+        ...(options.projectSubjectId ? { projectSubjectId: options.projectSubjectId } : {}),
         // beforeActing caught the replica up; LangGraph items' disputes are listed beside its own.
         disputes: () =>
           items.escalations().filter((escalation) => escalation.resolution === undefined),
@@ -310,6 +318,13 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     (input) => answer(() => tools.resolveEscalation(input)),
   );
 
+  registerPromoteDecisionsTool(server, {
+    store,
+    subjectId,
+    agentId,
+    ...(options.projectSubjectId ? { projectSubjectId: options.projectSubjectId } : {}),
+  });
+
   return server;
 }
 
@@ -322,6 +337,8 @@ export interface OpenSharedContextMcpServerOptions {
   version?: string;
   /** Clock, in ms since the epoch. @default Date.now */
   now?: () => number;
+  /** See {@link SharedContextMcpServerOptions.projectSubjectId}. @default none */
+  projectSubjectId?: string;
 }
 
 /** An MCP server with the shared state and context it owns. */
@@ -371,6 +388,7 @@ export async function openSharedContextMcpServer(
     subjectId,
     agentId,
     observer,
+    ...(options.projectSubjectId ? { projectSubjectId: options.projectSubjectId } : {}),
     ...(options.version ? { version: options.version } : {}),
     ...(options.now ? { now: options.now } : {}),
   });

@@ -20,6 +20,8 @@ export async function connectMcpAgent(options: {
   subjectId: string;
   agentId: string;
   dbPath: string;
+  /** More `shared-ctx mcp` flags (e.g. `--project my-repo`). */
+  args?: readonly string[];
 }): Promise<McpAgent> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -34,6 +36,7 @@ export async function connectMcpAgent(options: {
       options.agentId,
       "--db",
       options.dbPath,
+      ...(options.args ?? []),
     ],
     cwd: repoRoot,
     env: Object.fromEntries(

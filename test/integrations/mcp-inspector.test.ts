@@ -62,6 +62,7 @@ describe("shared-ctx mcp under the MCP inspector's CLI", () => {
       "check_shared_decisions",
       "get_state",
       "get_timeline",
+      "promote_decisions",
       "publish_decision",
       "put_state",
       "resolve_escalation",

@@ -50,6 +50,7 @@ describe("shared-ctx mcp: two agents in two processes on one database", () => {
       "check_shared_decisions",
       "get_state",
       "get_timeline",
+      "promote_decisions",
       "publish_decision",
       "put_state",
       "resolve_escalation",

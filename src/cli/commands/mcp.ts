@@ -7,6 +7,7 @@ import { packageVersion } from "../version.js";
 interface McpCommandOptions {
   subject: string;
   agent: string;
+  project?: string;
   db?: string;
   store?: "embedded" | "statewave" | "postgres";
   url?: string;
@@ -27,6 +28,10 @@ export function makeMcpCommand(deps: CliDeps): Command {
       "--agent <name>",
       "who this agent is: decisions and state writes are attributed to it",
       deps.env.SHARED_CTX_AGENT ?? "agent",
+    )
+    .option(
+      "--project <subject>",
+      "a long-lived project subject: checks read its decisions too, promote_decisions promotes into it",
     )
     .option(
       "--db <path>",
@@ -52,7 +57,8 @@ export function makeMcpCommand(deps: CliDeps): Command {
       [
         "",
         "Tools: check_shared_decisions, publish_decision, get_timeline, put_state, get_state,",
-        "resolve_escalation. Give each agent its own --agent and the same --subject and --db.",
+        "resolve_escalation, promote_decisions. Give each agent its own --agent and the same",
+        "--subject and --db; with --project, checks read the project's decisions too.",
         "",
         "Example (Claude Code):",
         "  $ claude mcp add shared-ctx -- npx shared-ctx mcp --subject my-repo --agent claude",
@@ -89,6 +95,7 @@ async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void
       store,
       subjectId: options.subject,
       agentId: options.agent,
+      ...(options.project ? { projectSubjectId: options.project } : {}),
       version: packageVersion(),
     });
     try {
