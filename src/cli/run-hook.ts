@@ -47,21 +47,22 @@ export async function runHook(
   options: HookCommandOptions,
   deps: CliDeps,
 ): Promise<void> {
-  const [{ parseHookInput, maxHookInputBytes }, hooks, { claudeCodeOutput }] = await Promise.all([
+  const [hooksInput, hooks, { claudeCodeOutput }] = await Promise.all([
     import("../hooks/hook-input.js"),
     import("../hooks/edit-hooks.js"),
     import("../hooks/claude-code-output.js"),
   ]);
   let input: HookInput;
   try {
-    input = parseHookInput(await readStdin(deps, maxHookInputBytes));
+    input = hooksInput.parseHookInput(await readStdin(deps, hooksInput.maxHookInputBytes));
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(error instanceof Error ? error.message : String(error), { cause: error });
   }
   // SHARED_CTX_AGENT before the session: the MCP server of the same terminal speaks under that
-  // name, so a session's own decisions are recognised as its own.
-  const agent = options.agent || deps.env.SHARED_CTX_AGENT || input.sessionId || undefined;
+  // name, so a session's own decisions are recognised as its own. A subagent gets `/<agent_id>`.
+  const agent =
+    hooksInput.hookAgentId(input, options.agent, deps.env.SHARED_CTX_AGENT) || undefined;
   if (!agent) {
     throw new UsageError(
       "no agent id: the hook input has no session_id; pass --agent NAME or set SHARED_CTX_AGENT",
