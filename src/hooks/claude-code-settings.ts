@@ -148,7 +148,7 @@ export function mergeGitignore(text: string | undefined): {
   return {
     text: `${current}${separator}${storeFolderPattern}\n`,
     changes: [
-      `add ${storeFolderPattern} (the embedded store: each machine's own, never committed)`,
+      `added ${storeFolderPattern} (the embedded store: each machine's own, never committed)`,
     ],
   };
 }

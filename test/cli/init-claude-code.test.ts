@@ -216,7 +216,7 @@ describe("shared-ctx init claude-code", () => {
     ]);
     expect(run.stdout).toContain(".claude/settings.json: (dry run, not written)");
     expect(run.stdout).toContain(
-      ".gitignore: (dry run, not written)\n  add .shared-ctx/ (the embedded store",
+      ".gitignore: (dry run, not written)\n  added .shared-ctx/ (the embedded store",
     );
     expect(existsSync(join(root, ".claude", "settings.json"))).toBe(false);
     expect(existsSync(join(root, ".mcp.json"))).toBe(false);
@@ -227,7 +227,7 @@ describe("shared-ctx init claude-code", () => {
     it("a fresh repository gets one that ignores the store's folder, once however often it runs", async () => {
       const root = repository();
       const first = await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
-      expect(first.stdout).toContain(".gitignore:\n  add .shared-ctx/");
+      expect(first.stdout).toContain(".gitignore:\n  added .shared-ctx/");
       await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
       expect(read(root).gitignore).toBe(".shared-ctx/\n");
     });
