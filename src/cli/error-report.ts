@@ -2,6 +2,7 @@ import { SharedCtxError } from "../errors.js";
 import type { CliDeps } from "./cli-deps.js";
 import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
 import { FatalError } from "./fatal-error.js";
+import { OutputClosedError } from "./output-closed-error.js";
 
 /** Errors that mean "the input was wrong" rather than "something failed". */
 const usageErrorNames = new Set([
@@ -29,4 +30,18 @@ export function reportError(error: unknown, deps: CliDeps): ExitCodeValue {
     );
   }
   return ExitCode.failure;
+}
+
+/**
+ * Once `deps.signal` has aborted, what a command throws is a consequence of being stopped (an
+ * aborted sleep, a cancelled read, a run that rejected with the abort reason): report why it
+ * stopped instead. A closed stdout is quiet and exits 0; a signal says so in one line and exits
+ * 130 or 143. Undefined when the command was not stopped.
+ */
+export function reportStop(deps: CliDeps): ExitCodeValue | undefined {
+  if (!deps.signal.aborted) return undefined;
+  const reason: unknown = deps.signal.reason;
+  if (reason instanceof OutputClosedError) return reason.exitCode;
+  if (reason instanceof FatalError) return reportError(reason, deps);
+  return undefined;
 }

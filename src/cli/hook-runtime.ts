@@ -1,5 +1,4 @@
 import { basename, resolve } from "node:path";
-import { type Command, Option } from "commander";
 import type { ContextStore } from "../context/context-store.js";
 import type { EditHookContext } from "../hooks/edit-hooks.js";
 import { ProjectConfigError } from "../hooks/errors/project-config-error.js";
@@ -11,7 +10,8 @@ import { UsageError } from "./fatal-error.js";
 /**
  * What the edit-hook commands (`hook …`, `check`, `modules`, `init claude-code`) share: the
  * project (root, modules, settings), the subject, and the store opened with the same flags as
- * `shared-ctx mcp`, within the hook's time budget.
+ * `shared-ctx mcp`, within the hook's time budget. Free of commander: the hook's fast path
+ * (hook-main.ts) runs it without building the command table.
  */
 
 /** The flags every edit-hook command takes (`mcp`'s store flags plus the project's). */
@@ -23,45 +23,6 @@ export interface HookCommandOptions {
   store?: "embedded" | "statewave" | "postgres";
   url?: string;
   databaseUrl?: string;
-}
-
-/** Adds `--subject`, `--agent`, `--root` and `mcp`'s store flags to `command`. */
-export function addHookOptions(command: Command, options: { agent: boolean }): Command {
-  command
-    .option(
-      "--subject <id>",
-      "the shared subject (default: shared-ctx.config.json's subject, $SHARED_CTX_SUBJECT, or the project folder's name)",
-    )
-    .option(
-      "--root <dir>",
-      "the project root (default: $CLAUDE_PROJECT_DIR, else the nearest folder with shared-ctx.config.json or .git)",
-    );
-  if (options.agent) {
-    command.option(
-      "--agent <name>",
-      "who is editing (default: the hook input's session_id, else $SHARED_CTX_AGENT)",
-    );
-  }
-  return command
-    .option(
-      "--db <path>",
-      "embedded store file, relative to the project root (default: $SHARED_CTX_DB or <root>/.shared-ctx/store.db)",
-    )
-    .addOption(
-      new Option("--store <kind>", "where the shared context lives").choices([
-        "embedded",
-        "statewave",
-        "postgres",
-      ]),
-    )
-    .option(
-      "--database-url <url>",
-      "Postgres URL, with --store postgres (default: $SHARED_CTX_DATABASE_URL)",
-    )
-    .option(
-      "--url <url>",
-      "Statewave server URL (default: $STATEWAVE_URL or http://localhost:8100)",
-    );
 }
 
 /** The project a hook call works in. */

@@ -437,10 +437,12 @@ export class SharedState {
    * competing write. The replica that wrote the last contender announces at once; any other one
    * waits `announceGraceMs` (cut short by `close()`), catches up with the timeline and announces
    * only if the escalation is still open and no announcement of that id is there by then. Two replicas may
-   * still both announce when the first is slower than the grace period; an announcement
-   * is idempotent by its deterministic escalation id: compile makes a second one supersede the
-   * first (`supersedes`: same `escalationId`), so the store holds one active memory per
-   * escalation whatever the number of announcements.
+   * still both announce when the first is slower than the grace period, or when one is killed
+   * between its write and its read: every announcement carries one idempotency key per escalation
+   * (`escalationAnnouncementKey`, from the deterministic escalation id), so the embedded and
+   * Postgres stores and `serve` keep exactly one announcement episode. A store that ignores keys
+   * (Statewave v0.7.1) may keep two; compile then makes the second supersede the first
+   * (`supersedes`: same `escalationId`), so it still holds one active memory per escalation.
    */
   #escalated(raised: RaisedEscalation): void {
     const { escalation } = raised;

@@ -82,6 +82,15 @@ export function snapshotEpisode(
   };
 }
 
+/**
+ * The idempotency key of an escalation's announcement: the escalation id is deterministic (every
+ * replica derives the same one from the same writes), so every replica that announces it writes
+ * the same key, and a store that honours keys (embedded, Postgres, `serve`) keeps one episode.
+ */
+export function escalationAnnouncementKey(escalation: Escalation): string {
+  return `escalation:${escalation.subjectId}:${escalation.id}`;
+}
+
 /** The timeline episode announcing an escalation; `target` makes the resolution supersede it. */
 export function escalationEpisode(escalation: Escalation, source: string): CreateEpisodeInput {
   const contenders = escalation.contenders
@@ -102,6 +111,7 @@ export function escalationEpisode(escalation: Escalation, source: string): Creat
       contenders: toJson(escalation.contenders),
       raisedAt: escalation.raisedAt,
     },
+    idempotencyKey: escalationAnnouncementKey(escalation),
   };
 }
 

@@ -124,3 +124,31 @@ export function mergeMcpConfig(
   config.mcpServers = servers;
   return { config, changes };
 }
+
+/** The folder the embedded store lives in (`<root>/.shared-ctx/store.db`), as .gitignore names it. */
+export const storeFolderPattern = ".shared-ctx/";
+
+/**
+ * `.gitignore` with the store's folder ignored: the store is each machine's own, and a committed
+ * SQLite file would be a merge conflict on every edit. Idempotent: a line that already ignores the
+ * folder (`.shared-ctx`, `.shared-ctx/`, `/.shared-ctx/`, `.shared-ctx/*`…) leaves the file as it is.
+ * Pure: the file's text (undefined when there is none) in, the new text and what changed out.
+ */
+export function mergeGitignore(text: string | undefined): {
+  readonly text: string;
+  readonly changes: readonly string[];
+} {
+  const current = text ?? "";
+  const ignored = current
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .some((line) => /^\/?\.shared-ctx(?:\/\*{0,2})?$/.test(line));
+  if (ignored) return { text: current, changes: [] };
+  const separator = current === "" || current.endsWith("\n") ? "" : "\n";
+  return {
+    text: `${current}${separator}${storeFolderPattern}\n`,
+    changes: [
+      `added ${storeFolderPattern} (the embedded store: each machine's own, never committed)`,
+    ],
+  };
+}

@@ -14,6 +14,7 @@ import {
   decisionRef,
   type EditVerdict,
   type OpenEscalation,
+  sameLine,
   stanceOn,
   unreadContext,
 } from "./edit-policy.js";
@@ -313,7 +314,7 @@ export async function postToolUse(context: EditHookContext, input: HookInput): P
     const others = after.activity.claims.filter(
       (claim) =>
         claim.module === module &&
-        claim.agent !== context.agent &&
+        !sameLine(claim.agent, context.agent) &&
         !(register.settlement && claim.at <= register.settlement.at),
     );
     const other = others[0];
@@ -397,7 +398,7 @@ export async function sessionStart(
     lines.push("shared-ctx: open disputes (a person settles them):");
     for (const memory of disputes) lines.push(`- ${memory.content}`);
   }
-  const holders = facts.activity.claims.filter((claim) => claim.agent !== context.agent);
+  const holders = facts.activity.claims.filter((claim) => !sameLine(claim.agent, context.agent));
   if (holders.length > 0) {
     lines.push("shared-ctx: modules other sessions are editing now:");
     for (const claim of holders) lines.push(`- ${claim.module}: ${claim.description}`);

@@ -90,6 +90,17 @@ function sameName(a: string, b: string): boolean {
   return fold(a) === fold(b);
 }
 
+/**
+ * Whether two agent ids are one line of work: the same id, or a Claude Code session and a
+ * subagent it started (`<session>/<agent_id>`, see hookAgentId in hook-input.ts), or two levels of
+ * that. A subagent continues its parent's work, so neither's claim or retiring decision holds the
+ * other back; two subagents of one session are two workers, and their edits of one module collide
+ * as two sessions' do.
+ */
+export function sameLine(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+}
+
 /** A decision as the hooks cite it. */
 export function decisionRef(memory: Memory): DecisionRef {
   const target = text(memory.metadata.target);
@@ -181,7 +192,7 @@ export function decideEdit(facts: EditFacts): EditVerdict {
   } else {
     // The newest verdict stands: a "keep" published after a "retire" un-retires the module.
     const verdict = about.find((entry) => entry.stance === "deprecate" || entry.stance === "keep");
-    if (verdict?.stance === "deprecate" && decisionRef(verdict.memory).author !== agent) {
+    if (verdict?.stance === "deprecate" && !sameLine(decisionRef(verdict.memory).author, agent)) {
       conflicts.push({ type: "retired", decision: decisionRef(verdict.memory) });
     }
   }
@@ -197,7 +208,7 @@ export function decideEdit(facts: EditFacts): EditVerdict {
 
   const settlement = facts.settlement;
   for (const claim of facts.activity.claims) {
-    if (!sameName(claim.module, module) || claim.agent === agent) continue;
+    if (!sameName(claim.module, module) || sameLine(claim.agent, agent)) continue;
     // A person settled the module after this claim: only the holder's later edits count.
     if (settlement && claim.at <= settlement.at && claim.agent !== settlement.holder) continue;
     if (settlement && settlement.holder === agent && claim.at <= settlement.at) continue;

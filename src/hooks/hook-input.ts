@@ -18,6 +18,13 @@ export interface HookInput {
   readonly toolInput: Readonly<Record<string, unknown>>;
   /** `SessionStart`'s `source`. */
   readonly source?: string;
+  /**
+   * `agent_id`: set only when the hook fires inside a subagent (Claude Code's common input
+   * fields). A subagent shares its parent's `session_id`, so this is what tells them apart.
+   */
+  readonly agentId?: string;
+  /** `agent_type`: the subagent's type (`general-purpose`, a custom agent's name), when set. */
+  readonly agentType?: string;
 }
 
 /** The largest hook input read (a Write's whole file content travels in it). */
@@ -58,6 +65,8 @@ export function parseHookInput(text: string): HookInput {
   const hookEventName = optionalString(record, "hook_event_name");
   const toolName = optionalString(record, "tool_name");
   const source = optionalString(record, "source");
+  const agentId = optionalString(record, "agent_id");
+  const agentType = optionalString(record, "agent_type");
   return {
     sessionId: sessionId ?? "",
     ...(transcriptPath !== undefined ? { transcriptPath } : {}),
@@ -66,5 +75,24 @@ export function parseHookInput(text: string): HookInput {
     ...(toolName !== undefined ? { toolName } : {}),
     toolInput: (toolInput as Record<string, unknown> | undefined) ?? {},
     ...(source !== undefined ? { source } : {}),
+    ...(agentId ? { agentId } : {}),
+    ...(agentType ? { agentType } : {}),
   };
+}
+
+/**
+ * Who a hook call acts for: `--agent` as given; else `$SHARED_CTX_AGENT`, else the session id, and
+ * inside a subagent that name with `/<agent_id>` (Claude Code gives subagents their parent's
+ * `session_id`, so without it a session's parallel subagents would be one agent). Empty when there
+ * is no name at all.
+ */
+export function hookAgentId(
+  input: HookInput,
+  flag: string | undefined,
+  environment: string | undefined,
+): string {
+  if (flag) return flag;
+  const base = environment || input.sessionId;
+  if (!base) return "";
+  return input.agentId ? `${base}/${input.agentId}` : base;
 }

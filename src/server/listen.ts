@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import type { TenantKey } from "./api-key.js";
@@ -114,24 +114,97 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 const shutdownUploadGraceMs = 1000;
 
 /**
- * The raw 400 for a body that stopped arriving, in Statewave's envelope. Written to the socket
- * itself: the route is still waiting for the body, and the socket is closed right after.
+ * A raw HTTP/1.1 answer in Statewave's error envelope, for the answers written to the socket
+ * itself (no route, no request object: the socket is closed right after).
  */
-function incompleteBodyResponse(idleMs: number): string {
-  const body = JSON.stringify({
-    error: {
-      code: "request_body_incomplete",
-      message: `The request body stopped arriving: no byte for ${idleMs} ms before its end (is it shorter than its Content-Length?)`,
-    },
-  });
+function rawErrorResponse(
+  status: number,
+  reason: string,
+  error: { code: string; message: string },
+  headers: readonly string[] = [],
+): string {
+  const body = JSON.stringify({ error });
   return [
-    "HTTP/1.1 400 Bad Request",
+    `HTTP/1.1 ${status} ${reason}`,
     "Content-Type: application/json",
     `Content-Length: ${Buffer.byteLength(body)}`,
+    ...headers,
     "Connection: close",
     "",
     body,
   ].join("\r\n");
+}
+
+/**
+ * The raw 400 for a body that stopped arriving. Written to the socket itself: the route is still
+ * waiting for the body, and the socket is closed right after.
+ */
+function incompleteBodyResponse(idleMs: number): string {
+  return rawErrorResponse(400, "Bad Request", {
+    code: "request_body_incomplete",
+    message: `The request body stopped arriving: no byte for ${idleMs} ms before its end (is it shorter than its Content-Length?)`,
+  });
+}
+
+/**
+ * Node's own answers to a request it could not parse or that timed out (it writes them without
+ * a body), with the same status in Statewave's envelope: 408 for the header and request timeouts,
+ * 431 for headers over Node's limit, 400 for anything else it cannot parse.
+ */
+function clientErrorResponse(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return rawErrorResponse(408, "Request Timeout", {
+        code: "request_timeout",
+        message:
+          "The request did not arrive in time (see serve's --headers-timeout and --request-timeout)",
+      });
+    case "HPE_HEADER_OVERFLOW":
+      return rawErrorResponse(431, "Request Header Fields Too Large", {
+        code: "headers_too_large",
+        message: "The request's headers are larger than the server accepts (16 KiB)",
+      });
+    default:
+      return rawErrorResponse(400, "Bad Request", {
+        code: "bad_request",
+        message: "The request is not valid HTTP/1.1",
+      });
+  }
+}
+
+/** `Retry-After` of the 503 a connection past the cap gets: the timeouts free slow sockets soon. */
+const connectionCapRetryAfterSeconds = 1;
+
+/** How long a refused connection may take to read its 503 before it is cut. */
+const refusedConnectionLingerMs = 2000;
+
+/**
+ * Refused connections being answered at once; past this a refused connection is closed without
+ * an answer, so that a flood cannot use up file descriptors through the refusals themselves.
+ */
+const maxRefusalsInFlight = 64;
+
+/**
+ * Answers a connection past the cap with a 503 in Statewave's envelope and closes it. The socket
+ * is half-closed and what the client still sends is read and dropped until it closes too (or
+ * {@link refusedConnectionLingerMs}): closing a socket with unread input would send a reset,
+ * which can destroy the answer before the client reads it.
+ */
+function refuseConnection(socket: Socket, maxConnections: number): void {
+  socket.on("error", () => undefined);
+  socket.setTimeout(refusedConnectionLingerMs, () => socket.destroy());
+  socket.end(
+    rawErrorResponse(
+      503,
+      "Service Unavailable",
+      {
+        code: "service_unavailable",
+        message: `The server has ${maxConnections} connections open, its limit (--max-connections); retry shortly`,
+      },
+      [`Retry-After: ${connectionCapRetryAfterSeconds}`],
+    ),
+  );
+  socket.resume();
 }
 
 /**
@@ -189,11 +262,51 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       ),
     },
   }) as Server;
-  server.maxConnections = options.maxConnections ?? defaultMaxConnections;
+  // The connection cap, counted here rather than by `server.maxConnections` (which closes a
+  // connection past it without a word): a connection past the cap gets a 503 with Retry-After.
+  // HTTP's own connection handler runs only for the connections let in.
+  const maxConnections = options.maxConnections ?? defaultMaxConnections;
+  const httpConnectionListeners = server.listeners("connection") as Array<(socket: Socket) => void>;
+  server.removeAllListeners("connection");
+  let openConnections = 0;
+  let refusalsInFlight = 0;
+  server.on("connection", (socket: Socket) => {
+    if (openConnections >= maxConnections) {
+      if (refusalsInFlight >= maxRefusalsInFlight) {
+        socket.destroy();
+        return;
+      }
+      refusalsInFlight += 1;
+      socket.once("close", () => {
+        refusalsInFlight -= 1;
+      });
+      refuseConnection(socket, maxConnections);
+      return;
+    }
+    openConnections += 1;
+    socket.once("close", () => {
+      openConnections -= 1;
+    });
+    for (const listener of httpConnectionListeners) listener.call(server, socket);
+  });
+  // Node's own 400/408/431 (a request it cannot parse, a timeout) in the envelope too.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    // A reset connection, or one whose answer has begun, can only be closed.
+    if (error.code === "ECONNRESET" || !socket.writable || answering.get(socket)?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    socket.end(clientErrorResponse(error));
+    socket.destroySoon();
+  });
   // The request each socket is serving, until its response is done: for the body-idle timeout.
   const serving = new Map<Socket, IncomingMessage>();
-  server.on("request", (request: IncomingMessage, response) => {
+  // The response each socket is writing, for clientError: once its headers are out, no other
+  // answer can be written on that socket.
+  const answering = new WeakMap<Socket, ServerResponse>();
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
     serving.set(request.socket, request);
+    answering.set(request.socket, response);
     response.once("close", () => {
       if (serving.get(request.socket) === request) serving.delete(request.socket);
     });

@@ -73,4 +73,47 @@ describe("shared-ctx hook, the built bin spawned with JSON on stdin", () => {
     );
     expect(allowed).toMatchObject({ code: 0, stdout: "", stderr: "" });
   }, 30_000);
+
+  // The fast path (dist/cli/hook-main.js) answers the hooks; anything else it leaves to the full CLI.
+  describe("the fast path hands help and usage errors to the full CLI", () => {
+    it("prints commander's help for `hook pre-tool-use --help`", async () => {
+      const run = await hookProcess(["hook", "pre-tool-use", "--help"], "", tempDir());
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain("Usage: shared-ctx hook pre-tool-use [options]");
+      expect(run.stdout).toContain("--database-url <url>");
+    });
+
+    it("reports an unknown option as commander does, exit 2", async () => {
+      const run = await hookProcess(["hook", "pre-tool-use", "--bogus", "x"], "", tempDir());
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain("--bogus");
+    });
+
+    it("reports check without --path as commander does, exit 2", async () => {
+      const run = await hookProcess(["check", "--agent", "a"], "", tempDir());
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain("--path");
+    });
+
+    it("answers `check` on the fast path with the same JSON contract", async () => {
+      const root = makeRepository(tempDir(), ["src/orders/order.ts"]);
+      const run = await hookProcess(
+        ["check", "--agent", "a", "--path", join(root, "src", "orders", "order.ts")],
+        "",
+        root,
+      );
+      expect(run).toMatchObject({ code: 0, stderr: "" });
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        decision: "allow",
+        agent: "a",
+        files: [{ path: "src/orders/order.ts", module: "orders", decision: "allow" }],
+      });
+    });
+
+    it("names a bad hook input as a usage error, exit 2", async () => {
+      const run = await hookProcess(["hook", "pre-tool-use"], "{not json", tempDir());
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain("not JSON");
+    });
+  });
 });

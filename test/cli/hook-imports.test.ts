@@ -39,3 +39,19 @@ describe("the hook path (`shared-ctx hook …`, `check`) loads no UI, AI SDK or 
     });
   });
 });
+
+describe("the hook's fast path (src/cli/hook-main.ts, what bin/ runs for `hook …`/`check …`)", () => {
+  const packages = reachablePackages(join(repoRoot, "src/cli/hook-main.ts"), {
+    deferred: true,
+    skip: collisionOnly,
+  });
+
+  it("reaches the store's driver", () => {
+    expect(packages.has("better-sqlite3")).toBe(true);
+  });
+
+  // Building commander's command table is the cost the fast path exists to skip.
+  it.each([...forbidden, "commander"])("never reaches %s", (name) => {
+    expect(packages.get(name)).toBeUndefined();
+  });
+});

@@ -82,6 +82,7 @@ describe("shared-ctx init claude-code", () => {
   const read = (root: string) => ({
     settings: readFileSync(join(root, ".claude", "settings.json"), "utf8"),
     mcp: readFileSync(join(root, ".mcp.json"), "utf8"),
+    gitignore: readFileSync(join(root, ".gitignore"), "utf8"),
   });
 
   it("writes the MCP server and the hooks into a fresh repository, valid against the documented schema", async () => {
@@ -141,7 +142,7 @@ describe("shared-ctx init claude-code", () => {
     const again = await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
     expect(read(root)).toEqual(first);
     expect(again.stdout).toBe(
-      ".mcp.json: unchanged\n.claude/settings.json: unchanged\nnote: shared-ctx is not in this project's node_modules; the hooks run `shared-ctx` from PATH (npm install -D shared-ctx, then run this again, to pin it)\n",
+      ".mcp.json: unchanged\n.claude/settings.json: unchanged\n.gitignore: unchanged\nnote: shared-ctx is not in this project's node_modules; the hooks run `shared-ctx` from PATH (npm install -D shared-ctx, then run this again, to pin it)\n",
     );
   });
 
@@ -214,8 +215,47 @@ describe("shared-ctx init claude-code", () => {
       "--dry-run",
     ]);
     expect(run.stdout).toContain(".claude/settings.json: (dry run, not written)");
+    expect(run.stdout).toContain(
+      ".gitignore: (dry run, not written)\n  added .shared-ctx/ (the embedded store",
+    );
     expect(existsSync(join(root, ".claude", "settings.json"))).toBe(false);
     expect(existsSync(join(root, ".mcp.json"))).toBe(false);
+    expect(existsSync(join(root, ".gitignore"))).toBe(false);
+  });
+
+  describe(".gitignore", () => {
+    it("a fresh repository gets one that ignores the store's folder, once however often it runs", async () => {
+      const root = repository();
+      const first = await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+      expect(first.stdout).toContain(".gitignore:\n  added .shared-ctx/");
+      await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+      expect(read(root).gitignore).toBe(".shared-ctx/\n");
+    });
+
+    it("keeps what is there, adding the line after a last line without a newline", async () => {
+      const root = repository();
+      writeFileSync(join(root, ".gitignore"), "node_modules/\ndist");
+      await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+      expect(read(root).gitignore).toBe("node_modules/\ndist\n.shared-ctx/\n");
+    });
+
+    it.each([".shared-ctx", "/.shared-ctx/", ".shared-ctx/*", "  .shared-ctx/  "])(
+      "leaves a file that already ignores it (%j) untouched",
+      async (line) => {
+        const root = repository();
+        writeFileSync(join(root, ".gitignore"), `dist/\n${line}\n`);
+        const run = await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+        expect(run.stdout).toContain(".gitignore: unchanged");
+        expect(read(root).gitignore).toBe(`dist/\n${line}\n`);
+      },
+    );
+
+    it("does not take a similar name for it", async () => {
+      const root = repository();
+      writeFileSync(join(root, ".gitignore"), ".shared-ctx-old/\n# .shared-ctx/\n");
+      await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+      expect(read(root).gitignore).toBe(".shared-ctx-old/\n# .shared-ctx/\n.shared-ctx/\n");
+    });
   });
 
   it("refuses a settings file that is not JSON, naming it", async () => {

@@ -80,6 +80,7 @@ describe("startServer timeouts and caps", () => {
     });
     clearInterval(timer);
     expect(outcome.received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(parseRaw(outcome.received).body.error.code).toBe("request_timeout");
     // The stated timeout, plus Node's check interval (a quarter of it) and scheduling slack.
     expect(outcome.closedAfterMs).toBeGreaterThanOrEqual(700);
     expect(outcome.closedAfterMs).toBeLessThan(2500);
@@ -141,7 +142,14 @@ describe("startServer timeouts and caps", () => {
     expect(response.status).toBe(200);
   });
 
-  it("closes connections past maxConnections at once, and accepts again when they go", async () => {
+  /** The status line, headers and parsed body of a raw answer. */
+  function parseRaw(received: string) {
+    const [head = "", body = ""] = received.split("\r\n\r\n");
+    const [status = "", ...headers] = head.split("\r\n");
+    return { status, headers, body: body ? JSON.parse(body) : undefined };
+  }
+
+  it("answers connections past maxConnections 503 in the envelope with Retry-After, and accepts again when they go", async () => {
     const server = await start({ maxConnections: 2, bodyIdleTimeoutMs: 5000 });
     const open = async () => {
       const socket = connect(server.port, "127.0.0.1");
@@ -154,12 +162,67 @@ describe("startServer timeouts and caps", () => {
     await open();
     // Give the server the time to count both.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const third = await rawExchange(server.port, () => undefined, 2000);
-    expect(third.received).toBe("");
+    const third = await rawExchange(
+      server.port,
+      (socket) => socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`),
+      2000,
+    );
+    const answer = parseRaw(third.received);
+    expect(answer.status).toBe("HTTP/1.1 503 Service Unavailable");
+    expect(answer.headers).toContain("Retry-After: 1");
+    expect(answer.headers).toContain("Connection: close");
+    expect(answer.body).toEqual({
+      error: {
+        code: "service_unavailable",
+        message: "The server has 2 connections open, its limit (--max-connections); retry shortly",
+      },
+    });
     expect(third.closedAfterMs).toBeLessThan(1000);
+    // fetch sees the same answer.
+    const viaFetch = await fetch(`${server.url}/healthz`);
+    expect(viaFetch.status).toBe(503);
+    expect(viaFetch.headers.get("retry-after")).toBe("1");
     first.destroy();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it("gives Node's 408 for headers that never finish the envelope too", async () => {
+    const server = await start({ headersTimeoutMs: 300, bodyIdleTimeoutMs: 2000 });
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await rawExchange(server.port, (socket) => {
+      socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n`);
+      timer = setInterval(() => socket.write("X-Slow: 1\r\n"), 50);
+    });
+    clearInterval(timer);
+    const answer = parseRaw(outcome.received);
+    expect(answer.status).toBe("HTTP/1.1 408 Request Timeout");
+    expect(answer.body.error.code).toBe("request_timeout");
+  });
+
+  it("gives Node's 400 for a request that is not HTTP in the envelope", async () => {
+    const server = await start();
+    const outcome = await rawExchange(server.port, (socket) =>
+      socket.write("NOT HTTP AT ALL\r\n\r\n"),
+    );
+    const answer = parseRaw(outcome.received);
+    expect(answer.status).toBe("HTTP/1.1 400 Bad Request");
+    expect(answer.body).toEqual({
+      error: { code: "bad_request", message: "The request is not valid HTTP/1.1" },
+    });
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it("gives Node's 431 for headers over its limit in the envelope", async () => {
+    const server = await start();
+    const outcome = await rawExchange(server.port, (socket) =>
+      socket.write(
+        `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+      ),
+    );
+    const answer = parseRaw(outcome.received);
+    expect(answer.status).toBe("HTTP/1.1 431 Request Header Fields Too Large");
+    expect(answer.body.error.code).toBe("headers_too_large");
   });
 });
 

@@ -12,8 +12,8 @@ interface InitClaudeCodeOptions extends Omit<HookCommandOptions, "agent"> {
 
 /**
  * `shared-ctx init claude-code [--dry-run]`: writes the MCP server entry (`.mcp.json`) and the
- * edit hooks (`.claude/settings.json`) into the repository, merged into what is there, and prints
- * what it changed. Idempotent: a second run changes nothing.
+ * edit hooks (`.claude/settings.json`) into the repository, merged into what is there, adds the
+ * embedded store's folder to `.gitignore`, and prints what it changed. Idempotent: a second run changes nothing.
  */
 export function makeInitCommand(deps: CliDeps): Command {
   const init = new Command("init").description("set a coding harness up to use the shared context");
@@ -62,7 +62,7 @@ function readJson(path: string): unknown {
 }
 
 async function initClaudeCode(options: InitClaudeCodeOptions, deps: CliDeps): Promise<void> {
-  const { mergeClaudeSettings, mergeMcpConfig } = await import(
+  const { mergeClaudeSettings, mergeGitignore, mergeMcpConfig } = await import(
     "../../hooks/claude-code-settings.js"
   );
   const { root, project } = resolveHookProject(options, deps);
@@ -85,10 +85,15 @@ async function initClaudeCode(options: InitClaudeCodeOptions, deps: CliDeps): Pr
   const mcpPath = join(root, ".mcp.json");
   const settings = mergeClaudeSettings(readJson(settingsPath), setup);
   const mcp = mergeMcpConfig(readJson(mcpPath), setup);
+  const gitignorePath = join(root, ".gitignore");
+  const gitignore = mergeGitignore(
+    existsSync(gitignorePath) ? readFileSync(gitignorePath, "utf8") : undefined,
+  );
   const lines: string[] = [];
-  for (const [path, changes, value] of [
-    [mcpPath, mcp.changes, mcp.config],
-    [settingsPath, settings.changes, settings.settings],
+  for (const [path, changes, contents] of [
+    [mcpPath, mcp.changes, `${JSON.stringify(mcp.config, null, 2)}\n`],
+    [settingsPath, settings.changes, `${JSON.stringify(settings.settings, null, 2)}\n`],
+    [gitignorePath, gitignore.changes, gitignore.text],
   ] as const) {
     const name = relative(root, path);
     if (changes.length === 0) {
@@ -101,7 +106,7 @@ async function initClaudeCode(options: InitClaudeCodeOptions, deps: CliDeps): Pr
     );
     if (!options.dryRun) {
       mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+      writeFileSync(path, contents);
     }
   }
   if (!localBin && options.command === undefined) {

@@ -319,10 +319,18 @@ export class EmbeddedStoreCore {
       if (first) return episodeFromRow(first);
     }
     const id = this.#generateId();
-    this.#statement(
+    // created_at never goes backwards along seq: two processes take their clocks before the write
+    // lock, so the later insert can carry the earlier time. One statement reads the subject's last
+    // created_at and inserts (atomic under SQLite's write lock), as Postgres does with GREATEST.
+    // ISO strings of one format compare as their times do.
+    const stored = this.#statement<{ created_at: string }>(
       `INSERT INTO episodes (id, tenant_id, subject_id, source, type, payload, metadata, provenance, session_id, created_at, idempotency_key)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,
+         max(?, ifnull((SELECT created_at FROM episodes WHERE tenant_id IS ? AND subject_id = ?
+                        ORDER BY seq DESC LIMIT 1), '')),
+         ?)
+       RETURNING created_at`,
+    ).get(
       id,
       tenantId,
       input.subjectId,
@@ -333,8 +341,11 @@ export class EmbeddedStoreCore {
       provenance,
       input.sessionId,
       createdAt,
+      tenantId,
+      input.subjectId,
       input.idempotencyKey,
     );
+    const storedAt = stored?.created_at ?? createdAt;
     return {
       id,
       subjectId: input.subjectId,
@@ -346,7 +357,7 @@ export class EmbeddedStoreCore {
       metadata: JSON.parse(metadata),
       provenance: JSON.parse(provenance),
       sessionId: input.sessionId,
-      createdAt,
+      createdAt: storedAt,
     };
   }
 

@@ -50,6 +50,43 @@ describe("EmbeddedStore across processes", () => {
       pages.push(...(await store.getTimeline("race", { limit: 300, offset })).episodes);
     }
     expect(pages.map((episode) => episode.id)).toEqual(episodes.map((episode) => episode.id));
+    // created_at follows that order too: each process reads its clock before it gets the write
+    // lock, yet the timeline's created_at never goes backwards.
+    const times = episodes.map((episode) => episode.createdAt);
+    expect(times).toEqual([...times].sort());
+  });
+
+  it("never lets created_at go backwards along the timeline, whatever each process's clock says", async () => {
+    const path = join(tempDir(), "store.db");
+    opened.push(new EmbeddedStore({ path }));
+    const ahead = Date.parse("2026-12-01T10:00:30.000Z");
+    const behind = Date.parse("2026-12-01T10:00:00.000Z");
+    // The first process's clock is 30 s ahead of the second's: the second writes later in seq.
+    for (const [writer, clock] of [
+      ["ahead", ahead],
+      ["behind", behind],
+    ] as const) {
+      const result = await waitForExit(
+        spawnTsChild(fixture("write-episodes.ts"), [
+          path,
+          "clocks",
+          writer,
+          "2",
+          `--clock-ms=${clock}`,
+        ]),
+      );
+      expect(result, result.stderr).toMatchObject({ code: 0 });
+    }
+    const store = new EmbeddedStore({ path });
+    opened.push(store);
+    const { episodes } = await store.getTimeline("clocks", { limit: 10 });
+    expect(episodes.map((episode) => [episode.source, episode.createdAt])).toEqual([
+      ["ahead", "2026-12-01T10:00:30.000Z"],
+      ["ahead", "2026-12-01T10:00:30.000Z"],
+      // Never below the subject's last created_at (ties keep the order of seq).
+      ["behind", "2026-12-01T10:00:30.000Z"],
+      ["behind", "2026-12-01T10:00:30.000Z"],
+    ]);
   });
 
   it("keeps every episode whose create returned when the writer is killed with SIGKILL", async () => {

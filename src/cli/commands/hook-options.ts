@@ -1,0 +1,40 @@
+import { type Command, Option } from "commander";
+
+/** Adds `--subject`, `--agent`, `--root` and `mcp`'s store flags to `command`. */
+export function addHookOptions(command: Command, options: { agent: boolean }): Command {
+  command
+    .option(
+      "--subject <id>",
+      "the shared subject (default: shared-ctx.config.json's subject, $SHARED_CTX_SUBJECT, or the project folder's name)",
+    )
+    .option(
+      "--root <dir>",
+      "the project root (default: $CLAUDE_PROJECT_DIR, else the nearest folder with shared-ctx.config.json or .git)",
+    );
+  if (options.agent) {
+    command.option(
+      "--agent <name>",
+      "who is editing (default: the hook input's session_id, else $SHARED_CTX_AGENT)",
+    );
+  }
+  return command
+    .option(
+      "--db <path>",
+      "embedded store file, relative to the project root (default: $SHARED_CTX_DB or <root>/.shared-ctx/store.db)",
+    )
+    .addOption(
+      new Option("--store <kind>", "where the shared context lives").choices([
+        "embedded",
+        "statewave",
+        "postgres",
+      ]),
+    )
+    .option(
+      "--database-url <url>",
+      "Postgres URL, with --store postgres (default: $SHARED_CTX_DATABASE_URL)",
+    )
+    .option(
+      "--url <url>",
+      "Statewave server URL (default: $STATEWAVE_URL or http://localhost:8100)",
+    );
+}

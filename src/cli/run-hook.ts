@@ -1,0 +1,124 @@
+import type { ClaudeCodeHookEvent } from "../hooks/claude-code-output.js";
+import type { HookAnswer } from "../hooks/edit-hooks.js";
+import { editTargets } from "../hooks/edit-targets.js";
+import type { HookInput } from "../hooks/hook-input.js";
+import type { CliDeps } from "./cli-deps.js";
+import { UsageError } from "./fatal-error.js";
+import {
+  type HookCommandOptions,
+  hookContext,
+  readStdin,
+  resolveHookProject,
+  StoreUnavailable,
+  withHookStore,
+} from "./hook-runtime.js";
+
+/**
+ * What `shared-ctx hook pre-tool-use|post-tool-use|session-start` does once its command line is
+ * parsed, apart from commander: the command table (commands/hook.ts) and the hook's fast path
+ * (hook-main.ts) both call {@link runHook}.
+ */
+
+/** The hook events `shared-ctx hook` answers, by subcommand. */
+const events = {
+  "pre-tool-use": "PreToolUse",
+  "post-tool-use": "PostToolUse",
+  "session-start": "SessionStart",
+} as const satisfies Record<string, ClaudeCodeHookEvent>;
+
+/** A hook subcommand's name. */
+export type HookName = keyof typeof events;
+
+/** The hook subcommands, in the order `--help` lists them. */
+export const hookNames = Object.keys(events) as HookName[];
+
+/** Whether `name` is a hook subcommand. */
+export function isHookName(name: string | undefined): name is HookName {
+  return name !== undefined && Object.hasOwn(events, name);
+}
+
+/**
+ * Reads the hook input on stdin, answers it from the store and prints the hook's JSON answer
+ * (or nothing when there is nothing to say).
+ * @throws UsageError for a bad input or a missing agent id
+ */
+export async function runHook(
+  name: HookName,
+  options: HookCommandOptions,
+  deps: CliDeps,
+): Promise<void> {
+  const [hooksInput, hooks, { claudeCodeOutput }] = await Promise.all([
+    import("../hooks/hook-input.js"),
+    import("../hooks/edit-hooks.js"),
+    import("../hooks/claude-code-output.js"),
+  ]);
+  let input: HookInput;
+  try {
+    input = hooksInput.parseHookInput(await readStdin(deps, hooksInput.maxHookInputBytes));
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+  // SHARED_CTX_AGENT before the session: the MCP server of the same terminal speaks under that
+  // name, so a session's own decisions are recognised as its own. A subagent gets `/<agent_id>`.
+  const agent =
+    hooksInput.hookAgentId(input, options.agent, deps.env.SHARED_CTX_AGENT) || undefined;
+  if (!agent) {
+    throw new UsageError(
+      "no agent id: the hook input has no session_id; pass --agent NAME or set SHARED_CTX_AGENT",
+    );
+  }
+  // Most Bash calls write no file: answer them without opening the store (every call pays it).
+  if (
+    name !== "session-start" &&
+    editTargets(input.toolName, input.toolInput, input.cwd ?? deps.cwd).length === 0
+  ) {
+    return;
+  }
+  const setup = resolveHookProject(options, deps, input.cwd);
+  const event = events[name];
+  const answer = await withHookStore(options, deps, setup, (store, signal) => {
+    const context = hookContext(setup, store, agent, signal);
+    switch (name) {
+      case "pre-tool-use":
+        return hooks.preToolUse(context, input);
+      case "post-tool-use":
+        return hooks.postToolUse(context, input);
+      case "session-start":
+        return hooks.sessionStart(context, input);
+    }
+  });
+  const output = claudeCodeOutput(
+    event,
+    answer instanceof StoreUnavailable
+      ? storeDownAnswer(name, answer, setup.project.hooks.whenStoreDown, input)
+      : answer,
+  );
+  if (output !== undefined) deps.stdout.write(`${JSON.stringify(output)}\n`);
+}
+
+/**
+ * What a hook answers when the store is down: never a silent pass. `allow` lets the edit through
+ * with a warning the person sees and the agent reads; `deny` refuses edits until the store is back.
+ */
+function storeDownAnswer(
+  name: HookName,
+  down: StoreUnavailable,
+  whenStoreDown: "allow" | "deny",
+  input: HookInput,
+): Omit<HookAnswer, "files"> {
+  const what = `shared-ctx: the shared context store is unreachable (${down.message})`;
+  // Only an edit can be refused; other tools and the other hooks just carry the warning.
+  const isEdit =
+    name === "pre-tool-use" &&
+    editTargets(input.toolName, input.toolInput, input.cwd ?? "/").length > 0;
+  if (whenStoreDown === "deny" && isEdit) {
+    return {
+      decision: "deny",
+      reason: `${what}, and this project refuses edits while it cannot check them (hooks.whenStoreDown = "deny"). Instead: bring the store back (or fix --db/--url), then retry; or ask the person to change hooks.whenStoreDown in shared-ctx.config.json.`,
+    };
+  }
+  return {
+    warning: `${what}; ${isEdit ? "this edit was NOT checked against" : "this session was not given"} the team's decisions and claims (hooks.whenStoreDown = "${whenStoreDown}").`,
+  };
+}
