@@ -14,7 +14,7 @@ import { useTempDir } from "../support/temp-dir.js";
 const tempDir = useTempDir("shared-ctx-scenario-");
 
 describe("listScenarios", () => {
-  it("lists the seven shipped scenarios, the default first", async () => {
+  it("lists the eight shipped scenarios, the default first", async () => {
     const names = (await listScenarios()).map((scenario) => scenario.name);
     expect(names[0]).toBe(defaultScenarioName);
     expect([...names].sort()).toEqual([
@@ -24,6 +24,7 @@ describe("listScenarios", () => {
       "late-joiner",
       "many-agents",
       "payments-stripe",
+      "person-vs-agent",
       "two-coders",
     ]);
   });
