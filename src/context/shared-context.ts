@@ -22,8 +22,9 @@ export interface ContextRead {
   disputes: Escalation[];
   /**
    * Disputes in the memory layer: active memories on the same subject matter (kind and target)
-   * written by agents who had not seen each other's, so none superseded the others (compile
-   * recorded `metadata.contradicts`). Every side stays in `decisions` and in the context.
+   * written by agents who had not seen each other's, or by a writer of lower authority than the
+   * side it had read (see `authority.ts`), so none superseded the others (compile recorded
+   * `metadata.contradicts`). Every side stays in `decisions` and in the context.
    */
   contradictions: MemoryDispute[];
   /** Memories this caller receives now and had not received before. */

@@ -19,6 +19,7 @@ const shippedNames = [
   "late-joiner",
   "many-agents",
   "payments-stripe",
+  "person-vs-agent",
   "two-coders",
 ];
 
