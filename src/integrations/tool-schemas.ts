@@ -21,7 +21,7 @@ export const toolDescriptions = {
   checkSharedDecisions:
     "Read the shared context before acting: the decisions other agents already made (use them, do not contradict them), open disputes, and what changed since your last read. Call this before starting any unit of work.",
   publishDecision:
-    "Publish a decision so every other agent sees it before they act (e.g. 'Deprecate legacy-session-token; use JWT'). A newer decision with the same kind and target supersedes the older one.",
+    "Publish a decision so every other agent sees it before they act (e.g. 'Deprecate legacy-session-token; use JWT'). A newer decision with the same kind and target supersedes the older one, unless the older one has higher authority (a person's): then the two are a dispute only a person settles.",
   getTimeline:
     "The subject's history, oldest first: who wrote what and when (episodes) and the memories compiled from it.",
   putState:
