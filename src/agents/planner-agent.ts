@@ -73,6 +73,7 @@ export async function runPlanner(runtime: AgentRuntime): Promise<void> {
       content: decision.content,
       decisionId,
       ...(decision.by !== undefined ? { replacement: decision.by } : {}),
+      ...(decision.authority !== undefined ? { authority: decision.authority } : {}),
     });
     await coordination.publishDecision(agent.id, decision, decisionId);
   }

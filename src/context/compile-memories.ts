@@ -1,3 +1,10 @@
+import {
+  type Authority,
+  authorityKey,
+  authorityOf,
+  isAuthority,
+  mayOverrule,
+} from "./authority.js";
 import type { Episode, JsonObject, JsonValue, Memory, MemoryKind } from "./context-store.js";
 import { profileFactsOf } from "./profile-facts.js";
 
@@ -136,6 +143,23 @@ export interface SupersedeCandidate {
   source: string | undefined;
   /** `metadata.escalationId`, when it is about a shared-state escalation. */
   escalationId: string | undefined;
+  /** `metadata.authority`: how its claim was established (`agent` when it names none). */
+  authority: Authority;
+}
+
+/**
+ * The candidate a stored memory is to the supersede rule, read from its metadata: every store
+ * builds it here, so they all read the same keys the same way (a value of the wrong type, written
+ * by another client, counts as absent).
+ */
+export function supersedeCandidateOf(id: string, metadata: JsonObject): SupersedeCandidate {
+  const { source, escalationId } = metadata;
+  return {
+    id,
+    source: typeof source === "string" ? source : undefined,
+    escalationId: typeof escalationId === "string" ? escalationId : undefined,
+    authority: authorityOf(metadata),
+  };
 }
 
 /**
@@ -151,11 +175,18 @@ export interface SupersedeCandidate {
  * A different agent that had not seen it did not overrule it: the two disagree, and compile keeps
  * both active and records the contradiction on the newer one (`metadata.contradicts`) instead of
  * letting the later write silently win.
+ *
+ * Before all of that, authority (`metadata.authority`, see `authority.ts`): a write of lower
+ * authority never supersedes one of higher authority, not even when its writer had read it, so an
+ * agent's informed guess cannot overrule what a person said. The pair is then a dispute like an
+ * uninformed contradiction, which a later write of at least the higher authority, made knowing
+ * both, settles by superseding both.
  */
 export function supersedes(
   newer: Pick<MemoryDraft, "source" | "readMemoryIds" | "metadata">,
   older: SupersedeCandidate,
 ): boolean {
+  if (!mayOverrule(authorityOf(newer.metadata), older.authority)) return false;
   if (older.source === newer.source || newer.readMemoryIds.includes(older.id)) return true;
   const escalationId = newer.metadata.escalationId;
   return typeof escalationId === "string" && escalationId === older.escalationId;
@@ -232,7 +263,10 @@ export function firstCodePoints(text: string, count: number): string {
  * or no text). Never throws on odd payloads: compile must not be poisoned by one bad episode.
  */
 export function compileEpisode(
-  episode: Pick<Episode, "type" | "source" | "payload"> & { provenance?: JsonObject },
+  episode: Pick<Episode, "type" | "source" | "payload"> & {
+    provenance?: JsonObject;
+    metadata?: JsonObject;
+  },
 ): MemoryDraft | null {
   if (nonMemoryEpisodeTypes.has(episode.type)) return null;
   const content = episodeText(episode.payload);
@@ -244,6 +278,10 @@ export function compileEpisode(
   // Kept so that a resolution's memory supersedes its escalation's (see `supersedes`).
   const escalationId = episode.payload.escalationId;
   if (typeof escalationId === "string" && escalationId) metadata.escalationId = escalationId;
+  // The episode's authority travels with its memory (the supersede rule and ranking read it
+  // there); only a declared class is copied, so memories of episodes that name none stay as they were.
+  const authority = episode.metadata?.[authorityKey];
+  if (isAuthority(authority)) metadata[authorityKey] = authority;
   return {
     kind,
     content,

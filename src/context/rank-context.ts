@@ -1,3 +1,4 @@
+import { type Authority, authorityOf, defaultAuthority } from "./authority.js";
 import { episodeText, firstCodePoints } from "./compile-memories.js";
 import type { ContextBundle, Episode, Memory } from "./context-store.js";
 
@@ -26,6 +27,19 @@ export const kindPriority: Readonly<Record<string, number>> = {
   profile_fact: 2,
   artifact_ref: 1.5,
   episode_summary: 1,
+};
+
+/**
+ * Score added for a memory's authority (`metadata.authority`). An agent's (the default) adds
+ * nothing, so memories that name no class rank as they always did; a person's adds 2, more than
+ * recency can give (1.5), so in a dispute the person's older decision outranks an agent's later one
+ * of the same kind, relevance and confidence.
+ */
+export const authorityWeight: Readonly<Record<Authority, number>> = {
+  user: 2,
+  verified: 1,
+  agent: 0,
+  speculative: -1,
 };
 
 /** Words too common to say anything about relevance. */
@@ -117,7 +131,13 @@ function oneLine(text: string): string {
 function memoryLine(memory: Memory): string {
   const text = firstCodePoints(oneLine(memory.content), 500);
   const source = memory.metadata.source;
-  return typeof source === "string" && source ? `- ${text} (${source})` : `- ${text}`;
+  // The class only when it is not the default: a reader must see that a person said it.
+  const authority = authorityOf(memory.metadata);
+  const shown = authority === defaultAuthority ? undefined : `authority: ${authority}`;
+  const about = [typeof source === "string" && source ? source : undefined, shown].filter(
+    (part) => part !== undefined,
+  );
+  return about.length > 0 ? `- ${text} (${about.join(", ")})` : `- ${text}`;
 }
 
 function episodeLine(episode: Episode): string {
@@ -126,7 +146,8 @@ function episodeLine(episode: Episode): string {
 }
 
 /**
- * Score = kind priority (1..4) + relevance (0..5) + recency (0..1.5) + 2 × confidence.
+ * Score = kind priority (1..4) + relevance (0..5) + recency (0..1.5) + 2 × confidence
+ * + authority ({@link authorityWeight}: -1..2).
  * Relevance mixes the share of task terms the memory contains (robust on small subjects, where
  * bm25's IDF is near zero) with bm25 relative to the best match. Recency is linear over the
  * candidates' creation order. Ties: newer first.
@@ -150,7 +171,12 @@ function scoreMemories(task: string, candidates: readonly MemoryCandidate[]): Sc
     const recency = newest === oldest ? 1.5 : (1.5 * sinceOldest) / (newest - oldest);
     // hasOwn: a kind stored by another writer may be `constructor` or `__proto__`.
     const priority = Object.hasOwn(kindPriority, memory.kind) ? kindPriority[memory.kind] : 1;
-    const score = (priority ?? 1) + relevance + recency + 2 * memory.confidence;
+    const score =
+      (priority ?? 1) +
+      relevance +
+      recency +
+      2 * memory.confidence +
+      authorityWeight[authorityOf(memory.metadata)];
     return { candidate, score };
   });
   return scored.sort(

@@ -1,6 +1,7 @@
 import type { Escalation } from "../crdt/escalation.js";
 import type { SharedState } from "../crdt/shared-state.js";
 import { layerProjectDecisions, withProjectSection } from "../promotion/read-with-project.js";
+import { type Authority, authorityKey } from "./authority.js";
 import { contradictsKey, readMemoryIdsKey } from "./compile-memories.js";
 import type {
   ContextBundle,
@@ -22,8 +23,9 @@ export interface ContextRead {
   disputes: Escalation[];
   /**
    * Disputes in the memory layer: active memories on the same subject matter (kind and target)
-   * written by agents who had not seen each other's, so none superseded the others (compile
-   * recorded `metadata.contradicts`). Every side stays in `decisions` and in the context.
+   * written by agents who had not seen each other's, or by a writer of lower authority than the
+   * side it had read (see `authority.ts`), so none superseded the others (compile recorded
+   * `metadata.contradicts`). Every side stays in `decisions` and in the context.
    */
   contradictions: MemoryDispute[];
   /** Memories this caller receives now and had not received before. */
@@ -263,7 +265,14 @@ export class SharedContext {
    * it; otherwise both stay active and the new one records the contradiction, which every reader's
    * `beforeActing` then reports in `contradictions`.
    *
+   * Authority (`options.authority`, in the episode's `metadata.authority`) gates that further: a
+   * decision of lower authority never supersedes one of higher authority, even one its writer had
+   * read; the two are then a dispute (in `contradictions`) until a decision of at least the higher
+   * authority, made knowing both, settles it.
+   *
    * @param options.readMemoryIds memory ids the caller knew of by other means than `beforeActing`
+   * @param options.authority how the decision was established: `user` when a person says so
+   *   (@default `agent`: an agent's decision; the episode then names no class)
    */
   async decide(
     callerId: string,
@@ -274,6 +283,7 @@ export class SharedContext {
       confidence?: number;
       payload?: JsonObject;
       readMemoryIds?: readonly string[];
+      authority?: Authority;
     },
   ): Promise<{ episode: Episode; memories: Memory[] }> {
     const payload: JsonObject = { ...options.payload, content };
@@ -287,6 +297,11 @@ export class SharedContext {
       source: callerId,
       type: options.kind,
       payload,
+      // Only a named class is written: an episode without one is an agent's (the default), as
+      // every episode written before authority existed is.
+      ...(options.authority !== undefined
+        ? { metadata: { [authorityKey]: options.authority } }
+        : {}),
       provenance: { [readMemoryIdsKey]: knew },
     });
     const compiled = await this.#store.compileMemories(this.#subjectId);

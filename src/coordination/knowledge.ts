@@ -1,3 +1,5 @@
+import type { Authority } from "../context/authority.js";
+
 /**
  * What agents know of each other's work, in the words both the agents and the coordination layer
  * use: decisions, disputes and finished builds.
@@ -17,6 +19,8 @@ export interface KnownDecision {
   id?: string;
   /** `value: replace`: the module the planned work moves to. */
   replacement?: string;
+  /** How it was established, when known and not the default (`agent`). */
+  authority?: Authority;
 }
 
 /** A field two agents set to different values, escalated and not resolved yet. */

@@ -1,3 +1,4 @@
+import type { Authority } from "../context/authority.js";
 /**
  * The one typed event stream a scenario run emits. The Ink UI, the plain output and `--json`
  * all consume exactly these events, so what a user sees is what the run did.
@@ -263,6 +264,8 @@ export type ScenarioEvent =
       readonly decisionId?: string;
       /** `value: replace`: the module the planned work moves to. */
       readonly replacement?: string;
+      /** How it was established, when not the default (`agent`): `user` for a person's. */
+      readonly authority?: Authority;
     })
   | (EventBase & {
       readonly type: "module-claim";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { authorities } from "../context/authority.js";
 import { type CollisionCause, type Mechanism, mechanisms } from "./run-events.js";
 
 const mechanismNames = mechanisms as readonly Mechanism[] as [Mechanism, ...Mechanism[]];
@@ -34,6 +35,11 @@ export const plannedDecisionSchema = z
     by: moduleNameSchema.optional(),
     /** The sentence published, e.g. "Deprecate legacy-session-token (replaced by JWT)". */
     content: z.string().min(1),
+    /**
+     * How it was established: `user` for a person's decision, which no agent's later decision
+     * overrules (see src/context/authority.ts). @default agent
+     */
+    authority: z.enum(authorities).optional(),
   })
   .superRefine((decision, context) => {
     if ((decision.value === "replace") !== (decision.by !== undefined)) {

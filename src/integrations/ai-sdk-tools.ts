@@ -103,12 +103,13 @@ export function sharedContextTools(
     publish_decision: defineTool<PublishDecisionInput, PublishDecisionResult>({
       description: toolDescriptions.publishDecision,
       inputSchema: publishDecisionInput,
-      execute: async ({ content, kind, target, confidence }) =>
+      execute: async ({ content, kind, target, confidence, authority }) =>
         publishDecisionResult(
           await shared.decide(callerId, content, {
             kind: kind ?? defaultKind,
             ...(target === undefined ? {} : { target }),
             ...(confidence === undefined ? {} : { confidence }),
+            ...(authority === undefined ? {} : { authority }),
           }),
         ),
     }),

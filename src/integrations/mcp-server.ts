@@ -258,13 +258,14 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       outputSchema: publishDecisionOutput,
       annotations: toolAnnotations.publishDecision,
     },
-    async ({ content, kind, target, confidence }) =>
+    async ({ content, kind, target, confidence, authority }) =>
       jsonResult(
         publishDecisionResult(
           await shared.decide(agentId, content, {
             kind: kind ?? "architectural_decision",
             ...(target === undefined ? {} : { target }),
             ...(confidence === undefined ? {} : { confidence }),
+            ...(authority === undefined ? {} : { authority }),
           }),
         ),
       ),

@@ -1,3 +1,9 @@
+import {
+  type Authority,
+  authorityOf,
+  compareAuthority,
+  defaultAuthority,
+} from "../context/authority.js";
 import type { Episode, Memory, Timeline } from "../context/context-store.js";
 import type { ContextRead, InvalidationNotice, MemoryDispute } from "../context/shared-context.js";
 import type { Escalation } from "../crdt/shared-state.js";
@@ -25,6 +31,8 @@ export interface DecisionView {
   disputed?: string;
   /** For a superseded decision: the one that replaced it, when it is known. */
   supersededBy?: { id: string; author: string; content: string };
+  /** How it was established, when not the default (`agent`): e.g. `user` for a person's decision. */
+  authority?: Authority;
 }
 
 /** One side of a dispute: who wrote what, when (ms since the epoch), as the library's `Contender`. */
@@ -36,6 +44,8 @@ export interface ContenderView {
   memoryId?: string;
   /** For a side that deleted the value (a LangGraph store item or field). */
   removed?: true;
+  /** For a side that is a published decision: its authority, when not the default (`agent`). */
+  authority?: Authority;
 }
 
 /**
@@ -129,7 +139,14 @@ export function decisionView(memory: Memory): DecisionView {
     status: memory.status,
     author: authorOf(memory),
     at: memory.createdAt,
+    ...authorityField(memory),
   };
+}
+
+/** `{ authority }` when the memory's class is not the default, else nothing (the views stay short). */
+function authorityField(memory: Memory): { authority?: Authority } {
+  const authority = authorityOf(memory.metadata);
+  return authority === defaultAuthority ? {} : { authority };
 }
 
 function authorOf(memory: Memory): string {
@@ -163,6 +180,7 @@ export function decisionDisputeView(dispute: MemoryDispute): EscalationView {
     value: memory.content,
     at: Date.parse(memory.createdAt),
     memoryId: memory.id,
+    ...authorityField(memory),
   }));
   return {
     id: decisionDisputeId(dispute.kind, dispute.target),
@@ -258,13 +276,22 @@ function summarize(
         .map((contender) =>
           contender.removed
             ? `${contender.agentId} deleted it`
-            : `${contender.agentId}: ${JSON.stringify(contender.value)}`,
+            : `${contender.agentId}${contender.authority ? ` (${contender.authority})` : ""}: ${JSON.stringify(contender.value)}`,
         )
         .join(" vs ");
+      // An agent's decision cannot settle a side of higher authority: say who can.
+      const highest = dispute.contenders
+        .map((contender) => contender.authority ?? defaultAuthority)
+        .reduce<Authority>(
+          (best, authority) => (compareAuthority(authority, best) > 0 ? authority : best),
+          defaultAuthority,
+        );
       const how =
-        dispute.reason === "contradicting-decisions"
-          ? "publish a decision on this target that settles it"
-          : `resolve_escalation ${JSON.stringify(dispute.id)}`;
+        dispute.reason !== "contradicting-decisions"
+          ? `resolve_escalation ${JSON.stringify(dispute.id)}`
+          : highest === defaultAuthority
+            ? "publish a decision on this target that settles it"
+            : `only a decision of authority ${highest} or higher on this target settles it${highest === "user" ? ": ask a person" : ""}`;
       const what =
         dispute.namespace === "decisions"
           ? `decision on ${dispute.key}`

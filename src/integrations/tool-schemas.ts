@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { authorities } from "../context/authority.js";
 
 /**
  * The input schemas of the tools shared-ctx gives to agents, shared by the AI SDK tools and the
@@ -20,7 +21,7 @@ export const toolDescriptions = {
   checkSharedDecisions:
     "Read the shared context before acting: the decisions other agents already made (use them, do not contradict them), open disputes, and what changed since your last read. Call this before starting any unit of work.",
   publishDecision:
-    "Publish a decision so every other agent sees it before they act (e.g. 'Deprecate legacy-session-token; use JWT'). A newer decision with the same kind and target supersedes the older one.",
+    "Publish a decision so every other agent sees it before they act (e.g. 'Deprecate legacy-session-token; use JWT'). A newer decision with the same kind and target supersedes the older one, unless the older one has higher authority (a person's): then the two are a dispute only a person settles.",
   getTimeline:
     "The subject's history, oldest first: who wrote what and when (episodes) and the memories compiled from it.",
   putState:
@@ -111,6 +112,12 @@ export const publishDecisionInput = z.object({
       "What the decision is about (a module, an API, a setting). A later decision on the same target supersedes this one.",
     ),
   confidence: z.number().min(0).max(1).optional().describe("0..1; how sure you are."),
+  authority: z
+    .enum(authorities)
+    .optional()
+    .describe(
+      "How it was established: user (a person told you so; use it only then), verified (a tool or test showed it), agent (your own decision; the default) or speculative (a guess). A decision never supersedes one of higher authority: that stays a dispute.",
+    ),
 });
 /** `publish_decision` input, as parsed. */
 export type PublishDecisionInput = z.infer<typeof publishDecisionInput>;
@@ -166,6 +173,7 @@ const contenderOutput = z.object({
   at: z.number().describe("ms since the epoch"),
   memoryId: z.string().optional(),
   removed: z.literal(true).optional(),
+  authority: z.enum(authorities).optional(),
 });
 
 /** A dispute: the one shape of `EscalationView`, the library's `Escalation` as JSON. */
@@ -191,6 +199,7 @@ const decisionOutput = z.object({
   at: z.string(),
   disputed: z.string().optional(),
   supersededBy: z.object({ id: z.string(), author: z.string(), content: z.string() }).optional(),
+  authority: z.enum(authorities).optional(),
 });
 
 /** `check_shared_decisions` output. */

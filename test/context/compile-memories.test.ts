@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Authority } from "../../src/context/authority.js";
 import {
   compileEpisode,
   defaultConfidenceByKind,
@@ -6,8 +7,10 @@ import {
   firstCodePoints,
   memoryKindFor,
   readMemoryIdsOf,
+  supersedeCandidateOf,
   supersedes,
 } from "../../src/context/compile-memories.js";
+import type { JsonObject } from "../../src/context/context-store.js";
 
 describe("memoryKindFor", () => {
   it.each([
@@ -183,10 +186,16 @@ describe("readMemoryIdsOf", () => {
 
 describe("supersedes", () => {
   const newer = { source: "planner-b", readMemoryIds: ["mem-read"], metadata: {} };
-  const older = (id: string, source: string | undefined, escalationId?: string) => ({
+  const older = (
+    id: string,
+    source: string | undefined,
+    escalationId?: string,
+    authority: Authority = "agent",
+  ) => ({
     id,
     source,
     escalationId,
+    authority,
   });
 
   it("lets an agent restate its own decision", () => {
@@ -216,5 +225,54 @@ describe("supersedes", () => {
     expect(resolution.metadata.escalationId).toBe("modules/x#0");
     expect(supersedes(resolution, older("mem-esc", "coder", "modules/x#0"))).toBe(true);
     expect(supersedes(resolution, older("mem-esc-1", "coder", "modules/x#1"))).toBe(false);
+  });
+
+  describe("authority", () => {
+    const agentNewer = (metadata: JsonObject = {}) => ({ ...newer, metadata });
+
+    it("never lets a lower class overrule a higher one, informed or the same author", () => {
+      expect(supersedes(agentNewer(), older("mem-read", "person", undefined, "user"))).toBe(false);
+      expect(supersedes(agentNewer(), older("mem-own", "planner-b", undefined, "verified"))).toBe(
+        false,
+      );
+      expect(
+        supersedes(
+          agentNewer({ authority: "speculative" }),
+          older("mem-read", "planner-a", undefined, "agent"),
+        ),
+      ).toBe(false);
+    });
+
+    it("lets an equal or higher class overrule what its writer knew", () => {
+      const person = agentNewer({ authority: "user" });
+      expect(supersedes(person, older("mem-read", "planner-a", undefined, "user"))).toBe(true);
+      expect(supersedes(person, older("mem-read", "planner-a", undefined, "agent"))).toBe(true);
+      // Authority is no licence to overrule unseen: that is still a contradiction.
+      expect(supersedes(person, older("mem-unseen", "planner-a", undefined, "agent"))).toBe(false);
+    });
+
+    it("is read from a stored memory's metadata, `agent` when it names none or a non-class", () => {
+      expect(supersedeCandidateOf("m", { source: "a", authority: "user" })).toEqual({
+        id: "m",
+        source: "a",
+        escalationId: undefined,
+        authority: "user",
+      });
+      expect(supersedeCandidateOf("m", { authority: "boss" }).authority).toBe("agent");
+      expect(supersedeCandidateOf("m", { source: 3 }).source).toBeUndefined();
+    });
+
+    it("travels from the episode's metadata into the draft, only when it names a class", () => {
+      const episode = (metadata: JsonObject) =>
+        compileEpisode({
+          type: "decision",
+          source: "alice",
+          payload: { content: "Keep sessions", target: "auth" },
+          metadata,
+        });
+      expect(episode({ authority: "user" })?.metadata.authority).toBe("user");
+      expect(episode({ authority: "boss" })?.metadata).not.toHaveProperty("authority");
+      expect(episode({})?.metadata).not.toHaveProperty("authority");
+    });
   });
 });

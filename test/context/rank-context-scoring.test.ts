@@ -81,6 +81,35 @@ describe("rankContext scoring", () => {
     ).toEqual(["m3", "m2", "m1"]);
   });
 
+  it("ranks a person's decision above an agent's later one on the same matter (authority)", () => {
+    const decision = (sequence: number, authority?: string) =>
+      candidate(sequence, "architectural_decision", "sessions", {
+        metadata: authority ? { source: `a${sequence}`, authority } : { source: `a${sequence}` },
+      });
+    // Without authority the newer one wins on recency; a person's outweighs it.
+    expect(rankedIds([decision(1), decision(2)])).toEqual(["m2", "m1"]);
+    expect(rankedIds([decision(1, "user"), decision(2)])).toEqual(["m1", "m2"]);
+    expect(rankedIds([decision(1, "verified"), decision(2, "speculative")])).toEqual(["m1", "m2"]);
+    // A value that is no class counts as the default.
+    expect(rankedIds([decision(1, "boss"), decision(2)])).toEqual(["m2", "m1"]);
+  });
+
+  it("names a memory's authority in the context when it is not the default", () => {
+    const { assembledContext } = rankContext({
+      ...base,
+      memories: [
+        candidate(1, "architectural_decision", "Keep sessions", {
+          metadata: { source: "alice", authority: "user" },
+        }),
+        candidate(2, "architectural_decision", "Use JWT", {
+          metadata: { source: "planner", authority: "agent" },
+        }),
+      ],
+    });
+    expect(assembledContext).toContain("- Keep sessions (alice, authority: user)\n");
+    expect(assembledContext).toContain("- Use JWT (planner)\n");
+  });
+
   it("breaks an exact tie of scores by newer first", () => {
     // 2 + 0 (oldest) + 2 × 0.75 = 2 + 1.5 (newest) + 2 × 0 = 3.5.
     expect(

@@ -359,6 +359,95 @@ export function describeStoreContract(
           expect(active[0]?.metadata.contradicts).toBeUndefined();
         });
 
+        describe("authority", () => {
+          const withAuthority = (
+            subjectId: string,
+            source: string,
+            content: string,
+            authority: string,
+            readMemoryIds: string[] = [],
+          ) => ({
+            ...decision(subjectId, source, content, { read_memory_ids: readMemoryIds }),
+            metadata: { authority },
+          });
+
+          it("an agent's decision made after reading a person's does not supersede it: a dispute, which a person settles", async () => {
+            const subjectId = uniqueSubject("authority");
+            await store.createEpisode(
+              withAuthority(subjectId, "alice", "Deprecate legacy-cache now", "user"),
+            );
+            const [person] = (await store.compileMemories(subjectId)).memories;
+            expect(person?.metadata.authority).toBe("user");
+            // The agent had read the person's decision (informed), and is newer: still no overrule.
+            await store.createEpisode(
+              withAuthority(
+                subjectId,
+                "planner",
+                "Retain legacy-cache for mobile clients",
+                "agent",
+                [person?.id ?? "missing"],
+              ),
+            );
+            const [guess] = (await store.compileMemories(subjectId)).memories;
+            expect(guess?.metadata.authority).toBe("agent");
+            expect(guess?.metadata.contradicts).toEqual([person?.id]);
+            const disputed = await store.searchMemories(subjectId, {
+              kind: "architectural_decision",
+            });
+            expect(disputed.map((memory) => memory.id).sort()).toEqual(
+              [person?.id, guess?.id].sort(),
+            );
+            // The person's memory is left exactly as it was.
+            const timeline = (await store.getTimeline(subjectId)).memories;
+            expect(timeline.find((memory) => memory.id === person?.id)).toEqual(person);
+
+            // Another person, knowing both sides, settles it: both are superseded.
+            await store.createEpisode(
+              withAuthority(
+                subjectId,
+                "bob",
+                "Drop legacy-cache after the mobile release",
+                "user",
+                [person?.id ?? "missing", guess?.id ?? "missing"],
+              ),
+            );
+            const [settled] = (await store.compileMemories(subjectId)).memories;
+            expect(settled?.metadata.contradicts).toBeUndefined();
+            const active = await store.searchMemories(subjectId, {
+              kind: "architectural_decision",
+            });
+            expect(active.map((memory) => memory.id)).toEqual([settled?.id]);
+            const statuses = new Map(
+              (await store.getTimeline(subjectId)).memories.map((memory) => [
+                memory.id,
+                memory.status,
+              ]),
+            );
+            expect(statuses.get(person?.id ?? "")).toBe("superseded");
+            expect(statuses.get(guess?.id ?? "")).toBe("superseded");
+          });
+
+          it("a decision of equal authority (no authority named: agent) supersedes an agent's it had read", async () => {
+            const subjectId = uniqueSubject("authority-equal");
+            await store.createEpisode(
+              withAuthority(subjectId, "planner-a", "Deprecate legacy-cache now", "agent"),
+            );
+            const [first] = (await store.compileMemories(subjectId)).memories;
+            await store.createEpisode(
+              decision(subjectId, "planner-b", "Retain legacy-cache for mobile clients", {
+                read_memory_ids: [first?.id ?? "missing"],
+              }),
+            );
+            await store.compileMemories(subjectId);
+            const active = await store.searchMemories(subjectId, {
+              kind: "architectural_decision",
+            });
+            expect(active.map((memory) => memory.content)).toEqual([
+              "Retain legacy-cache for mobile clients",
+            ]);
+          });
+        });
+
         it("records the same contradictions within one compile of a batch", async () => {
           const subjectId = uniqueSubject("uninformed-batch");
           await store.createEpisodesBatch([

@@ -22,6 +22,7 @@ const shippedNames = [
   "long-history",
   "many-agents",
   "payments-stripe",
+  "person-vs-agent",
   "two-coders",
 ];
 

@@ -15,7 +15,7 @@ import { useTempDir } from "../support/temp-dir.js";
 const tempDir = useTempDir("shared-ctx-scenario-");
 
 describe("listScenarios", () => {
-  it("lists the ten shipped scenarios, the default first", async () => {
+  it("lists the eleven shipped scenarios, the default first", async () => {
     const names = (await listScenarios()).map((scenario) => scenario.name);
     expect(names[0]).toBe(defaultScenarioName);
     expect([...names].sort()).toEqual([
@@ -28,6 +28,7 @@ describe("listScenarios", () => {
       "long-history",
       "many-agents",
       "payments-stripe",
+      "person-vs-agent",
       "two-coders",
     ]);
   });

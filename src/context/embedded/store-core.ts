@@ -7,6 +7,7 @@ import {
   memoryFromDraft,
   nonMemoryEpisodeTypes,
   type SupersedeCandidate,
+  supersedeCandidateOf,
   supersedes,
 } from "../compile-memories.js";
 import type {
@@ -127,13 +128,7 @@ const hiddenEpisodeTypes = `(${[...nonMemoryEpisodeTypes].map((type) => `'${type
 
 /** What the supersede rule needs from an already compiled memory row. */
 function supersedeCandidate(row: MemoryRow): SupersedeCandidate {
-  const metadata = JSON.parse(row.metadata) as JsonObject;
-  const { source, escalationId } = metadata;
-  return {
-    id: row.id,
-    source: typeof source === "string" ? source : undefined,
-    escalationId: typeof escalationId === "string" ? escalationId : undefined,
-  };
+  return supersedeCandidateOf(row.id, JSON.parse(row.metadata) as JsonObject);
 }
 
 /**
@@ -540,6 +535,7 @@ export class EmbeddedStoreCore {
           source: row.source,
           payload: JSON.parse(row.payload),
           provenance: JSON.parse(row.provenance),
+          metadata: JSON.parse(row.metadata),
         }),
       );
       if (!draft) return undefined;

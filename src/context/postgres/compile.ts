@@ -4,6 +4,7 @@ import {
   compileProfileFacts,
   memoryFromDraft,
   type SupersedeCandidate,
+  supersedeCandidateOf,
   supersedes,
 } from "../compile-memories.js";
 import type { JsonObject, Memory } from "../context-store.js";
@@ -35,15 +36,6 @@ interface ActiveSameTarget {
   candidate: SupersedeCandidate;
   /** Set for memories created by this compile, so a later supersede updates the returned object. */
   created: Memory | undefined;
-}
-
-function candidateOf(id: string, metadata: JsonObject): SupersedeCandidate {
-  const { source, escalationId } = metadata;
-  return {
-    id,
-    source: typeof source === "string" ? source : undefined,
-    escalationId: typeof escalationId === "string" ? escalationId : undefined,
-  };
 }
 
 interface PendingInsert {
@@ -171,7 +163,7 @@ async function compilePass(
       });
       list = rows.rows.map((row) => ({
         mseq: row.mseq,
-        candidate: candidateOf(row.id, JSON.parse(row.metadata) as JsonObject),
+        candidate: supersedeCandidateOf(row.id, JSON.parse(row.metadata) as JsonObject),
         created: undefined,
       }));
       sameTarget.set(key, list);
@@ -187,6 +179,7 @@ async function compilePass(
         source: row.source,
         payload: JSON.parse(row.payload) as JsonObject,
         provenance: JSON.parse(row.provenance) as JsonObject,
+        metadata: JSON.parse(row.metadata) as JsonObject,
       }),
     );
     if (!draft) return;
@@ -243,7 +236,7 @@ async function compilePass(
     if (active) {
       const entry: ActiveSameTarget = {
         mseq: undefined,
-        candidate: candidateOf(memory.id, memory.metadata),
+        candidate: supersedeCandidateOf(memory.id, memory.metadata),
         created: memory,
       };
       entryOf.set(memory, entry);
@@ -292,7 +285,7 @@ async function compilePass(
   for (;;) {
     const page = await client.query<EpisodeRow>({
       name: "shared-ctx-compile-page",
-      text: `SELECT seq, id, type, source, payload, provenance, created_at FROM episodes
+      text: `SELECT seq, id, type, source, payload, metadata, provenance, created_at FROM episodes
              WHERE tenant_key = $1 AND subject_id = $2 AND seq > $3 ORDER BY seq LIMIT ${pageSize}`,
       values: [tenant, subjectId, compiledSeq],
     });

@@ -2,6 +2,7 @@ import {
   compileEpisode,
   contradictsKey,
   type MemoryDraft,
+  supersedeCandidateOf,
   supersedes,
 } from "../compile-memories.js";
 import type { Episode, JsonObject, Memory } from "../context-store.js";
@@ -87,15 +88,6 @@ function targetOf(memory: Memory): string | undefined {
   return typeof target === "string" ? target : undefined;
 }
 
-function candidateOf(memory: Memory) {
-  const { source, escalationId } = memory.metadata;
-  return {
-    id: memory.id,
-    source: typeof source === "string" ? source : undefined,
-    escalationId: typeof escalationId === "string" ? escalationId : undefined,
-  };
-}
-
 /**
  * The embedded compile's rule for one client-side typed memory: each older active memory of the
  * same kind and target is superseded when the newer one's writer knew it (same author, declared
@@ -110,7 +102,7 @@ export function applyRule(memory: Memory, olderActive: readonly Memory[]): RuleO
   for (const old of olderActive) {
     if (old.id === memory.id || old.kind !== memory.kind || targetOf(old) !== target) continue;
     if (old.status !== "active") continue;
-    if (supersedes(draft, candidateOf(old))) {
+    if (supersedes(draft, supersedeCandidateOf(old.id, old.metadata))) {
       superseded.push({ ...old, status: "superseded", validTo: memory.validFrom });
     } else {
       contradicted.push(old.id);

@@ -226,6 +226,7 @@ export async function createStatewaveCoordination(
           kind: "architectural_decision",
           target: decision.target,
           payload: { value: decision.value, at },
+          ...(decision.authority !== undefined ? { authority: decision.authority } : {}),
         }),
       );
       const { by: replacement, ...fields } = decision;

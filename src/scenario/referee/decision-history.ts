@@ -1,3 +1,9 @@
+import {
+  type Authority,
+  compareAuthority,
+  defaultAuthority,
+  mayOverrule,
+} from "../../context/authority.js";
 import type { ModuleJudgement, ScenarioEvent } from "../../coordination/run-events.js";
 
 /** One decision as the run's events recorded it, with what its author had read by then. */
@@ -14,6 +20,8 @@ export interface DecisionRecord {
   readonly position: number;
   /** The earlier decisions on the same target it overrules (its author had read them, or wrote them). */
   readonly overrules: ReadonlySet<string>;
+  /** How it was established (`agent` when the event names none). */
+  readonly authority: Authority;
 }
 
 /** A module's fate as one set of decisions gives it, before dependencies are followed. */
@@ -68,6 +76,7 @@ export function decisionHistory(events: readonly ScenarioEvent[]): DecisionRecor
       content: event.content,
       at: event.at,
       position,
+      authority: event.authority ?? defaultAuthority,
     });
   });
   const idOfLine = new Map(
@@ -86,6 +95,8 @@ export function decisionHistory(events: readonly ScenarioEvent[]): DecisionRecor
           (earlier) =>
             earlier.position < decision.position &&
             earlier.target === decision.target &&
+            // A lower class never overrules a higher one, informed or not (as the stores rule).
+            mayOverrule(decision.authority, earlier.authority) &&
             (earlier.by === decision.by || read.has(earlier.id)),
         )
         .map((earlier) => earlier.id),
@@ -109,14 +120,30 @@ export function activeDecisions(
   return byTarget;
 }
 
-/** What a set of standing decisions on one target says: one fate, or a dispute. */
+/** The standing decisions of the highest class among them: those that rule (see {@link fateOf}). */
+export function rulingDecisions(standing: readonly DecisionRecord[]): DecisionRecord[] {
+  const highest = standing.reduce<Authority>(
+    (best, decision) =>
+      compareAuthority(decision.authority, best) > 0 ? decision.authority : best,
+    standing[0]?.authority ?? defaultAuthority,
+  );
+  return standing.filter((decision) => decision.authority === highest);
+}
+
+/**
+ * What a set of standing decisions on one target says: one fate, or a dispute. Only the highest
+ * class among them rules: a person's decision stands against an agent's contrary one, which can
+ * never overrule it (only a decision of at least the person's class can), so the agent's is no
+ * open question for the work.
+ */
 export function fateOf(standing: readonly DecisionRecord[] | undefined): Fate {
   if (standing === undefined || standing.length === 0) return "undecided";
+  const ruling = rulingDecisions(standing);
   const rulings = new Set(
-    standing.map((decision) => `${decision.value}>${decision.replacement ?? ""}`),
+    ruling.map((decision) => `${decision.value}>${decision.replacement ?? ""}`),
   );
   if (rulings.size > 1) return "disputed";
-  return retiringValues.has(standing[0]?.value ?? "") ? "retired" : "kept";
+  return retiringValues.has(ruling[0]?.value ?? "") ? "retired" : "kept";
 }
 
 /**
@@ -155,7 +182,7 @@ export function retiringDecision(
     if (seen.has(name)) continue;
     seen.add(name);
     const standing = active.get(name);
-    if (fateOf(standing) === "retired") return standing?.[0];
+    if (fateOf(standing) === "retired") return rulingDecisions(standing ?? [])[0];
     queue.push(...(dependsOn.get(name) ?? []));
   }
   return undefined;

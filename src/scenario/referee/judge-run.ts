@@ -17,6 +17,7 @@ import {
   type Fate,
   fateOf,
   retiringDecision,
+  rulingDecisions,
 } from "./decision-history.js";
 
 type EventOf<Type extends ScenarioEvent["type"]> = Extract<ScenarioEvent, { type: Type }>;
@@ -97,7 +98,7 @@ function addReplacements(
   active: ReadonlyMap<string, readonly DecisionRecord[]>,
 ): void {
   for (const [target, standing] of active) {
-    const decision = standing[0];
+    const decision = rulingDecisions(standing)[0];
     if (fateOf(standing) !== "retired" || decision?.replacement === undefined) continue;
     const planners = work.get(target)?.plannedBy ?? new Set<string>();
     if (planners.size === 0) continue;
@@ -169,7 +170,10 @@ function openDisputesOf(active: ReadonlyMap<string, readonly DecisionRecord[]>):
     if (fateOf(standing) !== "disputed") continue;
     disputes.push({
       target,
-      contenders: standing.map((decision) => ({ agentId: decision.by, value: decision.value })),
+      contenders: rulingDecisions(standing).map((decision) => ({
+        agentId: decision.by,
+        value: decision.value,
+      })),
     });
   }
   return disputes.sort((a, b) => a.target.localeCompare(b.target));

@@ -1,3 +1,4 @@
+import { authorityOf, defaultAuthority } from "../../context/authority.js";
 import type { Episode, JsonValue } from "../../context/context-store.js";
 import { plural } from "./duration.js";
 
@@ -26,11 +27,14 @@ function summariseValue(value: JsonValue): string {
  */
 export function summariseEpisode(episode: Episode): string {
   const payload = episode.payload;
+  // A class other than the default is said first: a person's decision must read as one.
+  const authority = authorityOf(episode.metadata);
+  const lead = authority === defaultAuthority ? "" : `[${authority}] `;
   for (const field of ["content", "text", "summary"]) {
     const value = payload[field];
     if (typeof value === "string" && value.trim()) {
       const target = payload.target ?? payload.key;
-      return typeof target === "string" && !value.includes(target) ? `${target}: ${value}` : value;
+      return `${lead}${typeof target === "string" && !value.includes(target) ? `${target}: ${value}` : value}`;
     }
   }
   const parts = Object.entries(payload).map(([key, value]) => `${key}=${summariseValue(value)}`);

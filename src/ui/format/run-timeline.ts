@@ -1,4 +1,5 @@
-import { nonMemoryEpisodeTypes } from "../../context/compile-memories.js";
+import { type Authority, authorityOf, defaultAuthority } from "../../context/authority.js";
+import { contradictsKey, nonMemoryEpisodeTypes } from "../../context/compile-memories.js";
 import type { Episode, Memory, Timeline } from "../../context/context-store.js";
 import { fromRunEventEpisode } from "../../scenario/run-record.js";
 import type { RunSummary, ScenarioEvent } from "../../scenario/scenario-events.js";
@@ -49,6 +50,10 @@ export interface MemoryRow {
   readonly content: string;
   readonly validFrom: string;
   readonly validTo: string | null;
+  /** How it was established, when not the default (`agent`). */
+  readonly authority?: Authority;
+  /** While it is active: the other sides of the dispute it raised, "author (authority)". */
+  readonly disputes?: readonly string[];
 }
 
 /** What one agent received when it read the shared context. */
@@ -92,7 +97,19 @@ export interface TimelineFilter {
   readonly type?: string;
 }
 
-function toMemoryRow(memory: Memory): MemoryRow {
+function toMemoryRow(memory: Memory, all: ReadonlyMap<string, Memory>): MemoryRow {
+  const authority = authorityOf(memory.metadata);
+  const contradicted = memory.metadata[contradictsKey];
+  // Each other side of a dispute this memory is in, with its author and authority.
+  const disputes = (Array.isArray(contradicted) ? contradicted : []).flatMap((id) => {
+    const other = typeof id === "string" ? all.get(id) : undefined;
+    if (other === undefined || other.status !== "active" || memory.status !== "active") return [];
+    const source = other.metadata.source;
+    const otherAuthority = authorityOf(other.metadata);
+    return [
+      `${typeof source === "string" ? source : "unknown"}${otherAuthority === defaultAuthority ? "" : ` (${otherAuthority})`}`,
+    ];
+  });
   return {
     id: memory.id,
     kind: memory.kind,
@@ -101,6 +118,8 @@ function toMemoryRow(memory: Memory): MemoryRow {
     content: memory.content,
     validFrom: memory.validFrom,
     validTo: memory.validTo,
+    ...(authority === defaultAuthority ? {} : { authority }),
+    ...(disputes.length > 0 ? { disputes } : {}),
   };
 }
 
@@ -234,6 +253,7 @@ export function buildRunTimeline(
     const row = rowFor(episode, event, agents, origins, lastScenarioMs, raw);
     if ((raw || !row.machinery) && matches(row, filter, agents)) rows.push(row);
   }
+  const byId = new Map(timeline.memories.map((memory) => [memory.id, memory]));
   return {
     runId,
     mode: start?.mode,
@@ -242,8 +262,12 @@ export function buildRunTimeline(
     startedAt: startEpisode?.createdAt ?? timeline.episodes[0]?.createdAt,
     events,
     rows,
-    activeMemories: timeline.memories.filter((m) => m.status === "active").map(toMemoryRow),
-    supersededMemories: timeline.memories.filter((m) => m.status === "superseded").map(toMemoryRow),
+    activeMemories: timeline.memories
+      .filter((m) => m.status === "active")
+      .map((m) => toMemoryRow(m, byId)),
+    supersededMemories: timeline.memories
+      .filter((m) => m.status === "superseded")
+      .map((m) => toMemoryRow(m, byId)),
     escalations: describeEscalations(events, agents).map((line) =>
       filter.raw ? line : humanizeEncodings(line, agents),
     ),

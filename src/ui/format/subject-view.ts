@@ -1,3 +1,4 @@
+import { type Authority, authorityOf, defaultAuthority } from "../../context/authority.js";
 import type { Memory, Timeline } from "../../context/context-store.js";
 import type { EditActivity } from "../../hooks/edit-activity.js";
 import { fromRunEventEpisode } from "../../scenario/run-record.js";
@@ -11,6 +12,8 @@ export interface DecisionEntry {
   readonly id: string;
   readonly target?: string;
   readonly author: string;
+  /** How it was established, when not the default (`agent`): `user` for a person's decision. */
+  readonly authority?: Authority;
   readonly content: string;
   readonly at: string;
   /** For a superseded decision: the active one on the same target (or by the same author). */
@@ -41,7 +44,12 @@ export interface DenialEntry {
 /** An open disagreement, with every side and its author. */
 export interface DisputeEntry {
   readonly about: string;
-  readonly sides: ReadonlyArray<{ readonly agent: string; readonly value: string }>;
+  readonly sides: ReadonlyArray<{
+    readonly agent: string;
+    readonly value: string;
+    /** For a decision's side: its authority, when not the default (`agent`). */
+    readonly authority?: Authority;
+  }>;
 }
 
 /** Someone acted on a fact that has changed since they read it. */
@@ -181,12 +189,17 @@ export function buildSubjectView(
   const author = (memory: Memory) => agents.name(text(memory.metadata.source) ?? "unknown");
   const decisions = timeline.memories.filter(isDecision);
   const active = decisions.filter((memory) => memory.status === "active");
+  const authorityField = (memory: Memory): { authority?: Authority } => {
+    const authority = authorityOf(memory.metadata);
+    return authority === defaultAuthority ? {} : { authority };
+  };
   const entry = (memory: Memory): DecisionEntry => {
     const target = text(memory.metadata.target);
     return {
       id: memory.id,
       ...(target ? { target } : {}),
       author: author(memory),
+      ...authorityField(memory),
       content: memory.content,
       at: memory.createdAt,
     };
@@ -226,7 +239,11 @@ export function buildSubjectView(
       ? [
           {
             about: target,
-            sides: memories.map((memory) => ({ agent: author(memory), value: memory.content })),
+            sides: memories.map((memory) => ({
+              agent: author(memory),
+              value: memory.content,
+              ...authorityField(memory),
+            })),
           },
         ]
       : [],
@@ -315,6 +332,11 @@ function unique<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
   });
 }
 
+/** " (user)" after an author whose class is not the default; nothing for the default. */
+function authorityNote(authority: Authority | undefined): string {
+  return authority === undefined ? "" : ` (${authority})`;
+}
+
 /** The view as plain lines (pipes, `timeline --subject`'s summary, tests). */
 /** True when nothing was ever written to the subject (a typo, or agents that have not started). */
 export function isEmptySubjectView(view: SubjectView): boolean {
@@ -344,21 +366,21 @@ export function formatSubjectView(view: SubjectView): string[] {
       "Decisions",
       view.decisions.map(
         (decision) =>
-          `${decision.author}${decision.target ? ` on ${decision.target}` : ""}: ${decision.content}`,
+          `${decision.author}${authorityNote(decision.authority)}${decision.target ? ` on ${decision.target}` : ""}: ${decision.content}`,
       ),
     ),
     ...section(
       "Superseded",
       view.superseded.map(
         (decision) =>
-          `${decision.author}: ${decision.content}${decision.supersededBy ? ` → now ${decision.supersededBy.author}: ${decision.supersededBy.content}` : ""}`,
+          `${decision.author}${authorityNote(decision.authority)}: ${decision.content}${decision.supersededBy ? ` → now ${decision.supersededBy.author}: ${decision.supersededBy.content}` : ""}`,
       ),
     ),
     ...section(
       "Open disputes",
       view.disputes.map(
         (dispute) =>
-          `${dispute.about}: ${dispute.sides.map((side) => `${side.agent} says ${side.value}`).join(" vs ")}`,
+          `${dispute.about}: ${dispute.sides.map((side) => `${side.agent}${authorityNote(side.authority)} says ${side.value}`).join(" vs ")}`,
       ),
     ),
     ...section(

@@ -161,7 +161,9 @@ export function formatTimelineTable(
 }
 
 function memoryLine(memory: MemoryRow): string {
-  return `[${memory.kind}, confidence ${memory.confidence.toFixed(2)}] ${memory.content}`;
+  const authority = memory.authority ? `, authority ${memory.authority}` : "";
+  const disputes = memory.disputes ? ` (disputes ${memory.disputes.join(", ")})` : "";
+  return `[${memory.kind}, confidence ${memory.confidence.toFixed(2)}${authority}] ${memory.content}${disputes}`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { authorityOf } from "../../../src/context/authority.js";
 import { type InvalidationNotice, SharedContext } from "../../../src/context/shared-context.js";
 import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
 import { createStatewaveEmulator } from "../../../src/server/compat/statewave-v0-7-1.js";
@@ -123,6 +124,56 @@ describe("StatewaveStore on a Statewave v0.7.1 server", () => {
     await shared.decide("planner-b", "Keep x.", { kind: "architectural_decision", target: "x" });
     const read = await shared.beforeActing("coder", "x");
     expect(read.decisions.map((memory) => memory.content)).toEqual(["Keep x."]);
+    await shared.close();
+  });
+  it("keeps a person's decision against an agent's later, informed one (a dispute), until a person settles it", async () => {
+    const { connect } = setUp();
+    const shared = new SharedContext({ store: connect(), subjectId: "run" });
+    const { memories: person } = await shared.decide("alice", "Sessions stay server-side.", {
+      kind: "architectural_decision",
+      target: "session-storage",
+      authority: "user",
+    });
+    expect(person[0]?.metadata.authority).toBe("user");
+    // The agent reads the person's decision first (informed) and decides otherwise, later.
+    await shared.beforeActing("planner", "session storage");
+    await shared.decide("planner", "Move session state into signed JWT cookies.", {
+      kind: "architectural_decision",
+      target: "session-storage",
+    });
+    const disputed = await shared.beforeActing("coder", "session storage");
+    expect(disputed.decisions.map((memory) => memory.content).sort()).toEqual([
+      "Move session state into signed JWT cookies.",
+      "Sessions stay server-side.",
+    ]);
+    expect(disputed.contradictions).toHaveLength(1);
+    expect(
+      disputed.contradictions[0]?.memories.map((memory) => [
+        memory.metadata.source,
+        authorityOf(memory.metadata),
+      ]),
+    ).toEqual([
+      ["alice", "user"],
+      ["planner", "agent"],
+    ]);
+    // A second store (another process) sees the same: the rule is applied from the episodes.
+    const other = new SharedContext({ store: connect(), subjectId: "run" });
+    expect((await other.beforeActing("reviewer", "session storage")).contradictions).toHaveLength(
+      1,
+    );
+    // A person who read both settles it.
+    await shared.beforeActing("bob", "session storage");
+    await shared.decide("bob", "Keep server-side sessions; revisit JWT next quarter.", {
+      kind: "architectural_decision",
+      target: "session-storage",
+      authority: "user",
+    });
+    const settled = await shared.beforeActing("coder", "session storage");
+    expect(settled.decisions.map((memory) => memory.content)).toEqual([
+      "Keep server-side sessions; revisit JWT next quarter.",
+    ]);
+    expect(settled.contradictions).toEqual([]);
+    await other.close();
     await shared.close();
   });
 });

@@ -87,6 +87,68 @@ describe("judgeRun", () => {
       ]);
     });
 
+    describe("authority", () => {
+      it("an agent's decision made after reading a person's does not overrule it: the person's rules", () => {
+        const judgement = judgeRun([
+          start(),
+          plan(["cache"]),
+          decide("planner#1", "cache", "keep", { authority: "user" }),
+          read("planner-b", ["planner#1"]),
+          decide("planner-b#1", "cache", "deprecate"),
+          skipped("cache", "planner-b"),
+        ]);
+        // The person's decision stands, so skipping the work it keeps is dropped work.
+        expect(judgement.modules).toEqual([
+          expect.objectContaining({ module: "cache", fate: "kept", outcome: "dropped" }),
+        ]);
+        expect(judgement.verdict).toBe("collision");
+        expect(judgement.openDisputes).toEqual([]);
+      });
+
+      it("building what the person kept is clean; a person who read both settles it", () => {
+        const kept = judgeRun([
+          start(),
+          plan(["cache"]),
+          decide("planner#1", "cache", "keep", { authority: "user" }),
+          read("planner-b", ["planner#1"]),
+          decide("planner-b#1", "cache", "deprecate"),
+          ...built("cache"),
+        ]);
+        expect(kept.verdict).toBe("clean");
+        const settled = judgeRun([
+          start(),
+          plan(["cache"]),
+          decide("planner#1", "cache", "keep", { authority: "user" }),
+          read("planner-b", ["planner#1"]),
+          decide("planner-b#1", "cache", "deprecate", { authority: "user" }),
+          skipped("cache", "planner-b"),
+        ]);
+        expect(settled.modules).toEqual([
+          expect.objectContaining({ module: "cache", fate: "retired", outcome: "ok" }),
+        ]);
+      });
+
+      it("two decisions of the highest class that disagree are still an open dispute", () => {
+        const judgement = judgeRun([
+          start(),
+          plan(["cache"]),
+          decide("planner#1", "cache", "keep", { authority: "user" }),
+          decide("planner-b#1", "cache", "deprecate", { authority: "user" }),
+          decide("coder#1", "cache", "keep"),
+        ]);
+        expect(judgement.verdict).toBe("unresolved");
+        expect(judgement.openDisputes).toEqual([
+          {
+            target: "cache",
+            contenders: [
+              { agentId: "planner", value: "keep" },
+              { agentId: "planner-b", value: "deprecate" },
+            ],
+          },
+        ]);
+      });
+    });
+
     it("decisions made without seeing each other stay a dispute: the run is unresolved, never clean", () => {
       const judgement = judgeRun([
         start(),

@@ -1,5 +1,6 @@
 import { isOn, type RunAblation, type UnstampedEvent } from "../../../agents/agent-runtime.js";
 import type { KnownDecision, KnownDispute } from "../../../agents/brain.js";
+import { type Authority, compareAuthority, defaultAuthority } from "../../../context/authority.js";
 import type { ContextStore, Memory } from "../../../context/context-store.js";
 import type { ContextRead, MemoryDispute, SharedContext } from "../../../context/shared-context.js";
 import type { KnownState } from "../../../coordination/coordination.js";
@@ -66,8 +67,28 @@ function escalationDispute(escalation: Escalation): KnownDispute {
   };
 }
 
+/**
+ * The decisions that stand by authority: on each target, those of the highest class there. A
+ * lower class never overrules a higher one, so a person's decision stands for the agents to act on
+ * while an agent's contrary one waits, still shown as a dispute, for a person to settle.
+ */
+export function highestAuthority(decisions: readonly KnownDecision[]): KnownDecision[] {
+  const best = new Map<string, Authority>();
+  for (const decision of decisions) {
+    const authority = decision.authority ?? defaultAuthority;
+    const known = best.get(decision.target);
+    if (known === undefined || compareAuthority(authority, known) > 0) {
+      best.set(decision.target, authority);
+    }
+  }
+  return decisions.filter(
+    (decision) => (decision.authority ?? defaultAuthority) === best.get(decision.target),
+  );
+}
+
 function memoryDispute(dispute: MemoryDispute, index: DecisionIndex): KnownDispute | undefined {
-  const sides = index.decisionsIn(dispute.memories);
+  // Only sides of the highest authority are open: the others cannot win (see highestAuthority).
+  const sides = highestAuthority(index.decisionsIn(dispute.memories));
   if (sides.length < 2) return undefined;
   return {
     target: dispute.target,
@@ -138,7 +159,7 @@ export async function readContext(
   const decisionMemories = [
     ...new Map([...raw.decisions, ...about].map((memory) => [memory.id, memory])).values(),
   ];
-  const decisions = usableDecisions(index.decisionsIn(decisionMemories), options);
+  const decisions = highestAuthority(usableDecisions(index.decisionsIn(decisionMemories), options));
   for (const escalation of raw.disputes) options.announce(escalation);
   const disputes = isOn(ablation, "dispute surfaced")
     ? mergeDisputes([
