@@ -1,11 +1,10 @@
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { startServer } from "../../src/server/listen.js";
-import { spawnTsChild } from "../support/run-child.js";
+import { drivenChild } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 const writer = fileURLToPath(new URL("./fixtures/state-writer.ts", import.meta.url));
@@ -16,25 +15,11 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill();
 });
 
-/** A child driven line by line: `next()` resolves with the next line it prints. */
+/** A child driven line by line, killed after the test if it is still running. */
 function driven(args: string[]) {
-  const child = spawnTsChild(writer, args);
-  children.push(child);
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[
-    Symbol.asyncIterator
-  ]();
-  return {
-    send: (line: string) => child.stdin?.write(`${line}\n`),
-    next: async (): Promise<string> => {
-      const line = await lines.next();
-      if (line.done) throw new Error(`child exited early: ${stderr}`);
-      return line.value;
-    },
-  };
+  const driven = drivenChild(writer, args);
+  children.push(driven.child);
+  return driven;
 }
 
 type Result = {

@@ -8,6 +8,7 @@ import {
   ScenarioValidationError,
   scenarioFromTask,
 } from "../../src/scenario/load-scenario.js";
+import { shippedScenarioNames } from "../support/fixtures/shipped-scenarios.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 // biome-ignore lint/correctness/useHookAtTopLevel: useTempDir is a vitest helper, not a React hook.
@@ -17,15 +18,7 @@ describe("listScenarios", () => {
   it("lists the seven shipped scenarios, the default first", async () => {
     const names = (await listScenarios()).map((scenario) => scenario.name);
     expect(names[0]).toBe(defaultScenarioName);
-    expect([...names].sort()).toEqual([
-      "auth-jwt",
-      "disagreeing-planners",
-      "late-decision",
-      "late-joiner",
-      "many-agents",
-      "payments-stripe",
-      "two-coders",
-    ]);
+    expect([...names].sort()).toEqual(shippedScenarioNames);
   });
 });
 

@@ -2,18 +2,11 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FatalError } from "../../../src/cli/fatal-error.js";
+import { rejectionOf } from "../../support/rejection.js";
 import { captureDeps, serveProgram, waitForText } from "../../support/serve-program.js";
 import { useTempDir } from "../../support/temp-dir.js";
 
-async function failure(work: Promise<unknown>): Promise<FatalError> {
-  const error = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof FatalError))
-    throw new Error(`expected a FatalError, got ${String(error)}`);
-  return error;
-}
+const failure = (work: Promise<unknown>) => rejectionOf(work, FatalError);
 
 describe("shared-ctx serve: closed doors", () => {
   const tempDir = useTempDir("serve-doors-");
