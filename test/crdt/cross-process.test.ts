@@ -6,6 +6,7 @@ import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { startServer } from "../../src/server/listen.js";
 import { drivenChild } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
+import { type StateWriterResult, writeInStep } from "./support/state-writers.js";
 
 const writer = fileURLToPath(new URL("./fixtures/state-writer.ts", import.meta.url));
 // biome-ignore lint/correctness/useHookAtTopLevel: useTempDir is a vitest helper, not a React hook.
@@ -22,29 +23,13 @@ function driven(args: string[]) {
   return driven;
 }
 
-type Result = {
-  state: Record<string, Record<string, unknown>>;
-  escalations: Array<{ id: string; reason: string; contenders: Array<{ agentId: string }> }>;
-  follower: Record<string, Record<string, unknown>>;
-};
+type Result = StateWriterResult;
 
 /** Two processes write the same keys at the same time, then each reports what it ends with. */
 async function writeFromTwoProcesses(target: string[]): Promise<[Result, Result]> {
   const a = driven([...target, "--agent", "a"]);
   const b = driven([...target, "--agent", "b"]);
-  const both = async (command: string) => {
-    a.send(command);
-    b.send(command);
-    return Promise.all([a.next(), b.next()]);
-  };
-  expect(await Promise.all([a.next(), b.next()])).toEqual(["ready", "ready"]);
-  expect(await both("conflict")).toEqual(["ok", "ok"]);
-  expect(await both("merge")).toEqual(["ok", "ok"]);
-  const results = await both("finish 2");
-  return results.map((line) => JSON.parse(line.replace(/^result /, "")) as Result) as [
-    Result,
-    Result,
-  ];
+  return writeInStep(a, b);
 }
 
 function expectSameOutcome([a, b]: [Result, Result]): void {

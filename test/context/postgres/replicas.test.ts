@@ -4,6 +4,7 @@ import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { type InvalidationNotice, SharedContext } from "../../../src/context/shared-context.js";
 import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
 import { SharedState } from "../../../src/crdt/shared-state.js";
+import { writeInStep } from "../../crdt/support/state-writers.js";
 import { drivenChild, spawnTsChild, waitForExit } from "../../support/run-child.js";
 import { uniqueSubject } from "../store-contract.js";
 import { type ServeReplica, startServeReplica, stopReplicas } from "./serve-replicas.js";
@@ -252,22 +253,7 @@ describe.skipIf(skip)("several replicas on one Postgres", () => {
     const a = driven(replicas[0]?.url ?? "", "a");
     const b = driven(replicas[1]?.url ?? "", "b");
     try {
-      const both = async (command: string) => {
-        a.send(command);
-        b.send(command);
-        return Promise.all([a.next(), b.next()]);
-      };
-      expect(await Promise.all([a.next(), b.next()])).toEqual(["ready", "ready"]);
-      expect(await both("conflict")).toEqual(["ok", "ok"]);
-      expect(await both("merge")).toEqual(["ok", "ok"]);
-      const [resultA, resultB] = (await both("finish 2")).map(
-        (line) =>
-          JSON.parse(line.replace(/^result /, "")) as {
-            state: Record<string, Record<string, unknown>>;
-            escalations: Array<{ id: string; reason: string }>;
-            follower: Record<string, Record<string, unknown>>;
-          },
-      );
+      const [resultA, resultB] = await writeInStep(a, b);
       expect(resultB?.state).toStrictEqual(resultA?.state);
       expect(resultB?.escalations).toStrictEqual(resultA?.escalations);
       expect(resultA?.follower).toStrictEqual(resultA?.state);
