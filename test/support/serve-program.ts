@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { CliDeps } from "../../src/cli/cli-deps.js";
 import { makeServeCommand } from "../../src/cli/commands/serve.js";
+import { capturedCliDeps } from "./cli-deps.js";
 
 /** CLI deps that keep what the command prints, read back with `out()` and `err()`. */
 export function captureDeps(
@@ -8,16 +9,8 @@ export function captureDeps(
   cwd: string,
   signal: AbortSignal,
 ): { deps: CliDeps; out: () => string; err: () => string } {
-  let stdout = "";
-  let stderr = "";
-  const deps: CliDeps = {
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    env,
-    cwd,
-    signal,
-  };
-  return { deps, out: () => stdout, err: () => stderr };
+  const { deps, stdout, stderr } = capturedCliDeps({ env, cwd, signal });
+  return { deps, out: stdout, err: stderr };
 }
 
 /**
