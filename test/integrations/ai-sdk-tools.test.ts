@@ -9,6 +9,7 @@ import { SharedState } from "../../src/crdt/shared-state.js";
 import { sharedContextTools } from "../../src/integrations/ai-sdk-tools.js";
 import type { CheckSharedDecisionsResult } from "../../src/integrations/tool-results.js";
 import { SyncedStore } from "../../src/langgraph.js";
+import { plannersDisagree } from "../support/fixtures/planners-disagree.js";
 import { disputeTripBudget } from "../support/shared-context-tools.js";
 import { startToolCallingModelServer } from "./support/tool-calling-model-server.js";
 
@@ -229,14 +230,7 @@ describe("sharedContextTools with a model that makes real tool calls (loopback O
 
   it("lists a dispute with both sides and their authors, first thing in what the model reads", async () => {
     // Two planners decide on legacy-cache without having read each other: neither supersedes.
-    await shared.decide("planner-a", "Deprecate legacy-cache", {
-      kind: "architectural_decision",
-      target: "legacy-cache",
-    });
-    await shared.decide("planner-b", "Keep legacy-cache", {
-      kind: "architectural_decision",
-      target: "legacy-cache",
-    });
+    await plannersDisagree(shared, "legacy-cache");
 
     const { output, seenByModel } = await checkAsModel("coder");
 
