@@ -9,6 +9,7 @@ import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { listRuns } from "../../src/ui/data/read-run.js";
 import { runOutcome } from "../../src/ui/format/runs-table.js";
 import { startFakeOpenAiServer } from "../llm/support/fake-openai-server.js";
+import { requireBuiltCli } from "../support/built-bin.js";
 import { capturedCliDeps } from "../support/cli-deps.js";
 import { waitForExit } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
@@ -107,11 +108,7 @@ describe("a run that does not finish (in process)", () => {
 });
 
 describe("the built bin under pipes and signals", () => {
-  beforeAll(() => {
-    if (!existsSync(join(repoRoot, "dist", "cli", "main.js"))) {
-      throw new Error("dist/ is missing: run `npm run build` before these tests");
-    }
-  });
+  beforeAll(requireBuiltCli);
 
   /** `<command> | head -1` in bash with pipefail, so the exit status is shared-ctx's own. */
   function pipeToHead(args: readonly string[], db: string) {
