@@ -1,22 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { CliDeps } from "../../src/cli/cli-deps.js";
 import { runCli } from "../../src/cli/main.js";
+import { capturedCliDeps } from "../support/cli-deps.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 // biome-ignore lint/correctness/useHookAtTopLevel: useTempDir is a vitest helper, not a React hook.
 const tempDir = useTempDir("shared-ctx-demo-task-");
 
 function fakeDeps() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const deps: CliDeps = {
-    stdout: { write: (chunk: string) => out.push(chunk), isTTY: false },
-    stderr: { write: (chunk: string) => err.push(chunk), isTTY: false },
-    env: {},
-    cwd: tempDir(),
-    signal: new AbortController().signal,
-  };
-  return { deps, stdout: () => out.join(""), stderr: () => err.join("") };
+  return capturedCliDeps({ cwd: tempDir(), isTTY: false });
 }
 
 const fast = ["--speed", "2000", "--seed", "7", "--db", "store.db"];

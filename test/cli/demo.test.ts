@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { toRunEventEpisode } from "../../src/scenario/run-record.js";
+import { requireBuiltCli } from "../support/built-bin.js";
 import { statewaveAvoidedEvents } from "../support/fixtures/run-events.js";
 import { waitForExit } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
@@ -30,11 +30,7 @@ async function shared(args: readonly string[], env: Record<string, string>) {
 describe("the built bin without a TTY", () => {
   const tempDir = useTempDir("shared-ctx-bin-");
 
-  beforeAll(() => {
-    if (!existsSync(join(repoRoot, "dist", "cli", "main.js"))) {
-      throw new Error("dist/ is missing: run `npm run build` before these tests");
-    }
-  });
+  beforeAll(requireBuiltCli);
 
   it("demo, runs, timeline and run print plain output and exit 0; a bad run id exits 2", async () => {
     const env = { SHARED_CTX_DB: join(tempDir(), "store.db") };

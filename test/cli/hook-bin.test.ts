@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { SharedContext } from "../../src/context/shared-context.js";
 import { editPayload, makeRepository } from "../hooks/hook-harness.js";
+import { requireBuiltCli } from "../support/built-bin.js";
 import { waitForExit } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
 
@@ -28,11 +28,7 @@ async function hookProcess(args: readonly string[], stdin: string, cwd: string) 
 describe("shared-ctx hook, the built bin spawned with JSON on stdin", () => {
   const tempDir = useTempDir("shared-ctx-hook-bin-");
 
-  beforeAll(() => {
-    if (!existsSync(join(repoRoot, "dist", "cli", "main.js"))) {
-      throw new Error("dist/ is missing: run `npm run build` before these tests");
-    }
-  });
+  beforeAll(requireBuiltCli);
 
   it("denies session B's Edit of a retired module, and allows it for a module nobody decided on", async () => {
     const root = makeRepository(tempDir(), [

@@ -1,12 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { CliDeps } from "../../src/cli/cli-deps.js";
 import { runCli } from "../../src/cli/main.js";
 import type { RunJsonDocument } from "../../src/cli/output.js";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { fromRunEventEpisode } from "../../src/scenario/run-record.js";
 import { ruleFollowingReply, startFakeOpenAiServer } from "../llm/support/fake-openai-server.js";
+import { capturedCliDeps } from "../support/cli-deps.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 // biome-ignore lint/correctness/useHookAtTopLevel: useTempDir is a vitest helper, not a React hook.
@@ -17,17 +17,7 @@ afterEach(async () => {
 });
 
 function fakeDeps(env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const cwd = tempDir();
-  const deps: CliDeps = {
-    stdout: { write: (chunk: string) => out.push(chunk), isTTY: false },
-    stderr: { write: (chunk: string) => err.push(chunk), isTTY: false },
-    env,
-    cwd,
-    signal: new AbortController().signal,
-  };
-  return { deps, cwd, stdout: () => out.join(""), stderr: () => err.join("") };
+  return capturedCliDeps({ env, cwd: tempDir(), isTTY: false });
 }
 
 // Scenario timings are tens of seconds; at speed 2000 a run takes a few wall-clock milliseconds.

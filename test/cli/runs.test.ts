@@ -3,13 +3,9 @@ import { describe, expect, it } from "vitest";
 import { makeRunsCommand } from "../../src/cli/commands/runs.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { runCommand } from "./cli-harness.js";
-import { seedRuns } from "./seed-runs.js";
+import { seededEnv } from "./seed-runs.js";
 
-async function seeded(tempDir: () => string) {
-  const db = join(tempDir(), "store.db");
-  await seedRuns(db);
-  return { SHARED_CTX_DB: db };
-}
+const seeded = seededEnv;
 
 describe("shared-ctx runs", () => {
   const tempDir = useTempDir("shared-ctx-runs-");

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { toRunEventEpisode } from "../../src/scenario/run-record.js";
 import type { ScenarioEvent } from "../../src/scenario/scenario-events.js";
@@ -34,4 +35,11 @@ export async function seedRuns(path: string): Promise<void> {
   } finally {
     await store.close();
   }
+}
+
+/** The env of a CLI whose store is a fresh file in `tempDir()` holding the {@link seedRuns} runs. */
+export async function seededEnv(tempDir: () => string): Promise<{ SHARED_CTX_DB: string }> {
+  const db = join(tempDir(), "store.db");
+  await seedRuns(db);
+  return { SHARED_CTX_DB: db };
 }

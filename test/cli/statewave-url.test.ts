@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import type { RunningServer } from "../../src/server/listen.js";
 import { startServer } from "../../src/server/listen.js";
+import { requireBuiltCli } from "../support/built-bin.js";
 import { closedPort } from "../support/closed-port.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { waitFor } from "../support/wait-for.js";
@@ -234,11 +235,7 @@ describe("the CLI against `shared-ctx serve` over loopback (--store statewave --
   });
 
   describe("mcp (the built bin, over stdio)", () => {
-    beforeAll(() => {
-      if (!existsSync(join(repoRoot, "dist", "cli", "main.js"))) {
-        throw new Error("dist/ is missing: run `npm run build` before these tests");
-      }
-    });
+    beforeAll(requireBuiltCli);
 
     it("answers tool calls from the served subject: a decision written through it is on the server", async () => {
       const cwd = tempDir();

@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
+import { requireBuiltCli } from "../support/built-bin.js";
 import { waitForExit } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { seedRuns } from "./seed-runs.js";
@@ -26,11 +26,7 @@ describe("timeline and runs, the built bin through a pipe", () => {
   const tempDir = useTempDir("shared-ctx-timeline-bin-");
   let db = "";
 
-  beforeAll(async () => {
-    if (!existsSync(join(repoRoot, "dist", "cli", "main.js"))) {
-      throw new Error("dist/ is missing: run `npm run build` before these tests");
-    }
-  });
+  beforeAll(requireBuiltCli);
 
   async function seeded(): Promise<string> {
     db = join(tempDir(), "store.db");

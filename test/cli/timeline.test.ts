@@ -7,13 +7,9 @@ import { statewaveAvoidedEvents } from "../support/fixtures/run-events.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { waitFor } from "../support/wait-for.js";
 import { runCommand } from "./cli-harness.js";
-import { seedRuns } from "./seed-runs.js";
+import { seededEnv } from "./seed-runs.js";
 
-async function seeded(tempDir: () => string) {
-  const db = join(tempDir(), "store.db");
-  await seedRuns(db);
-  return { SHARED_CTX_DB: db };
-}
+const seeded = seededEnv;
 
 describe("shared-ctx timeline", () => {
   const tempDir = useTempDir("shared-ctx-timeline-");

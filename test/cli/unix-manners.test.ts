@@ -3,13 +3,14 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { CliDeps } from "../../src/cli/cli-deps.js";
 import { InterruptedError } from "../../src/cli/interrupted-error.js";
 import { runCli } from "../../src/cli/main.js";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { listRuns } from "../../src/ui/data/read-run.js";
 import { runOutcome } from "../../src/ui/format/runs-table.js";
 import { startFakeOpenAiServer } from "../llm/support/fake-openai-server.js";
+import { requireBuiltCli } from "../support/built-bin.js";
+import { capturedCliDeps } from "../support/cli-deps.js";
 import { waitForExit } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { waitFor } from "../support/wait-for.js";
@@ -35,17 +36,7 @@ async function runsIn(path: string) {
 }
 
 function fakeDeps(options: { env?: Record<string, string>; signal?: AbortSignal } = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const cwd = tempDir();
-  const deps: CliDeps = {
-    stdout: { write: (chunk: string) => out.push(chunk), isTTY: false },
-    stderr: { write: (chunk: string) => err.push(chunk), isTTY: false },
-    env: options.env ?? {},
-    cwd,
-    signal: options.signal ?? new AbortController().signal,
-  };
-  return { deps, cwd, stdout: () => out.join(""), stderr: () => err.join("") };
+  return capturedCliDeps({ ...options, cwd: tempDir(), isTTY: false });
 }
 
 describe("a run that does not finish (in process)", () => {
@@ -117,11 +108,7 @@ describe("a run that does not finish (in process)", () => {
 });
 
 describe("the built bin under pipes and signals", () => {
-  beforeAll(() => {
-    if (!existsSync(join(repoRoot, "dist", "cli", "main.js"))) {
-      throw new Error("dist/ is missing: run `npm run build` before these tests");
-    }
-  });
+  beforeAll(requireBuiltCli);
 
   /** `<command> | head -1` in bash with pipefail, so the exit status is shared-ctx's own. */
   function pipeToHead(args: readonly string[], db: string) {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { type InvalidationNotice, SharedContext } from "../../src/context/shared-context.js";
 import { deferred } from "../support/deferred.js";
+import { plannersDisagree } from "../support/fixtures/planners-disagree.js";
 
 const opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -108,14 +109,7 @@ describe("SharedContext", () => {
       // Both Planners read before either decided: neither knew the other's decision.
       await shared.beforeActing("planner-a", "Decide the fate of legacy-cache");
       await shared.beforeActing("planner-b", "Decide the fate of legacy-cache");
-      const a = await shared.decide("planner-a", "Deprecate legacy-cache", {
-        kind: "architectural_decision",
-        target: "legacy-cache",
-      });
-      const b = await shared.decide("planner-b", "Keep legacy-cache", {
-        kind: "architectural_decision",
-        target: "legacy-cache",
-      });
+      const [a, b] = await plannersDisagree(shared, "legacy-cache");
       expect(b.memories[0]?.metadata.contradicts).toEqual([a.memories[0]?.id]);
 
       const read = await shared.beforeActing("coder", "Build module legacy-cache");
@@ -136,14 +130,7 @@ describe("SharedContext", () => {
 
     it("settles the dispute when a Planner overrules the other side knowingly", async () => {
       const { shared } = setUp();
-      await shared.decide("planner-a", "Deprecate legacy-cache", {
-        kind: "architectural_decision",
-        target: "legacy-cache",
-      });
-      await shared.decide("planner-b", "Keep legacy-cache", {
-        kind: "architectural_decision",
-        target: "legacy-cache",
-      });
+      await plannersDisagree(shared, "legacy-cache");
       // planner-a now reads both and restates: its own old decision and planner-b's go.
       await shared.beforeActing("planner-a", "Decide the fate of legacy-cache");
       await shared.decide("planner-a", "Deprecate legacy-cache, agreed with planner-b", {

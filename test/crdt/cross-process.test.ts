@@ -1,12 +1,12 @@
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { startServer } from "../../src/server/listen.js";
-import { spawnTsChild } from "../support/run-child.js";
+import { drivenChild } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
+import { type StateWriterResult, writeInStep } from "./support/state-writers.js";
 
 const writer = fileURLToPath(new URL("./fixtures/state-writer.ts", import.meta.url));
 // biome-ignore lint/correctness/useHookAtTopLevel: useTempDir is a vitest helper, not a React hook.
@@ -16,50 +16,20 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill();
 });
 
-/** A child driven line by line: `next()` resolves with the next line it prints. */
+/** A child driven line by line, killed after the test if it is still running. */
 function driven(args: string[]) {
-  const child = spawnTsChild(writer, args);
-  children.push(child);
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[
-    Symbol.asyncIterator
-  ]();
-  return {
-    send: (line: string) => child.stdin?.write(`${line}\n`),
-    next: async (): Promise<string> => {
-      const line = await lines.next();
-      if (line.done) throw new Error(`child exited early: ${stderr}`);
-      return line.value;
-    },
-  };
+  const driven = drivenChild(writer, args);
+  children.push(driven.child);
+  return driven;
 }
 
-type Result = {
-  state: Record<string, Record<string, unknown>>;
-  escalations: Array<{ id: string; reason: string; contenders: Array<{ agentId: string }> }>;
-  follower: Record<string, Record<string, unknown>>;
-};
+type Result = StateWriterResult;
 
 /** Two processes write the same keys at the same time, then each reports what it ends with. */
 async function writeFromTwoProcesses(target: string[]): Promise<[Result, Result]> {
   const a = driven([...target, "--agent", "a"]);
   const b = driven([...target, "--agent", "b"]);
-  const both = async (command: string) => {
-    a.send(command);
-    b.send(command);
-    return Promise.all([a.next(), b.next()]);
-  };
-  expect(await Promise.all([a.next(), b.next()])).toEqual(["ready", "ready"]);
-  expect(await both("conflict")).toEqual(["ok", "ok"]);
-  expect(await both("merge")).toEqual(["ok", "ok"]);
-  const results = await both("finish 2");
-  return results.map((line) => JSON.parse(line.replace(/^result /, "")) as Result) as [
-    Result,
-    Result,
-  ];
+  return writeInStep(a, b);
 }
 
 function expectSameOutcome([a, b]: [Result, Result]): void {

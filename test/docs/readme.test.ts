@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { requireBuiltCli } from "../support/built-bin.js";
 import { waitForExit } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
 
@@ -44,11 +45,7 @@ const setUp = new Set(["npm install"]);
 describe("README's shell blocks work as written, on the built bin", () => {
   const tempDir = useTempDir("shared-ctx-readme-");
 
-  beforeAll(() => {
-    if (!existsSync(join(repoRoot, "dist", "cli", "main.js"))) {
-      throw new Error("dist/ is missing: run `npm run build` before these tests");
-    }
-  });
+  beforeAll(requireBuiltCli);
 
   it("has shell blocks to run, and every skipped one says why", () => {
     const blocks = shellBlocks(readme);

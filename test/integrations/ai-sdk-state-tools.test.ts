@@ -6,6 +6,7 @@ import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { SharedContext } from "../../src/context/shared-context.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
 import { sharedContextTools } from "../../src/integrations/ai-sdk-tools.js";
+import { sharedContextToolNames } from "../support/shared-context-tools.js";
 
 const subjectId = "repo-state";
 const usage = {
@@ -72,12 +73,7 @@ describe("sharedContextTools with a state: the full tool set MCP has", () => {
     });
 
     expect((model.doGenerateCalls[0]?.tools ?? []).map((offered) => offered.name).sort()).toEqual([
-      "check_shared_decisions",
-      "get_state",
-      "get_timeline",
-      "publish_decision",
-      "put_state",
-      "resolve_escalation",
+      ...sharedContextToolNames,
     ]);
     // Typed outputs: a static tool's result (dynamic !== true) has its tool's output type.
     const read = result.steps

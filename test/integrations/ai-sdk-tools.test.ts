@@ -1,6 +1,5 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -10,6 +9,8 @@ import { SharedState } from "../../src/crdt/shared-state.js";
 import { sharedContextTools } from "../../src/integrations/ai-sdk-tools.js";
 import type { CheckSharedDecisionsResult } from "../../src/integrations/tool-results.js";
 import { SyncedStore } from "../../src/langgraph.js";
+import { plannersDisagree } from "../support/fixtures/planners-disagree.js";
+import { disputeTripBudget } from "../support/shared-context-tools.js";
 import { startToolCallingModelServer } from "./support/tool-calling-model-server.js";
 
 const subjectId = "repo-auth";
@@ -229,14 +230,7 @@ describe("sharedContextTools with a model that makes real tool calls (loopback O
 
   it("lists a dispute with both sides and their authors, first thing in what the model reads", async () => {
     // Two planners decide on legacy-cache without having read each other: neither supersedes.
-    await shared.decide("planner-a", "Deprecate legacy-cache", {
-      kind: "architectural_decision",
-      target: "legacy-cache",
-    });
-    await shared.decide("planner-b", "Keep legacy-cache", {
-      kind: "architectural_decision",
-      target: "legacy-cache",
-    });
+    await plannersDisagree(shared, "legacy-cache");
 
     const { output, seenByModel } = await checkAsModel("coder");
 
@@ -301,21 +295,7 @@ describe("sharedContextTools with a model that makes real tool calls (loopback O
   it("lists a LangGraph store item's dispute too, given the state replica", async () => {
     const synced = await SyncedStore.open({ store, subjectId });
     try {
-      await new StateGraph(Annotation.Root({}))
-        .addNode("flights", async (_state, config) => {
-          await config.store?.put(["plan"], "trip", { budget: 900 });
-          return {};
-        })
-        .addNode("hotels", async (_state, config) => {
-          await config.store?.put(["plan"], "trip", { budget: 1200 });
-          return {};
-        })
-        .addEdge(START, "flights")
-        .addEdge(START, "hotels")
-        .addEdge("flights", END)
-        .addEdge("hotels", END)
-        .compile({ store: synced })
-        .invoke({});
+      await disputeTripBudget(synced);
       const [escalation] = await synced.escalations();
 
       const { output, seenByModel } = await checkAsModel("coder", { withState: true });

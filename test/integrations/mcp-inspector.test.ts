@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mcpToolNames } from "../support/shared-context-tools.js";
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -58,15 +59,7 @@ describe("shared-ctx mcp under the MCP inspector's CLI", () => {
     const listed = (await inspect(["--method", "tools/list"])) as {
       tools: Array<{ name: string; title?: string; annotations?: Record<string, unknown> }>;
     };
-    expect(listed.tools.map((tool) => tool.name).sort()).toEqual([
-      "check_shared_decisions",
-      "get_state",
-      "get_timeline",
-      "promote_decisions",
-      "publish_decision",
-      "put_state",
-      "resolve_escalation",
-    ]);
+    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(mcpToolNames);
     for (const tool of listed.tools) {
       expect(tool.title, tool.name).toEqual(expect.any(String));
       expect(tool.annotations?.readOnlyHint, tool.name).toEqual(expect.any(Boolean));

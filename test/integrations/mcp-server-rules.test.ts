@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
@@ -9,21 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
 import { deferred } from "../support/deferred.js";
-import { connectMcpAgent, type McpAgent } from "./mcp-client.js";
-
-/** Polls `read` until `check` passes: the other process imports writes on its own schedule. */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => void): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    try {
-      check(value);
-      return value;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-  }
-}
+import { eventually } from "../support/eventually.js";
+import { connectMcpAgentPair, type McpAgentPair } from "../support/mcp-agents.js";
+import type { McpAgent } from "./mcp-client.js";
 
 function textOf(result: Record<string, unknown>): string {
   const content = (result.content ?? []) as Array<{ type: string; text?: string }>;
@@ -42,25 +27,17 @@ function isTyped(schema: Record<string, unknown>): boolean {
 }
 
 describe("shared-ctx mcp: the rules a client relies on", () => {
-  let folder: string;
+  let agents: McpAgentPair | undefined;
   let dbPath: string;
   let alice: McpAgent;
   let bob: McpAgent;
   const uri = "shared-ctx://subjects/repo/decisions";
 
   beforeAll(async () => {
-    folder = mkdtempSync(join(tmpdir(), "shared-ctx-mcp-rules-"));
-    dbPath = join(folder, "store.db");
-    [alice, bob] = await Promise.all([
-      connectMcpAgent({ subjectId: "repo", agentId: "alice", dbPath }),
-      connectMcpAgent({ subjectId: "repo", agentId: "bob", dbPath }),
-    ]);
+    agents = await connectMcpAgentPair("shared-ctx-mcp-rules-");
+    ({ alice, bob, dbPath } = agents);
   });
-
-  afterAll(async () => {
-    await Promise.all([alice?.close(), bob?.close()]);
-    rmSync(folder, { recursive: true, force: true });
-  });
+  afterAll(() => agents?.close());
 
   it("gives every tool a title and its annotations, and every input property a typed schema", async () => {
     const { tools } = await alice.client.listTools();

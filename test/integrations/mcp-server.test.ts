@@ -1,7 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import {
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
@@ -10,51 +6,25 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { SyncedStore } from "../../src/langgraph.js";
 import { deferred } from "../support/deferred.js";
-import { useTempDir } from "../support/temp-dir.js";
-import { connectMcpAgent, type McpAgent } from "./mcp-client.js";
-
-/** Polls `read` until `check` passes: the other process imports our writes on its own schedule. */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => void): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    try {
-      check(value);
-      return value;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-  }
-}
+import { eventually } from "../support/eventually.js";
+import { connectMcpAgentPair, type McpAgentPair } from "../support/mcp-agents.js";
+import { disputeTripBudget, mcpToolNames } from "../support/shared-context-tools.js";
+import type { McpAgent } from "./mcp-client.js";
 
 describe("shared-ctx mcp: two agents in two processes on one database", () => {
-  const tempDir = useTempDir("shared-ctx-mcp-");
+  let agents: McpAgentPair | undefined;
   let alice: McpAgent;
   let bob: McpAgent;
 
   beforeAll(async () => {
-    const dbPath = join(tempDir(), "store.db");
-    [alice, bob] = await Promise.all([
-      connectMcpAgent({ subjectId: "repo", agentId: "alice", dbPath }),
-      connectMcpAgent({ subjectId: "repo", agentId: "bob", dbPath }),
-    ]);
+    agents = await connectMcpAgentPair("shared-ctx-mcp-");
+    ({ alice, bob } = agents);
   });
-
-  afterAll(async () => {
-    await Promise.all([alice?.close(), bob?.close()]);
-  });
+  afterAll(() => agents?.close());
 
   it("offers the shared-context tools", async () => {
     const { tools } = await alice.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual([
-      "check_shared_decisions",
-      "get_state",
-      "get_timeline",
-      "promote_decisions",
-      "publish_decision",
-      "put_state",
-      "resolve_escalation",
-    ]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(mcpToolNames);
   });
 
   it("lets one agent read what the other published", async () => {
@@ -154,24 +124,16 @@ describe("shared-ctx mcp: two agents in two processes on one database", () => {
 
 describe("shared-ctx mcp: what a client can rely on", () => {
   // One folder for the whole describe: the last test opens the database the servers use.
-  let folder: string;
+  let agents: McpAgentPair | undefined;
   let alice: McpAgent;
   let bob: McpAgent;
   let dbPath: string;
 
   beforeAll(async () => {
-    folder = mkdtempSync(join(tmpdir(), "shared-ctx-mcp-push-"));
-    dbPath = join(folder, "store.db");
-    [alice, bob] = await Promise.all([
-      connectMcpAgent({ subjectId: "repo", agentId: "alice", dbPath }),
-      connectMcpAgent({ subjectId: "repo", agentId: "bob", dbPath }),
-    ]);
+    agents = await connectMcpAgentPair("shared-ctx-mcp-push-");
+    ({ alice, bob, dbPath } = agents);
   });
-
-  afterAll(async () => {
-    await Promise.all([alice?.close(), bob?.close()]);
-    rmSync(folder, { recursive: true, force: true });
-  });
+  afterAll(() => agents?.close());
 
   it("declares an outputSchema for every tool, and its results conform", async () => {
     const { tools } = await alice.client.listTools();
@@ -265,21 +227,7 @@ describe("shared-ctx mcp: what a client can rely on", () => {
     const store = new EmbeddedStore({ path: dbPath });
     const synced = await SyncedStore.open({ store, subjectId: "repo" });
     try {
-      const graph = new StateGraph(Annotation.Root({}))
-        .addNode("flights", async (_state, config) => {
-          await config.store?.put(["plan"], "trip", { budget: 900 });
-          return {};
-        })
-        .addNode("hotels", async (_state, config) => {
-          await config.store?.put(["plan"], "trip", { budget: 1200 });
-          return {};
-        })
-        .addEdge(START, "flights")
-        .addEdge(START, "hotels")
-        .addEdge("flights", END)
-        .addEdge("hotels", END)
-        .compile({ store: synced });
-      await graph.invoke({});
+      await disputeTripBudget(synced);
       const [escalation] = await synced.escalations();
 
       const namespace = 'langgraph:["plan","trip"]';

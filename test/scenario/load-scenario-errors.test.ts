@@ -7,36 +7,15 @@ import {
   ScenarioValidationError,
   scenarioFromTask,
 } from "../../src/scenario/load-scenario.js";
+import { shippedScenarioNames } from "../support/fixtures/shipped-scenarios.js";
+import { rejectionOf } from "../support/rejection.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 // biome-ignore lint/correctness/useHookAtTopLevel: useTempDir is a vitest helper, not a React hook.
 const tempDir = useTempDir("shared-ctx-scenario-errors-");
 
-const shippedNames = [
-  "auth-jwt",
-  "big-team",
-  "crash-restart",
-  "disagreeing-planners",
-  "late-decision",
-  "late-joiner",
-  "long-history",
-  "many-agents",
-  "payments-stripe",
-  "person-vs-agent",
-  "two-coders",
-];
-
 /** The ScenarioValidationError `work` rejects with. */
-async function refusal(work: Promise<unknown>): Promise<ScenarioValidationError> {
-  const error = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof ScenarioValidationError)) {
-    throw new Error(`expected a ScenarioValidationError, got ${String(error)}`);
-  }
-  return error;
-}
+const refusal = (work: Promise<unknown>) => rejectionOf(work, ScenarioValidationError);
 
 /** The message JSON.parse gives for `text`. */
 function jsonSyntaxError(text: string): string {
@@ -97,7 +76,7 @@ describe("loadScenario errors", () => {
     expect(error.issues).toEqual([
       {
         field: "",
-        expected: `a shipped scenario (${shippedNames.join(", ")}) or a path to a .yaml/.json file`,
+        expected: `a shipped scenario (${shippedScenarioNames.join(", ")}) or a path to a .yaml/.json file`,
       },
     ]);
   });
@@ -106,7 +85,7 @@ describe("loadScenario errors", () => {
 describe("listScenarios", () => {
   it("gives each scenario's name, title and task only", async () => {
     const scenarios = await listScenarios();
-    expect(scenarios.map((scenario) => scenario.name).sort()).toEqual(shippedNames);
+    expect(scenarios.map((scenario) => scenario.name).sort()).toEqual(shippedScenarioNames);
     for (const scenario of scenarios) {
       expect(Object.keys(scenario).sort()).toEqual(["name", "task", "title"]);
       expect(scenario.title).not.toBe("");

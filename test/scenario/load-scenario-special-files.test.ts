@@ -7,21 +7,14 @@ import {
   maxScenarioFileBytes,
   ScenarioValidationError,
 } from "../../src/scenario/load-scenario.js";
+import { rejectionOf } from "../support/rejection.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 // biome-ignore lint/correctness/useHookAtTopLevel: useTempDir is a vitest helper, not a React hook.
 const tempDir = useTempDir("shared-ctx-scenario-special-");
 
-async function refusal(work: Promise<unknown>): Promise<ScenarioValidationError> {
-  const error = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof ScenarioValidationError)) {
-    throw new Error(`expected a ScenarioValidationError, got ${String(error)}`);
-  }
-  return error;
-}
+/** The ScenarioValidationError `work` rejects with. */
+const refusal = (work: Promise<unknown>) => rejectionOf(work, ScenarioValidationError);
 
 describe("loadScenario on files that are not regular", () => {
   it("refuses a named pipe at once instead of waiting for a writer", async () => {

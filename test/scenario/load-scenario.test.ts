@@ -9,6 +9,7 @@ import {
   ScenarioValidationError,
   scenarioFromTask,
 } from "../../src/scenario/load-scenario.js";
+import { shippedScenarioNames } from "../support/fixtures/shipped-scenarios.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 // biome-ignore lint/correctness/useHookAtTopLevel: useTempDir is a vitest helper, not a React hook.
@@ -18,19 +19,7 @@ describe("listScenarios", () => {
   it("lists the eleven shipped scenarios, the default first", async () => {
     const names = (await listScenarios()).map((scenario) => scenario.name);
     expect(names[0]).toBe(defaultScenarioName);
-    expect([...names].sort()).toEqual([
-      "auth-jwt",
-      "big-team",
-      "crash-restart",
-      "disagreeing-planners",
-      "late-decision",
-      "late-joiner",
-      "long-history",
-      "many-agents",
-      "payments-stripe",
-      "person-vs-agent",
-      "two-coders",
-    ]);
+    expect([...names].sort()).toEqual(shippedScenarioNames);
   });
 });
 

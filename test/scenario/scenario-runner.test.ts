@@ -1,22 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
+import { describe, expect, it } from "vitest";
 import { createVirtualClock } from "../../src/scenario/clock.js";
 import { listScenarios, loadScenario, scenarioFromTask } from "../../src/scenario/load-scenario.js";
 import { fromRunEventEpisode } from "../../src/scenario/run-record.js";
 import { runModes, type ScenarioEvent } from "../../src/scenario/scenario-events.js";
 import { startRun } from "../../src/scenario/scenario-runner.js";
 import { deferred } from "../support/deferred.js";
+import { embeddedStoresPerTest } from "../support/embedded-stores.js";
 import { cancelledModules, runToEnd, sequentialIds } from "./support/run-scenario.js";
 
-const stores: EmbeddedStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
-function memoryStore(): EmbeddedStore {
-  const store = new EmbeddedStore({ path: ":memory:" });
-  stores.push(store);
-  return store;
-}
+const memoryStore = embeddedStoresPerTest();
 
 const names = (await listScenarios()).map((scenario) => scenario.name);
 const modes = runModes;

@@ -1,20 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ContextStore } from "../../src/context/context-store.js";
-import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
+import type { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { createSeededRandom, createVirtualClock } from "../../src/scenario/clock.js";
 import { loadScenario } from "../../src/scenario/load-scenario.js";
 import type { RunMode, ScenarioEvent } from "../../src/scenario/scenario-events.js";
+import { embeddedStoresPerTest } from "../support/embedded-stores.js";
 import { runToEnd } from "./support/run-scenario.js";
 
-const stores: EmbeddedStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
-function memoryStore(): EmbeddedStore {
-  const store = new EmbeddedStore({ path: ":memory:" });
-  stores.push(store);
-  return store;
-}
+const memoryStore = embeddedStoresPerTest();
 
 /**
  * A store whose every call takes a random few real milliseconds, as a loaded machine or a remote

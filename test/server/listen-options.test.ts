@@ -8,6 +8,7 @@ import {
   startServer,
 } from "../../src/server/listen.js";
 import { PortInUseError } from "../../src/server/port-in-use-error.js";
+import { inFlightPost } from "../support/in-flight-request.js";
 
 /** A store whose reads reject with `error`, and whose close is counted (and may fail). */
 function stubStore(error: unknown, closeError?: unknown) {
@@ -131,28 +132,19 @@ describe("startServer options", () => {
 
   it("tells a client whose request was in flight at close to drop the connection", async () => {
     const server = await start();
-    const body = JSON.stringify({ subject_id: "s", source: "a", type: "t", payload: {} });
-    const request = httpRequest(`${server.url}/v1/episodes`, {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        "Content-Length": Buffer.byteLength(body),
-        Expect: "100-continue",
-      },
+    const request = await inFlightPost(`${server.url}/v1/episodes`, {
+      subject_id: "s",
+      source: "a",
+      type: "t",
+      payload: {},
     });
-    const answered = new Promise<{ status: number; connection: string | undefined }>(
-      (resolve, reject) => {
-        request.once("response", (incoming) => {
-          incoming.resume();
-          resolve({ status: incoming.statusCode ?? 0, connection: incoming.headers.connection });
-        });
-        request.once("error", reject);
-      },
-    );
-    await new Promise<void>((resolve) => request.once("continue", () => resolve()));
     const closing = server.close();
-    request.end(body);
-    expect(await answered).toEqual({ status: 201, connection: "close" });
+    request.finish();
+    const { status, headers } = await request.answered;
+    expect({ status, connection: headers.connection }).toEqual({
+      status: 201,
+      connection: "close",
+    });
     await closing;
   });
 

@@ -1,9 +1,9 @@
-import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { StoreClosedError } from "../../src/context/errors/store-closed-error.js";
 import { type RunningServer, startServer } from "../../src/server/listen.js";
 import { PortInUseError } from "../../src/server/port-in-use-error.js";
+import { inFlightPost } from "../support/in-flight-request.js";
 
 describe("startServer", () => {
   const running: RunningServer[] = [];
@@ -55,37 +55,18 @@ describe("startServer", () => {
 
   it("finishes an in-flight request, then stops accepting and closes the store", async () => {
     const { store, server } = await start();
-    const body = JSON.stringify({
+    // The server answers 100 Continue once it has taken the request: then it is in flight.
+    const request = await inFlightPost(`${server.url}/v1/episodes`, {
       subject_id: "graceful",
       source: "agent",
       type: "implementation_note",
       payload: { content: "written during shutdown" },
     });
-    const request = httpRequest(`${server.url}/v1/episodes`, {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        "Content-Length": Buffer.byteLength(body),
-        // The server answers 100 Continue once it has taken the request: then it is in flight.
-        Expect: "100-continue",
-      },
-    });
-    const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      request.once("response", (incoming) => {
-        let text = "";
-        incoming.on("data", (chunk: Buffer) => {
-          text += chunk.toString();
-        });
-        incoming.once("end", () => resolve({ status: incoming.statusCode ?? 0, text }));
-      });
-      request.once("error", reject);
-    });
-    await new Promise<void>((resolve) => request.once("continue", () => resolve()));
 
     const closing = server.close();
-    request.end(body);
+    request.finish();
 
-    const answered = await response;
+    const answered = await request.answered;
     expect(answered.status).toBe(201);
     expect(JSON.parse(answered.text)).toMatchObject({ subject_id: "graceful" });
     await closing;

@@ -3,6 +3,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextStore } from "../../src/context/context-store.js";
 import { type RunningServer, startServer } from "../../src/server/listen.js";
+import { objectMemberNames } from "../support/fixtures/object-member-names.js";
 
 /** A store `serve` can run on, as the fuzz opens it. */
 export interface FuzzedStore {
@@ -39,16 +40,6 @@ const chance = (probability: number) => random() < probability;
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 const integer = (max: number) => Math.floor(random() * max);
 
-const objectMemberNames = [
-  "constructor",
-  "__proto__",
-  "toString",
-  "valueOf",
-  "hasOwnProperty",
-  "isPrototypeOf",
-  "toLocaleString",
-  "__defineGetter__",
-];
 const tenants = [undefined, "team-a", "__proto__", "constructor", "😀", "t".repeat(5000)];
 const subjects = ["run-1", "run-2", "😀 run", "constructor", "__proto__", "a/b", "x y"];
 const episodeTypes = [

@@ -1,20 +1,19 @@
 import { EventEmitter } from "node:events";
 import { describe, expect, it, vi } from "vitest";
 import type { RunSummary, ScenarioEvent } from "../../src/scenario/scenario-events.js";
-import { DemoScreen } from "../../src/ui/components/demo-screen.js";
 import { stripAnsi, textWidth } from "../../src/ui/format/text-width.js";
 import { verdictFor } from "../../src/ui/format/verdict.js";
 import { renderDemo } from "../../src/ui/render-demo.js";
 import type { DemoRuns } from "../../src/ui/run-source.js";
 import { eraseScrollback, scrollbackSafe } from "../../src/ui/scrollback-safe-stdout.js";
 import { type DemoState, demoReducer, initialDemoState } from "../../src/ui/state/demo-reducer.js";
+import { renderDemoScreen } from "../support/demo-screen.js";
 import {
   escalationEvents,
   naiveCollisionEvents,
   statewaveAvoidedEvents,
 } from "../support/fixtures/run-events.js";
 import { scriptedRun } from "../support/fixtures/scripted-run.js";
-import { renderAt } from "../support/render-ink.js";
 import { waitFor } from "../support/wait-for.js";
 
 // This file drives a real interactive terminal. Ink draws only the last frame when it believes it
@@ -59,18 +58,7 @@ const states: Record<string, () => DemoState> = {
 };
 
 function frameAt(state: DemoState, columns: number, rows: number): string[] {
-  return renderAt(
-    <DemoScreen
-      state={state}
-      columns={columns}
-      rows={rows}
-      spinner="⠋"
-      scenarios={[]}
-      timelineLines={[]}
-      timelineHeight={rows - 4}
-    />,
-    columns,
-  ).split("\n");
+  return renderDemoScreen(state, { columns, rows, timelineHeight: rows - 4 }).split("\n");
 }
 
 describe("the demo fits the terminal", () => {

@@ -1,52 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import type { CliDeps } from "../../../src/cli/cli-deps.js";
-import { makeServeCommand } from "../../../src/cli/commands/serve.js";
 import { FatalError } from "../../../src/cli/fatal-error.js";
+import { rejectionOf } from "../../support/rejection.js";
+import { captureDeps, serveProgram, waitForText } from "../../support/serve-program.js";
 import { useTempDir } from "../../support/temp-dir.js";
 
-function captureDeps(env: Record<string, string>, cwd: string, signal: AbortSignal) {
-  let stdout = "";
-  let stderr = "";
-  const deps: CliDeps = {
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    env,
-    cwd,
-    signal,
-  };
-  return { deps, out: () => stdout, err: () => stderr };
-}
-
-function program(deps: CliDeps): Command {
-  const output = {
-    writeOut: (text: string) => deps.stdout.write(text),
-    writeErr: (text: string) => deps.stderr.write(text),
-  };
-  const serve = makeServeCommand(deps).exitOverride().configureOutput(output);
-  return new Command("shared-ctx").exitOverride().configureOutput(output).addCommand(serve);
-}
-
-async function waitForText(read: () => string, pattern: RegExp): Promise<RegExpExecArray> {
-  for (let attempt = 0; attempt < 500; attempt++) {
-    const match = pattern.exec(read());
-    if (match) return match;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`never printed ${pattern}: ${read()}`);
-}
-
-async function failure(work: Promise<unknown>): Promise<FatalError> {
-  const error = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof FatalError))
-    throw new Error(`expected a FatalError, got ${String(error)}`);
-  return error;
-}
+const failure = (work: Promise<unknown>) => rejectionOf(work, FatalError);
 
 describe("shared-ctx serve: closed doors", () => {
   const tempDir = useTempDir("serve-doors-");
@@ -55,7 +15,7 @@ describe("shared-ctx serve: closed doors", () => {
     const cwd = tempDir();
     const { deps } = captureDeps({}, cwd, new AbortController().signal);
     const error = await failure(
-      program(deps).parseAsync(["serve", "--port", "0", "--host", "0.0.0.0", "--db", "x.db"], {
+      serveProgram(deps).parseAsync(["serve", "--port", "0", "--host", "0.0.0.0", "--db", "x.db"], {
         from: "user",
       }),
     );
@@ -68,7 +28,7 @@ describe("shared-ctx serve: closed doors", () => {
     const cwd = tempDir();
     const controller = new AbortController();
     const { deps, out, err } = captureDeps({}, cwd, controller.signal);
-    const running = program(deps).parseAsync(
+    const running = serveProgram(deps).parseAsync(
       ["serve", "--port", "0", "--host", "0.0.0.0", "--db", "x.db", "--insecure-no-auth"],
       { from: "user" },
     );
@@ -86,7 +46,7 @@ describe("shared-ctx serve: closed doors", () => {
     );
     const controller = new AbortController();
     const { deps, out } = captureDeps({}, cwd, controller.signal);
-    const running = program(deps).parseAsync(
+    const running = serveProgram(deps).parseAsync(
       ["serve", "--port", "0", "--db", "x.db", "--tenant-keys", "keys.json"],
       { from: "user" },
     );
@@ -115,7 +75,7 @@ describe("shared-ctx serve: closed doors", () => {
     writeFileSync(join(cwd, "keys.json"), text);
     const { deps } = captureDeps({}, cwd, new AbortController().signal);
     const error = await failure(
-      program(deps).parseAsync(["serve", "--port", "0", "--tenant-keys", "keys.json"], {
+      serveProgram(deps).parseAsync(["serve", "--port", "0", "--tenant-keys", "keys.json"], {
         from: "user",
       }),
     );
@@ -128,7 +88,7 @@ describe("shared-ctx serve: closed doors", () => {
     const cwd = tempDir();
     const { deps } = captureDeps({}, cwd, new AbortController().signal);
     const missing = await failure(
-      program(deps).parseAsync(["serve", "--port", "0", "--tenant-keys", "nope.json"], {
+      serveProgram(deps).parseAsync(["serve", "--port", "0", "--tenant-keys", "nope.json"], {
         from: "user",
       }),
     );
@@ -136,7 +96,7 @@ describe("shared-ctx serve: closed doors", () => {
       `cannot read the tenant keys file ${join(cwd, "nope.json")} (ENOENT)`,
     );
     const device = await failure(
-      program(deps).parseAsync(["serve", "--port", "0", "--tenant-keys", "/dev/zero"], {
+      serveProgram(deps).parseAsync(["serve", "--port", "0", "--tenant-keys", "/dev/zero"], {
         from: "user",
       }),
     );
@@ -146,7 +106,7 @@ describe("shared-ctx serve: closed doors", () => {
   it("names a --db path whose folder cannot be created", async () => {
     const cwd = tempDir();
     const { deps } = captureDeps({}, cwd, new AbortController().signal);
-    const error = await program(deps)
+    const error = await serveProgram(deps)
       .parseAsync(["serve", "--port", "0", "--db", "/proc/nope/x.db"], { from: "user" })
       .then(
         () => undefined,
@@ -159,7 +119,7 @@ describe("shared-ctx serve: closed doors", () => {
     const cwd = tempDir();
     const controller = new AbortController();
     const { deps, out, err } = captureDeps({}, cwd, controller.signal);
-    const running = program(deps).parseAsync(["serve", "--port", "0", "--db", "a/b/x.db"], {
+    const running = serveProgram(deps).parseAsync(["serve", "--port", "0", "--db", "a/b/x.db"], {
       from: "user",
     });
     await waitForText(out, /listening on/);

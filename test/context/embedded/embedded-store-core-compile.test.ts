@@ -7,8 +7,8 @@ import type { EmbeddedStore } from "../../../src/context/embedded/embedded-store
 import { CompileEpisodeError } from "../../../src/context/errors/compile-episode-error.js";
 import { CompileTimeoutError } from "../../../src/context/errors/compile-timeout-error.js";
 import { StoreValidationError } from "../../../src/context/errors/store-validation-error.js";
+import { embeddedStoresPerTest } from "../../support/embedded-stores.js";
 import { useTempDir } from "../../support/temp-dir.js";
-import { embeddedStoresPerTest } from "../support/embedded-stores.js";
 
 const open = embeddedStoresPerTest();
 

@@ -5,8 +5,8 @@ import type { CompileJob } from "../../../src/context/context-store.js";
 import { CompileEpisodeError } from "../../../src/context/errors/compile-episode-error.js";
 import { CompileJobNotFoundError } from "../../../src/context/errors/compile-job-not-found-error.js";
 import { CompileTimeoutError } from "../../../src/context/errors/compile-timeout-error.js";
+import { embeddedStoresPerTest } from "../../support/embedded-stores.js";
 import { useTempDir } from "../../support/temp-dir.js";
-import { embeddedStoresPerTest } from "../support/embedded-stores.js";
 
 const open = embeddedStoresPerTest(() => ({ now: () => new Date("2030-01-01T00:00:00.000Z") }));
 

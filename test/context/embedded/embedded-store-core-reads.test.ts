@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ContextStore } from "../../../src/context/context-store.js";
 import type { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 import { StoreValidationError } from "../../../src/context/errors/store-validation-error.js";
-import { embeddedStoresPerTest } from "../support/embedded-stores.js";
+import { embeddedStoresPerTest } from "../../support/embedded-stores.js";
 
 const open = embeddedStoresPerTest(() => {
   let next = 0;

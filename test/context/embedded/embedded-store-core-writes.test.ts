@@ -10,8 +10,8 @@ import type {
 import type { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 import { StoreClosedError } from "../../../src/context/errors/store-closed-error.js";
 import { StoreValidationError } from "../../../src/context/errors/store-validation-error.js";
+import { embeddedStoresPerTest } from "../../support/embedded-stores.js";
 import { useTempDir } from "../../support/temp-dir.js";
-import { embeddedStoresPerTest } from "../support/embedded-stores.js";
 
 const open = embeddedStoresPerTest();
 

@@ -1,19 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { CreateEpisodeInput, StoreChange } from "../../../src/context/context-store.js";
+import type { StoreChange } from "../../../src/context/context-store.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
+import { decisionEpisode } from "../../support/fixtures/decision-episode.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 const skip = postgresSkipReason("postgres-store-compile-order.test.ts") !== undefined;
 
-/** A decision by one source: a later one on the same target supersedes it. */
-function decision(content: string, target: string): CreateEpisodeInput {
-  return {
-    subjectId: "run",
-    source: "architect",
-    type: "architectural_decision",
-    payload: { content, target },
-  };
-}
+const decision = decisionEpisode;
 
 describe.skipIf(skip)("PostgresStore compile: order of changes and large compiles", () => {
   const postgres = usePostgres(skip);

@@ -1,22 +1,15 @@
 import { getEventListeners } from "node:events";
 import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { CreateEpisodeInput } from "../../../src/context/context-store.js";
 import { CompileJobNotFoundError } from "../../../src/context/errors/compile-job-not-found-error.js";
 import { CompileTimeoutError } from "../../../src/context/errors/compile-timeout-error.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
+import { decisionEpisode } from "../../support/fixtures/decision-episode.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 const skip = postgresSkipReason("postgres-store-core-writes-jobs.test.ts") !== undefined;
 
-function decision(content: string, target: string): CreateEpisodeInput {
-  return {
-    subjectId: "run",
-    source: "architect",
-    type: "architectural_decision",
-    payload: { content, target },
-  };
-}
+const decision = decisionEpisode;
 
 describe.skipIf(skip)("PostgresStore compile jobs", () => {
   const postgres = usePostgres(skip);

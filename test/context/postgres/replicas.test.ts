@@ -1,11 +1,11 @@
-import { createInterface } from "node:readline";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ContextStore, Episode, StoreChange } from "../../../src/context/context-store.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { type InvalidationNotice, SharedContext } from "../../../src/context/shared-context.js";
 import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
 import { SharedState } from "../../../src/crdt/shared-state.js";
-import { spawnTsChild, waitForExit } from "../../support/run-child.js";
+import { writeInStep } from "../../crdt/support/state-writers.js";
+import { drivenChild, spawnTsChild, waitForExit } from "../../support/run-child.js";
 import { uniqueSubject } from "../store-contract.js";
 import { type ServeReplica, startServeReplica, stopReplicas } from "./serve-replicas.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
@@ -243,49 +243,17 @@ describe.skipIf(skip)("several replicas on one Postgres", () => {
 
   it("SharedState in two processes, each on its own serve replica, converges on the same state and escalations", async () => {
     /** The CRDT cross-process test's writer, driven line by line. */
-    const driven = (url: string, agent: string) => {
-      const child = spawnTsChild("test/crdt/fixtures/state-writer.ts", [
-        "--url",
-        url,
-        "--agent",
-        agent,
-      ]);
-      let stderr = "";
-      child.stderr?.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[
-        Symbol.asyncIterator
-      ]();
-      return {
-        child,
-        send: (line: string) => child.stdin?.write(`${line}\n`),
-        next: async (): Promise<string> => {
-          const line = await lines.next();
-          if (line.done) throw new Error(`state writer exited early: ${stderr}`);
-          return line.value;
-        },
-      };
-    };
+    const driven = (url: string, agent: string) =>
+      drivenChild(
+        "test/crdt/fixtures/state-writer.ts",
+        ["--url", url, "--agent", agent],
+        "state writer",
+      );
+
     const a = driven(replicas[0]?.url ?? "", "a");
     const b = driven(replicas[1]?.url ?? "", "b");
     try {
-      const both = async (command: string) => {
-        a.send(command);
-        b.send(command);
-        return Promise.all([a.next(), b.next()]);
-      };
-      expect(await Promise.all([a.next(), b.next()])).toEqual(["ready", "ready"]);
-      expect(await both("conflict")).toEqual(["ok", "ok"]);
-      expect(await both("merge")).toEqual(["ok", "ok"]);
-      const [resultA, resultB] = (await both("finish 2")).map(
-        (line) =>
-          JSON.parse(line.replace(/^result /, "")) as {
-            state: Record<string, Record<string, unknown>>;
-            escalations: Array<{ id: string; reason: string }>;
-            follower: Record<string, Record<string, unknown>>;
-          },
-      );
+      const [resultA, resultB] = await writeInStep(a, b);
       expect(resultB?.state).toStrictEqual(resultA?.state);
       expect(resultB?.escalations).toStrictEqual(resultA?.escalations);
       expect(resultA?.follower).toStrictEqual(resultA?.state);

@@ -3,6 +3,7 @@ import { authorityOf } from "../../../src/context/authority.js";
 import { type InvalidationNotice, SharedContext } from "../../../src/context/shared-context.js";
 import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
 import { createStatewaveEmulator } from "../../../src/server/compat/statewave-v0-7-1.js";
+import { plannersDisagree } from "../../support/fixtures/planners-disagree.js";
 import { waitFor } from "../store-contract.js";
 
 /**
@@ -69,14 +70,10 @@ describe("StatewaveStore on a Statewave v0.7.1 server", () => {
   it("reports two planners who had not read each other as a dispute; both stay decisions", async () => {
     const { connect } = setUp();
     const shared = new SharedContext({ store: connect(), subjectId: "run" });
-    await shared.decide("planner-a", "Deprecate legacy-session-token.", {
-      kind: "architectural_decision",
-      target: "legacy-session-token",
-    });
-    await shared.decide("planner-b", "Keep legacy-session-token for mobile.", {
-      kind: "architectural_decision",
-      target: "legacy-session-token",
-    });
+    await plannersDisagree(shared, "legacy-session-token", [
+      "Deprecate legacy-session-token.",
+      "Keep legacy-session-token for mobile.",
+    ]);
     const read = await shared.beforeActing("coder", "login");
     expect(read.decisions).toHaveLength(2);
     expect(read.contradictions).toHaveLength(1);

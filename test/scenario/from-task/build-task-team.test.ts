@@ -1,9 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { decisionsFromText } from "../../../src/agents/decompose-task.js";
-import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 import { buildTaskTeam } from "../../../src/scenario/from-task/build-task-team.js";
 import { teamScenarioFromTask } from "../../../src/scenario/from-task/describe-team.js";
 import { teamToYaml } from "../../../src/scenario/from-task/scenario-yaml.js";
@@ -14,18 +13,11 @@ import {
 } from "../../../src/scenario/from-task/what-modes-face.js";
 import { loadScenario } from "../../../src/scenario/load-scenario.js";
 import { runModes } from "../../../src/scenario/scenario-events.js";
+import { embeddedStoresPerTest } from "../../support/embedded-stores.js";
 import { useTempDir as tempDirPerTest } from "../../support/temp-dir.js";
 import { runToEnd } from "../support/run-scenario.js";
 
-const stores: EmbeddedStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
-function memoryStore(): EmbeddedStore {
-  const store = new EmbeddedStore({ path: ":memory:" });
-  stores.push(store);
-  return store;
-}
+const memoryStore = embeddedStoresPerTest();
 const tempDir = tempDirPerTest();
 
 function withoutMemoryIds(events: readonly object[]): object[] {

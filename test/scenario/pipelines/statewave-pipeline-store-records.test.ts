@@ -1,7 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Brain, BuildResult } from "../../../src/agents/brain.js";
 import { createOfflineBrain } from "../../../src/agents/offline-brain.js";
-import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 import { SharedState } from "../../../src/crdt/shared-state.js";
 import { createVirtualClock } from "../../../src/scenario/clock.js";
 import { loadScenario } from "../../../src/scenario/load-scenario.js";
@@ -9,17 +8,10 @@ import {
   createStatewaveCoordination,
   projectNamespace,
 } from "../../../src/scenario/pipelines/statewave-pipeline.js";
+import { embeddedStoresPerTest } from "../../support/embedded-stores.js";
 import { runToEnd } from "../support/run-scenario.js";
 
-const stores: EmbeddedStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
-function memoryStore(): EmbeddedStore {
-  const store = new EmbeddedStore({ path: ":memory:" });
-  stores.push(store);
-  return store;
-}
+const memoryStore = embeddedStoresPerTest();
 
 /** The offline brain, keeping what the Reviewer was shown. */
 function reviewRecorder(): Brain & { reviewed: BuildResult[][] } {

@@ -1,22 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
+import { describe, expect, it } from "vitest";
 import { SharedState } from "../../../src/crdt/shared-state.js";
 import { createVirtualClock } from "../../../src/scenario/clock.js";
 import { loadScenario } from "../../../src/scenario/load-scenario.js";
 import { createStatewaveCoordination } from "../../../src/scenario/pipelines/statewave-pipeline.js";
 import { mechanisms } from "../../../src/scenario/scenario-events.js";
 import { deferred } from "../../support/deferred.js";
+import { embeddedStoresPerTest } from "../../support/embedded-stores.js";
 import { runToEnd } from "../support/run-scenario.js";
 
-const stores: EmbeddedStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
-function memoryStore(): EmbeddedStore {
-  const store = new EmbeddedStore({ path: ":memory:" });
-  stores.push(store);
-  return store;
-}
+const memoryStore = embeddedStoresPerTest();
 
 describe("the statewave pipeline", () => {
   describe("options.ablation", () => {

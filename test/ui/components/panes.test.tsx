@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ScenarioEvent } from "../../../src/scenario/scenario-events.js";
 import { ComparisonView } from "../../../src/ui/components/comparison-view.js";
-import { DemoScreen } from "../../../src/ui/components/demo-screen.js";
 import { RunPane } from "../../../src/ui/components/run-pane.js";
 import { TimelineView } from "../../../src/ui/components/timeline-view.js";
 import { VerdictBox } from "../../../src/ui/components/verdict-box.js";
@@ -15,6 +14,7 @@ import {
   initialDemoState,
 } from "../../../src/ui/state/demo-reducer.js";
 import { initialRunPaneState, runPaneReducer } from "../../../src/ui/state/run-pane-reducer.js";
+import { renderDemoScreen } from "../../support/demo-screen.js";
 import { episodesOf } from "../../support/fixtures/run-episodes.js";
 import { naiveCollisionEvents, statewaveAvoidedEvents } from "../../support/fixtures/run-events.js";
 import { renderAt } from "../../support/render-ink.js";
@@ -36,18 +36,7 @@ function demo(naiveCount: number, statewaveCount: number): DemoState {
 }
 
 function screen(state: DemoState, columns: number, rows = 40) {
-  return renderAt(
-    <DemoScreen
-      state={state}
-      columns={columns}
-      rows={rows}
-      spinner="⠋"
-      scenarios={[]}
-      timelineLines={[]}
-      timelineHeight={20}
-    />,
-    columns,
-  );
+  return renderDemoScreen(state, { columns, rows, timelineHeight: 20 });
 }
 
 function expectFits(frame: string, columns: number) {

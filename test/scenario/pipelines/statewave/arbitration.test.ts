@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Clock } from "../../../../src/coordination/clock.js";
 import type { ArbitrationRequest } from "../../../../src/coordination/coordination.js";
 import type { Escalation } from "../../../../src/crdt/escalation.js";
 import type { SharedState } from "../../../../src/crdt/shared-state.js";
 import { arbitrateEscalations } from "../../../../src/scenario/pipelines/statewave/arbitration.js";
+import { sleepRecordingClock } from "../../../support/sleep-recording-clock.js";
 
 function escalation(id: string, resolution?: Escalation["resolution"]): Escalation {
   const raised: Escalation = {
@@ -29,7 +29,6 @@ async function arbitrate(
 ) {
   const requests: ArbitrationRequest[] = [];
   const resolved: Array<[string, string, unknown]> = [];
-  const sleeps: number[] = [];
   const state = {
     sync: async () => {},
     escalations: () => escalations,
@@ -38,14 +37,7 @@ async function arbitrate(
       resolved.push([id, winner, options]);
     },
   } as unknown as SharedState;
-  const clock = {
-    now: () => 0,
-    sleep: async (ms: number) => {
-      sleeps.push(ms);
-    },
-    track: (work: Promise<unknown>) => work,
-    exclusive: (work: () => Promise<unknown>) => work(),
-  } as unknown as Clock;
+  const { clock, sleeps } = sleepRecordingClock();
   const announced: Array<[string, string]> = [];
   await arbitrateEscalations({
     agentId: "lead",

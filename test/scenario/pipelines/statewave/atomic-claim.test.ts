@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { UnstampedEvent } from "../../../../src/agents/agent-runtime.js";
-import type { Clock } from "../../../../src/coordination/clock.js";
 import { Disputed } from "../../../../src/crdt/disputed.js";
 import type { Escalation } from "../../../../src/crdt/escalation.js";
 import type { SharedState } from "../../../../src/crdt/shared-state.js";
 import { claimModule } from "../../../../src/scenario/pipelines/statewave/atomic-claim.js";
+import { sleepRecordingClock } from "../../../support/sleep-recording-clock.js";
 
 const disputed = new Disputed("modules/auth#1", [
   { agentId: "coder-1", value: "claimed-by:coder-1", at: 1 },
@@ -26,7 +26,6 @@ const escalation: Escalation = {
  */
 async function claim(reads: unknown[], thinkMs = 40) {
   const puts: unknown[] = [];
-  const sleeps: number[] = [];
   const events: UnstampedEvent[] = [];
   const announced: Escalation[] = [];
   let next = 0;
@@ -43,14 +42,7 @@ async function claim(reads: unknown[], thinkMs = 40) {
     sync: async () => {},
     escalations: () => [escalation],
   } as unknown as SharedState;
-  const clock = {
-    now: () => 0,
-    sleep: async (ms: number) => {
-      sleeps.push(ms);
-    },
-    track: (work: Promise<unknown>) => work,
-    exclusive: (work: () => Promise<unknown>) => work(),
-  } as unknown as Clock;
+  const { clock, sleeps } = sleepRecordingClock();
   const outcome = await claimModule("coder-1", "auth", {
     state,
     clock,

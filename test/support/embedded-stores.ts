@@ -2,7 +2,7 @@ import { afterEach, vi } from "vitest";
 import {
   EmbeddedStore,
   type EmbeddedStoreOptions,
-} from "../../../src/context/embedded/embedded-store.js";
+} from "../../src/context/embedded/embedded-store.js";
 
 /**
  * `open(options)` for one test file: an in-memory embedded store (unless `options` says otherwise)
