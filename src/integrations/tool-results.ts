@@ -1,4 +1,5 @@
 import type { Episode, Memory, Timeline } from "../context/context-store.js";
+import type { DecisionHistory, DecisionHistoryEvent } from "../context/decision-history.js";
 import type { ContextRead, InvalidationNotice, MemoryDispute } from "../context/shared-context.js";
 import type { Escalation } from "../crdt/shared-state.js";
 
@@ -333,4 +334,31 @@ function episodeView(episode: Episode): EpisodeView {
  */
 export function stateValueView(value: unknown): unknown {
   return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
+
+/** The result of `get_decision_history`: the library's `DecisionHistory`, the memory as a view. */
+export interface DecisionHistoryResult {
+  decision: DecisionView;
+  status: DecisionHistory["status"];
+  author: string;
+  /** The ids of the decisions it replaced. */
+  supersedes: string[];
+  supersededBy?: DecisionHistory["supersededBy"];
+  /** Every agent that declared it had read it. */
+  readers: string[];
+  /** Oldest first: written, read, superseded or retracted. */
+  events: DecisionHistoryEvent[];
+}
+
+/** `history`'s result, as `get_decision_history` returns it. */
+export function decisionHistoryResult(history: DecisionHistory): DecisionHistoryResult {
+  return {
+    decision: decisionView(history.memory),
+    status: history.status,
+    author: history.author,
+    supersedes: [...history.supersedes],
+    ...(history.supersededBy === undefined ? {} : { supersededBy: { ...history.supersededBy } }),
+    readers: [...history.readers],
+    events: history.events.map((event) => ({ ...event })),
+  };
 }

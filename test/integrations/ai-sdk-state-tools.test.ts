@@ -53,7 +53,7 @@ describe("sharedContextTools with a state: the full tool set MCP has", () => {
     await store.close();
   });
 
-  it("offers the six tools, and the model writes, reads, resolves and reads the timeline", async () => {
+  it("offers the eight tools, and the model writes, reads, resolves and reads the timeline", async () => {
     // The reviewer set the field without having seen the coder's write: a dispute.
     await other.put("plan", "database", "mysql");
     const model = new MockLanguageModelV3({
@@ -73,11 +73,13 @@ describe("sharedContextTools with a state: the full tool set MCP has", () => {
 
     expect((model.doGenerateCalls[0]?.tools ?? []).map((offered) => offered.name).sort()).toEqual([
       "check_shared_decisions",
+      "get_decision_history",
       "get_state",
       "get_timeline",
       "publish_decision",
       "put_state",
       "resolve_escalation",
+      "retract_decision",
     ]);
     // Typed outputs: a static tool's result (dynamic !== true) has its tool's output type.
     const read = result.steps

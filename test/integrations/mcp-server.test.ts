@@ -48,11 +48,13 @@ describe("shared-ctx mcp: two agents in two processes on one database", () => {
     const { tools } = await alice.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       "check_shared_decisions",
+      "get_decision_history",
       "get_state",
       "get_timeline",
       "publish_decision",
       "put_state",
       "resolve_escalation",
+      "retract_decision",
     ]);
   });
 
