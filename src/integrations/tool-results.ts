@@ -16,7 +16,10 @@ export interface DecisionView {
   confidence: number;
   /** What the decision is about, when the publisher named it. */
   target?: string;
-  /** `active`, or `superseded` for a decision this agent read that a newer one replaced. */
+  /**
+   * `active`; `superseded` for a decision this agent read that a newer one replaced; `retracted`
+   * for one its author or another agent took back (`supersededBy` is then the retraction).
+   */
   status: string;
   /** The agent that published it. */
   author: string;
@@ -207,15 +210,21 @@ export function checkSharedDecisionsResult(
     .filter((memory) => !activeIds.has(memory.id))
     .map((memory): DecisionView => {
       const target = memory.metadata.target;
-      const replacement = read.decisions.find(
-        (candidate) =>
-          candidate.kind === memory.kind &&
-          typeof target === "string" &&
-          candidate.metadata.target === target,
+      // A retraction names what it took back; otherwise the active decision on the target replaced it.
+      const retraction = (read.retractions ?? []).find(
+        (candidate) => candidate.metadata.retracts === memory.id,
       );
+      const replacement =
+        retraction ??
+        read.decisions.find(
+          (candidate) =>
+            candidate.kind === memory.kind &&
+            typeof target === "string" &&
+            candidate.metadata.target === target,
+        );
       return {
         ...decisionView(memory),
-        status: "superseded",
+        status: retraction ? "retracted" : "superseded",
         ...(replacement
           ? {
               supersededBy: {
@@ -279,8 +288,8 @@ function summarize(
     );
     for (const decision of superseded) {
       const by = decision.supersededBy
-        ? ` superseded by ${decision.supersededBy.author}: ${JSON.stringify(decision.supersededBy.content)}`
-        : " superseded";
+        ? ` ${decision.status} by ${decision.supersededBy.author}: ${JSON.stringify(decision.supersededBy.content)}`
+        : ` ${decision.status}`;
       lines.push(
         `- ${JSON.stringify(decision.content)}${decision.target ? ` (${decision.target})` : ""}${by}`,
       );

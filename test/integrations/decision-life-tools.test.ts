@@ -95,10 +95,19 @@ describe("the decision life cycle over MCP", () => {
     expect(again.content[0]?.text).toContain("no longer active");
 
     const newId = (replaced.structuredContent?.memories as Array<{ id: string }>)[0]?.id;
+    await bob("check_shared_decisions", { task: "sessions" });
     const retracted = await alice("retract_decision", { memoryId: newId, reason: "cookies" });
     expect(retracted.isError).toBeFalsy();
-    const read = await alice("check_shared_decisions", { task: "sessions" });
-    expect(read.structuredContent?.decisions).toEqual([]);
+    // Bob had read it: his next check lists it as retracted, by whom, and no active decision.
+    const read = await bob("check_shared_decisions", { task: "sessions" });
+    expect(read.structuredContent?.decisions).toEqual([
+      expect.objectContaining({
+        id: newId,
+        status: "retracted",
+        supersededBy: expect.objectContaining({ author: "alice" }),
+      }),
+    ]);
+    expect(read.structuredContent?.summary).toContain("retracted by alice");
     const timeline = await alice("get_timeline", { limit: null, includeStateUpdates: null });
     const episodes = (timeline.structuredContent?.episodes as Array<{ source: string }>).map(
       (episode) => episode.source,
