@@ -11,7 +11,12 @@
 // (`pathToFileURL(__filename)` in CommonJS). Packages stay `require`d from node_modules (each ships
 // CommonJS). Without esbuild (an install without dev dependencies) this step is skipped and only
 // `import` works.
-import { readdirSync, statSync } from "node:fs";
+//
+// Each declaration file beside them gets a twin too (x.d.ts → x.d.cts, its relative imports
+// pointing at the `.cjs` twins), so the `exports` map's `require` condition has types of its own:
+// TypeScript reads a `.d.ts` of this `"type": "module"` package as ESM, which a CommonJS consumer
+// under `moduleResolution: node16/nodenext` may not `require` (TS1479).
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -27,14 +32,14 @@ try {
   process.exit(0);
 }
 
-function libraryFiles(directory) {
+function libraryFiles(directory, extension = ".js") {
   const files = [];
   for (const name of readdirSync(directory)) {
     const path = join(directory, name);
     if (statSync(path).isDirectory()) {
       if (directory === distDirectory && skipped.has(name)) continue;
-      files.push(...libraryFiles(path));
-    } else if (name.endsWith(".js")) {
+      files.push(...libraryFiles(path, extension));
+    } else if (name.endsWith(extension)) {
       files.push(path);
     }
   }
@@ -73,8 +78,15 @@ await esbuild.build({
   },
   logLevel: "warning",
 });
+// `from "./x.js"`, `import("./x.js")` and `export … from "./x.js"`: relative specifiers only.
+const relativeJs = /((?:from|import)\s*\(?\s*)(["'])(\.{1,2}\/[^"']*?)\.js\2/g;
+const declarations = libraryFiles(distDirectory, ".d.ts");
+for (const file of declarations) {
+  const text = readFileSync(file, "utf8").replace(relativeJs, "$1$2$3.cjs$2");
+  writeFileSync(file.replace(/\.d\.ts$/, ".d.cts"), text);
+}
 const count = entryPoints.length;
 const where = relative(process.cwd(), distDirectory).split(sep).join("/") || ".";
 process.stdout.write(
-  `build-library-cjs: ${count} CommonJS twins in ${where}/ in ${Math.round(performance.now() - started)} ms\n`,
+  `build-library-cjs: ${count} CommonJS twins and ${declarations.length} declaration twins in ${where}/ in ${Math.round(performance.now() - started)} ms\n`,
 );

@@ -51,19 +51,25 @@ export {
   type CreateContextStoreOptions,
   createContextStore,
 } from "./context/create-context-store.js";
+// The two-call primitive and the merging shared state.
+export type { DecisionHistory, DecisionHistoryEvent } from "./context/decision-history.js";
 export { EmbeddedStore, type EmbeddedStoreOptions } from "./context/embedded/embedded-store.js";
 // Errors.
 export { CompileJobNotFoundError } from "./context/errors/compile-job-not-found-error.js";
 export { CompileTimeoutError } from "./context/errors/compile-timeout-error.js";
+export {
+  DecisionLifecycleError,
+  type DecisionLifecycleProblem,
+} from "./context/errors/decision-lifecycle-error.js";
 export { StoreClosedError } from "./context/errors/store-closed-error.js";
 export { StoreSchemaError } from "./context/errors/store-schema-error.js";
 export { StoreValidationError } from "./context/errors/store-validation-error.js";
 export { openContextStore } from "./context/open-context-store.js";
 export { PostgresConnectionError } from "./context/postgres/errors/postgres-connection-error.js";
 export { PostgresStore, type PostgresStoreOptions } from "./context/postgres/postgres-store.js";
-// The two-call primitive and the merging shared state.
 export {
   type ContextRead,
+  type DecideResult,
   type MemoryDispute,
   SharedContext,
 } from "./context/shared-context.js";
@@ -113,6 +119,7 @@ export type { GetStateResult, PutStateResult } from "./integrations/state-tools.
 export type {
   CheckSharedDecisionsResult,
   ContenderView,
+  DecisionHistoryResult,
   DecisionView,
   EpisodeView,
   EscalationView,

@@ -76,6 +76,11 @@ export interface MemoryDraft {
   source: string;
   /** Memory ids the writer declared it had read (`provenance.read_memory_ids`), deduplicated. */
   readMemoryIds: string[];
+  /**
+   * The memory ids the writer names as the ones it replaces (`provenance.supersedes_memory_ids`):
+   * when set, it supersedes exactly those (see {@link supersedes}). Absent on drafts that name none.
+   */
+  supersedesMemoryIds?: string[];
   metadata: JsonObject;
 }
 
@@ -125,9 +130,31 @@ export const readMemoryIdsKey = "read_memory_ids";
 /** Metadata key on a newer memory listing the active memories it contradicts (written without knowing them). */
 export const contradictsKey = "contradicts";
 
+/**
+ * The provenance key under which a writer names the memory ids its episode replaces
+ * (`provenance: { supersedes_memory_ids: ["mem-1"] }`): a supersede by id, not by a guess from the
+ * target. `SharedContext.decide({ supersedes })` and `retract` fill it.
+ */
+export const supersedesMemoryIdsKey = "supersedes_memory_ids";
+
+/**
+ * Metadata key on a retraction's memory naming the memory it retracted (`payload.retracts`): the
+ * retracted decision is superseded by it, and readers list the retraction as no decision at all.
+ */
+export const retractsKey = "retracts";
+
 /** The memory ids an episode's provenance says its writer had read (strings only, deduplicated, in order). */
 export function readMemoryIdsOf(provenance: JsonObject | undefined): string[] {
-  const value = provenance?.[readMemoryIdsKey];
+  return memoryIdsAt(provenance, readMemoryIdsKey);
+}
+
+/** The memory ids an episode's provenance says it replaces (strings only, deduplicated, in order). */
+export function supersedesMemoryIdsOf(provenance: JsonObject | undefined): string[] {
+  return memoryIdsAt(provenance, supersedesMemoryIdsKey);
+}
+
+function memoryIdsAt(provenance: JsonObject | undefined, key: string): string[] {
+  const value = provenance?.[key];
   if (!Array.isArray(value)) return [];
   const ids: string[] = [];
   for (const item of value) {
@@ -172,6 +199,9 @@ export function supersedeCandidateOf(id: string, metadata: JsonObject): Supersed
  * - a statement about the same shared-state escalation (`payload.escalationId`): a resolution
  *   names the escalation it settles, and a repeated announcement restates the same dispute.
  *
+ * A writer that names the memory ids it replaces (`provenance.supersedes_memory_ids`) supersedes
+ * exactly those, and none of the rules above apply to it.
+ *
  * A different agent that had not seen it did not overrule it: the two disagree, and compile keeps
  * both active and records the contradiction on the newer one (`metadata.contradicts`) instead of
  * letting the later write silently win.
@@ -183,10 +213,12 @@ export function supersedeCandidateOf(id: string, metadata: JsonObject): Supersed
  * both, settles by superseding both.
  */
 export function supersedes(
-  newer: Pick<MemoryDraft, "source" | "readMemoryIds" | "metadata">,
+  newer: Pick<MemoryDraft, "source" | "readMemoryIds" | "metadata" | "supersedesMemoryIds">,
   older: SupersedeCandidate,
 ): boolean {
   if (!mayOverrule(authorityOf(newer.metadata), older.authority)) return false;
+  // A writer that names what it replaces replaces exactly that: the rest of the target stays.
+  if (newer.supersedesMemoryIds?.length) return newer.supersedesMemoryIds.includes(older.id);
   if (older.source === newer.source || newer.readMemoryIds.includes(older.id)) return true;
   const escalationId = newer.metadata.escalationId;
   return typeof escalationId === "string" && escalationId === older.escalationId;
@@ -282,6 +314,10 @@ export function compileEpisode(
   // there); only a declared class is copied, so memories of episodes that name none stay as they were.
   const authority = episode.metadata?.[authorityKey];
   if (isAuthority(authority)) metadata[authorityKey] = authority;
+  // Kept so that readers tell a retraction from a decision (it stands for none).
+  const retracts = episode.payload[retractsKey];
+  if (typeof retracts === "string" && retracts) metadata[retractsKey] = retracts;
+  const supersedesMemoryIds = supersedesMemoryIdsOf(episode.provenance);
   return {
     kind,
     content,
@@ -290,6 +326,7 @@ export function compileEpisode(
     target,
     source: episode.source,
     readMemoryIds: readMemoryIdsOf(episode.provenance),
+    ...(supersedesMemoryIds.length > 0 ? { supersedesMemoryIds } : {}),
     metadata,
   };
 }

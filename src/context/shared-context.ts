@@ -2,7 +2,12 @@ import type { Escalation } from "../crdt/escalation.js";
 import type { SharedState } from "../crdt/shared-state.js";
 import { layerProjectDecisions, withProjectSection } from "../promotion/read-with-project.js";
 import { type Authority, authorityKey } from "./authority.js";
-import { contradictsKey, readMemoryIdsKey } from "./compile-memories.js";
+import {
+  contradictsKey,
+  readMemoryIdsKey,
+  retractsKey,
+  supersedesMemoryIdsKey,
+} from "./compile-memories.js";
 import type {
   ContextBundle,
   ContextStore,
@@ -11,14 +16,22 @@ import type {
   Memory,
   StoreChange,
   Subscription,
+  Timeline,
 } from "./context-store.js";
+import { type DecisionHistory, decisionHistory } from "./decision-history.js";
+import { DecisionLifecycleError } from "./errors/decision-lifecycle-error.js";
 
 /** What `beforeActing` returns: the context ranked for the task, and what changed. */
 export interface ContextRead {
   bundle: ContextBundle;
   assembledContext: string;
-  /** Active decision memories (`architectural_decision`), newest first. */
+  /** Active decision memories (`architectural_decision`), newest first; retractions are not among them. */
   decisions: Memory[];
+  /**
+   * Active retractions of decisions (`metadata.retracts` names the retracted memory), newest
+   * first: what was taken back, by whom and why. A retraction stands for no decision.
+   */
+  retractions: Memory[];
   /** Open escalations in the shared state (values two agents set differently; nobody won). */
   disputes: Escalation[];
   /**
@@ -70,8 +83,32 @@ export interface SharedContextOptions {
   onError?: (error: unknown) => void;
 }
 
+/** What `decide` and `retract` return: the episode written and the memories it compiled into. */
+export interface DecideResult {
+  episode: Episode;
+  memories: Memory[];
+}
+
 /** The decision kind `beforeActing` reports separately. */
 const decisionKind = "architectural_decision";
+
+/** Timeline page size when a whole timeline is read (Statewave caps a page at 100). */
+const timelinePage = 100;
+/** Bounds the paging, so a huge subject cannot stall a call (100 000 episodes). */
+const timelineMaxPages = 1000;
+
+function notFound(memoryId: string, subjectId: string): DecisionLifecycleError {
+  return new DecisionLifecycleError(
+    memoryId,
+    "not-found",
+    `subject ${JSON.stringify(subjectId)} has no memory ${JSON.stringify(memoryId)} (ids come from check_shared_decisions, beforeActing or the timeline)`,
+  );
+}
+
+/** True for a retraction's memory: it names the memory it took back. */
+function isRetraction(memory: Memory): boolean {
+  return typeof memory.metadata[retractsKey] === "string";
+}
 
 /** The ids of the memories a newer memory contradicts (`metadata.contradicts`). */
 function contradictedIds(memory: Memory): string[] {
@@ -111,6 +148,8 @@ export class SharedContext {
   readonly #reads = new Map<string, Map<string, string | undefined>>();
   /** The memory ids each caller received from its latest `beforeActing`: what its next `decide` knew. */
   readonly #latestRead = new Map<string, string[]>();
+  /** Retractions' memory ids seen by any caller: a later decision on their target disputes nothing. */
+  readonly #retractionIds = new Set<string>();
   readonly #listeners = new Map<string, Set<(notice: InvalidationNotice) => void>>();
   readonly #onError: ((error: unknown) => void) | undefined;
   /** The first background error while no `onError` was given, until `beforeActing` throws it. */
@@ -156,7 +195,7 @@ export class SharedContext {
     }
     this.#ensureWatching();
     await this.#state?.sync();
-    const [bundle, decisions] = await Promise.all([
+    const [bundle, activeDecisions] = await Promise.all([
       this.#store.getContext(
         this.#subjectId,
         task,
@@ -164,6 +203,9 @@ export class SharedContext {
       ),
       this.#store.searchMemories(this.#subjectId, { kind: decisionKind, limit: 100 }),
     ]);
+    const retractions = activeDecisions.filter(isRetraction);
+    for (const retraction of retractions) this.#retractionIds.add(retraction.id);
+    const decisions = activeDecisions.filter((memory) => !isRetraction(memory));
     const project =
       options.projectSubjectId === undefined
         ? undefined
@@ -173,7 +215,8 @@ export class SharedContext {
             runDecisions: decisions,
           });
     const received = new Map<string, Memory>();
-    for (const memory of [...bundle.facts, ...decisions]) received.set(memory.id, memory);
+    // Retractions count as read: a later decision on their target replaces them.
+    for (const memory of [...bundle.facts, ...activeDecisions]) received.set(memory.id, memory);
     const seen = this.#seen.get(callerId) ?? new Set<string>();
     const changedSinceLastRead = [...received.values()].filter((memory) => !seen.has(memory.id));
     for (const id of received.keys()) seen.add(id);
@@ -188,13 +231,14 @@ export class SharedContext {
     // The active decisions were just read: the dispute lookup reuses them instead of asking again.
     const contradictions = await this.#contradictionsAmong(
       [...received.values()],
-      new Map([[decisionKind, decisions]]),
+      new Map([[decisionKind, activeDecisions]]),
     );
     if (project === undefined) {
       return {
         bundle,
         assembledContext: bundle.assembledContext,
         decisions,
+        retractions,
         disputes,
         contradictions,
         changedSinceLastRead,
@@ -217,6 +261,7 @@ export class SharedContext {
         project.projectDecisions,
       ),
       decisions: project.decisions,
+      retractions,
       disputes,
       contradictions: [...contradictions, ...project.conflicts],
       changedSinceLastRead,
@@ -231,7 +276,9 @@ export class SharedContext {
     memories: Memory[],
     activeByKind: Map<string, Memory[]>,
   ): Promise<MemoryDispute[]> {
-    const contradicting = memories.filter((memory) => contradictedIds(memory).length > 0);
+    const contradicting = memories.filter(
+      (memory) => contradictedIds(memory).length > 0 && !isRetraction(memory),
+    );
     const disputes = new Map<string, MemoryDispute>();
     for (const memory of contradicting) {
       const target = targetOf(memory);
@@ -247,7 +294,10 @@ export class SharedContext {
         activeByKind.set(memory.kind, active);
       }
       // searchMemories gives newest first (in compile order), so reversed it is oldest first.
-      const sides = active.filter((candidate) => targetOf(candidate) === target).reverse();
+      // A retraction stands for no decision: a later one on its target disputes nothing.
+      const sides = active
+        .filter((candidate) => targetOf(candidate) === target && !isRetraction(candidate))
+        .reverse();
       const ids = new Set(sides.map((side) => side.id));
       // Settled since: the contradicted memory was superseded by someone who knew it.
       if (!sides.some((side) => contradictedIds(side).some((id) => ids.has(id)))) continue;
@@ -270,7 +320,15 @@ export class SharedContext {
    * read; the two are then a dispute (in `contradictions`) until a decision of at least the higher
    * authority, made knowing both, settles it.
    *
+   * @param options.kind the memory kind (@default the superseded memory's, else `architectural_decision`)
    * @param options.readMemoryIds memory ids the caller knew of by other means than `beforeActing`
+   * @param options.supersedes the id of the active memory this decision replaces: it supersedes
+   *   exactly that one (`provenance.supersedes_memory_ids`), taking its kind and target
+   * @param options.idempotencyKey the same key twice stores one episode (a retry after a timeout);
+   *   the second call returns the first one's episode and memories
+   * @throws {DecisionLifecycleError} when `supersedes` names no memory of the subject, one no
+   *   longer active (unless this caller replaced it under the same `idempotencyKey`), one without a
+   *   target, or one of another kind or target than `options` names
    * @param options.authority how the decision was established: `user` when a person says so
    *   (@default `agent`: an agent's decision; the episode then names no class)
    */
@@ -278,37 +336,195 @@ export class SharedContext {
     callerId: string,
     content: string,
     options: {
-      kind: string;
+      kind?: string;
       target?: string;
       confidence?: number;
       payload?: JsonObject;
       readMemoryIds?: readonly string[];
       authority?: Authority;
-    },
-  ): Promise<{ episode: Episode; memories: Memory[] }> {
+      supersedes?: string;
+      idempotencyKey?: string;
+    } = {},
+  ): Promise<DecideResult> {
     const payload: JsonObject = { ...options.payload, content };
-    if (options.target !== undefined) payload.target = options.target;
+    let kind = options.kind ?? decisionKind;
+    const replaced: string[] = [];
+    if (options.supersedes !== undefined) {
+      const found = await this.#replaceable(callerId, options.supersedes, options.idempotencyKey);
+      if ("done" in found) return found.done;
+      const { memory, target } = found;
+      if (
+        (options.kind !== undefined && options.kind !== memory.kind) ||
+        (options.target !== undefined && options.target !== target)
+      ) {
+        throw new DecisionLifecycleError(
+          memory.id,
+          "other-subject-matter",
+          `${memory.id} is a ${memory.kind} on ${JSON.stringify(target)}; a decision that supersedes it keeps its kind and target (leave them out, or publish without supersedes)`,
+        );
+      }
+      kind = memory.kind;
+      payload.target = target;
+      replaced.push(memory.id);
+    } else if (options.target !== undefined) {
+      payload.target = options.target;
+    }
     if (options.confidence !== undefined) payload.confidence = options.confidence;
+    return this.#publish(callerId, kind, payload, {
+      readMemoryIds: [...(options.readMemoryIds ?? []), ...replaced],
+      supersedes: replaced,
+      ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+      ...(options.authority === undefined ? {} : { authority: options.authority }),
+    });
+  }
+
+  /**
+   * Takes back a decision: an episode attributed to `callerId` (type the decision's kind, payload
+   * `{ content: "Retracted: …", target, retracts: memoryId, reason }`) whose memory supersedes
+   * exactly that one. The decision stops being active; the retraction's memory stands for no
+   * decision (`beforeActing` lists it in `retractions`, never in `decisions` or disputes), and the
+   * next decision on the target replaces it. Whoever read the decision is notified.
+   *
+   * @param options.reason why, in words another agent can act on
+   * @param options.idempotencyKey the same key twice stores one retraction
+   * @throws {DecisionLifecycleError} when the subject has no such memory, it is no longer active
+   *   (the message names who superseded or retracted it), or it has no target
+   */
+  async retract(
+    callerId: string,
+    memoryId: string,
+    options: { reason?: string; idempotencyKey?: string } = {},
+  ): Promise<DecideResult> {
+    const found = await this.#replaceable(callerId, memoryId, options.idempotencyKey);
+    if ("done" in found) return found.done;
+    const { memory, target } = found;
+    const reason = options.reason?.trim();
+    const payload: JsonObject = {
+      content: `Retracted: ${memory.content}${reason ? ` (reason: ${reason})` : ""}`,
+      target,
+      [retractsKey]: memory.id,
+      ...(reason ? { reason } : {}),
+    };
+    return this.#publish(callerId, memory.kind, payload, {
+      readMemoryIds: [memory.id],
+      supersedes: [memory.id],
+      ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+    });
+  }
+
+  /**
+   * The history of one memory of the subject: who wrote it, who declared they had read it (a later
+   * episode's `provenance.read_memory_ids`), and who superseded or retracted it, with what. Reads
+   * the subject's whole timeline; records no read.
+   * @throws {DecisionLifecycleError} `not-found` when the subject has no memory with that id
+   */
+  async history(memoryId: string): Promise<DecisionHistory> {
+    const history = decisionHistory(await this.#wholeTimeline(), memoryId);
+    if (history === undefined) throw notFound(memoryId, this.#subjectId);
+    return history;
+  }
+
+  /** One episode of `callerId`, compiled at once; its memories, even when a retry found it stored. */
+  async #publish(
+    callerId: string,
+    kind: string,
+    payload: JsonObject,
+    options: {
+      readMemoryIds: readonly string[];
+      supersedes: readonly string[];
+      idempotencyKey?: string;
+      authority?: Authority;
+    },
+  ): Promise<DecideResult> {
     const knew = [
-      ...new Set([...(this.#latestRead.get(callerId) ?? []), ...(options.readMemoryIds ?? [])]),
+      ...new Set([...(this.#latestRead.get(callerId) ?? []), ...options.readMemoryIds]),
     ];
+    const provenance: JsonObject = { [readMemoryIdsKey]: knew };
+    if (options.supersedes.length > 0) provenance[supersedesMemoryIdsKey] = [...options.supersedes];
     const episode = await this.#store.createEpisode({
       subjectId: this.#subjectId,
       source: callerId,
-      type: options.kind,
+      type: kind,
       payload,
       // Only a named class is written: an episode without one is an agent's (the default), as
       // every episode written before authority existed is.
       ...(options.authority !== undefined
         ? { metadata: { [authorityKey]: options.authority } }
         : {}),
-      provenance: { [readMemoryIdsKey]: knew },
+      provenance,
+      ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
     });
     const compiled = await this.#store.compileMemories(this.#subjectId);
     const memories = compiled.memories.filter((memory) =>
       memory.sourceEpisodeIds.includes(episode.id),
     );
-    return { episode, memories };
+    if (memories.length > 0 || options.idempotencyKey === undefined) return { episode, memories };
+    // The key was used before: the episode is the first call's, compiled then.
+    return { episode, memories: await this.#memoriesOf(episode) };
+  }
+
+  /** The memories compiled from `episode`, whatever their status (the timeline has them all). */
+  async #memoriesOf(episode: Episode): Promise<Memory[]> {
+    const timeline = await this.#wholeTimeline();
+    return timeline.memories.filter((memory) => memory.sourceEpisodeIds.includes(episode.id));
+  }
+
+  /**
+   * The active memory `memoryId` and its target, for a supersede by id or a retraction; or, when it
+   * is no longer active because `callerId` replaced it under the same idempotency key (a retry),
+   * that earlier call's result.
+   */
+  async #replaceable(
+    callerId: string,
+    memoryId: string,
+    idempotencyKey: string | undefined,
+  ): Promise<{ memory: Memory; target: string } | { done: DecideResult }> {
+    const timeline = await this.#wholeTimeline();
+    const history = decisionHistory(timeline, memoryId);
+    if (history === undefined) throw notFound(memoryId, this.#subjectId);
+    const { memory, supersededBy } = history;
+    if (memory.status !== "active") {
+      if (idempotencyKey !== undefined && supersededBy?.agentId === callerId) {
+        const replacement = timeline.memories.find((other) => other.id === supersededBy.memoryId);
+        const episodeId = replacement?.sourceEpisodeIds[0];
+        const episode = timeline.episodes.find((other) => other.id === episodeId);
+        if (replacement !== undefined && episode !== undefined) {
+          return { done: { episode, memories: [replacement] } };
+        }
+      }
+      const by = supersededBy
+        ? ` by ${supersededBy.agentId} (${supersededBy.memoryId}: ${JSON.stringify(supersededBy.content)})`
+        : "";
+      throw new DecisionLifecycleError(
+        memoryId,
+        "not-active",
+        `${memoryId} is no longer active: it was ${history.status}${by}; supersede or retract the active one instead`,
+      );
+    }
+    const target = targetOf(memory);
+    if (target === undefined) {
+      throw new DecisionLifecycleError(
+        memoryId,
+        "no-target",
+        `${memoryId} has no target, and a memory is replaced only within its kind and target: publish decisions with a target to supersede or retract them by id`,
+      );
+    }
+    return { memory, target };
+  }
+
+  /** Every episode and memory of the subject, oldest first, page by page. */
+  async #wholeTimeline(): Promise<Timeline> {
+    const whole: Timeline = { subjectId: this.#subjectId, episodes: [], memories: [] };
+    for (let page = 0; page < timelineMaxPages; page += 1) {
+      const part = await this.#store.getTimeline(this.#subjectId, {
+        limit: timelinePage,
+        offset: page * timelinePage,
+      });
+      whole.episodes.push(...part.episodes);
+      whole.memories.push(...part.memories);
+      if (part.episodes.length < timelinePage && part.memories.length < timelinePage) break;
+    }
+    return whole;
   }
 
   /**
@@ -407,7 +623,7 @@ export class SharedContext {
             by,
             // "superseded by <agent>" first, so a one-line summary can stop at the colon.
             reason: replacement
-              ? `superseded by ${by}: ${replacement.content}`
+              ? `${replacement.metadata[retractsKey] === superseded.id ? "retracted" : "superseded"} by ${by}: ${replacement.content}`
               : `${what} was superseded`,
           });
         }
@@ -417,7 +633,9 @@ export class SharedContext {
 
   /** Tells whoever read a memory that a newer one, written without knowing it, contradicts it. */
   #onContradiction(memory: Memory): void {
-    const contradicted = contradictedIds(memory);
+    // A retraction's memory replaces exactly the one it names; any other on its target stays.
+    if (isRetraction(memory)) return;
+    const contradicted = contradictedIds(memory).filter((id) => !this.#retractionIds.has(id));
     const by = sourceOf(memory);
     const target = targetOf(memory);
     for (const [callerId, reads] of this.#reads) {
@@ -441,7 +659,10 @@ export class SharedContext {
       kind: memory.kind,
       limit: 100,
     });
-    return candidates.find((candidate) => targetOf(candidate) === target);
+    const sameTarget = candidates.filter((candidate) => targetOf(candidate) === target);
+    return (
+      sameTarget.find((candidate) => candidate.metadata[retractsKey] === memory.id) ?? sameTarget[0]
+    );
   }
 
   #onEscalation(escalation: Escalation): void {

@@ -2,20 +2,23 @@ import type { Tool } from "ai";
 import type { SharedContext } from "../context/shared-context.js";
 import type { SharedState } from "../crdt/shared-state.js";
 import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
+import { createDecisionTools } from "./decision-tools.js";
 import { openItemEscalations } from "./langgraph-items.js";
 import { createStateTools, type GetStateResult, type PutStateResult } from "./state-tools.js";
-import {
-  type CheckSharedDecisionsResult,
-  type EscalationView,
-  type PublishDecisionResult,
-  publishDecisionResult,
-  type TimelineResult,
+import type {
+  CheckSharedDecisionsResult,
+  DecisionHistoryResult,
+  EscalationView,
+  PublishDecisionResult,
+  TimelineResult,
 } from "./tool-results.js";
 import {
   type CheckSharedDecisionsInput,
   checkSharedDecisionsInput,
+  type GetDecisionHistoryInput,
   type GetStateInput,
   type GetTimelineInput,
+  getDecisionHistoryInput,
   getStateInput,
   getTimelineInput,
   type PublishDecisionInput,
@@ -23,7 +26,9 @@ import {
   publishDecisionInput,
   putStateInput,
   type ResolveEscalationInput,
+  type RetractDecisionInput,
   resolveEscalationInput,
+  retractDecisionInput,
   toolDescriptions,
 } from "./tool-schemas.js";
 
@@ -39,7 +44,8 @@ export interface SharedContextToolsOptions {
    * A shared-state replica of the subject (e.g. the one `shared` was made with): with it the tools
    * are the full set MCP has (`get_state`, `put_state`, `resolve_escalation`, `get_timeline` too),
    * and the open disputes of LangGraph store items on it (`SyncedStore`) are listed.
-   * @default none: `check_shared_decisions` and `publish_decision` only
+   * @default none: the decision tools only (`check_shared_decisions`, `publish_decision`,
+   *   `retract_decision`, `get_decision_history`)
    */
   state?: SharedState;
 }
@@ -53,17 +59,20 @@ export type SharedStateTools = {
 };
 
 /**
- * The two decision tools, keyed by the names the model sees. A type alias (not an interface) so that it is
+ * The decision tools, keyed by the names the model sees. A type alias (not an interface) so that it is
  * assignable to the AI SDK's `ToolSet` index signature.
  */
 export type SharedContextTools = {
   check_shared_decisions: Tool<CheckSharedDecisionsInput, CheckSharedDecisionsResult>;
   publish_decision: Tool<PublishDecisionInput, PublishDecisionResult>;
+  retract_decision: Tool<RetractDecisionInput, PublishDecisionResult>;
+  get_decision_history: Tool<GetDecisionHistoryInput, DecisionHistoryResult>;
 };
 
 /**
- * The two calls of shared context as Vercel AI SDK tools, for `generateText({ tools })` or
- * `streamText({ tools })`: `check_shared_decisions` before acting and `publish_decision` after deciding.
+ * Shared context as Vercel AI SDK tools, for `generateText({ tools })` or `streamText({ tools })`:
+ * `check_shared_decisions` before acting and `publish_decision` after deciding, `retract_decision`
+ * and `get_decision_history` for a decision's life cycle, and the state tools with a `state`.
  *
  * @example
  * ```ts
@@ -88,6 +97,7 @@ export function sharedContextTools(
   options: SharedContextToolsOptions,
 ): SharedContextTools | (SharedContextTools & SharedStateTools) {
   const { callerId, maxTokens, defaultKind = "architectural_decision", state } = options;
+  const life = createDecisionTools(shared, { callerId, defaultKind });
   const decisionTools: SharedContextTools = {
     check_shared_decisions: defineTool<CheckSharedDecisionsInput, CheckSharedDecisionsResult>({
       description: toolDescriptions.checkSharedDecisions,
@@ -103,15 +113,18 @@ export function sharedContextTools(
     publish_decision: defineTool<PublishDecisionInput, PublishDecisionResult>({
       description: toolDescriptions.publishDecision,
       inputSchema: publishDecisionInput,
-      execute: async ({ content, kind, target, confidence, authority }) =>
-        publishDecisionResult(
-          await shared.decide(callerId, content, {
-            kind: kind ?? defaultKind,
-            ...(target === undefined ? {} : { target }),
-            ...(confidence === undefined ? {} : { confidence }),
-            ...(authority === undefined ? {} : { authority }),
-          }),
-        ),
+      execute: (input) => life.publishDecision(input),
+    }),
+    retract_decision: defineTool<RetractDecisionInput, PublishDecisionResult>({
+      description: toolDescriptions.retractDecision,
+      inputSchema: retractDecisionInput,
+      // A refusal (not active, no such id) throws: the model reads its message as the tool's error.
+      execute: (input) => life.retractDecision(input),
+    }),
+    get_decision_history: defineTool<GetDecisionHistoryInput, DecisionHistoryResult>({
+      description: toolDescriptions.getDecisionHistory,
+      inputSchema: getDecisionHistoryInput,
+      execute: (input) => life.getDecisionHistory(input),
     }),
   };
   if (state === undefined) return decisionTools;

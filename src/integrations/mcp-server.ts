@@ -5,21 +5,20 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ContextStore } from "../context/context-store.js";
+import { DecisionLifecycleError } from "../context/errors/decision-lifecycle-error.js";
 import { type InvalidationNotice, SharedContext } from "../context/shared-context.js";
 import { type Escalation, SharedState } from "../crdt/shared-state.js";
 import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
+import { createDecisionTools } from "./decision-tools.js";
 import { ItemIndex } from "./langgraph-items.js";
 import { registerPromoteDecisionsTool } from "./promote-tool.js";
-import { createStateTools, ToolInputError } from "./state-tools.js";
-import {
-  decisionDisputeView,
-  decisionView,
-  escalationView,
-  publishDecisionResult,
-} from "./tool-results.js";
+import { createStateTools, type StateTools, ToolInputError } from "./state-tools.js";
+import { decisionDisputeView, decisionView, escalationView } from "./tool-results.js";
 import {
   checkSharedDecisionsInput,
   checkSharedDecisionsOutput,
+  getDecisionHistoryInput,
+  getDecisionHistoryOutput,
   getStateInput,
   getStateOutput,
   getTimelineInput,
@@ -30,6 +29,8 @@ import {
   putStateOutput,
   resolveEscalationInput,
   resolveEscalationOutput,
+  retractDecisionInput,
+  retractDecisionOutput,
   toolAnnotations,
   toolDescriptions,
   toolNames,
@@ -80,15 +81,15 @@ export function decisionsResourceUri(subjectId: string): string {
 
 /**
  * An MCP server (not yet connected) exposing shared context to one agent: `check_shared_decisions`,
- * `publish_decision`, `get_timeline`, `put_state`, `get_state` and `resolve_escalation`, each
- * declaring its `outputSchema`; and the resource {@link decisionsResourceUri}, whose subscribers
- * are sent `notifications/resources/updated` (plus a `warning` log message) when a decision this
- * agent read is superseded or disputed. The next `check_shared_decisions` leads with it.
+ * `publish_decision`, `retract_decision`, `get_decision_history`, `get_timeline`, `put_state`,
+ * `get_state` and `resolve_escalation`, each declaring its `outputSchema`; and the resource
+ * {@link decisionsResourceUri}, whose subscribers are sent `notifications/resources/updated` (plus a
+ * `warning` log message) when a decision this agent read is superseded, retracted or disputed, or
+ * a dispute is raised on the subject. The next `check_shared_decisions` leads with it.
  * Connect it to a transport, e.g. `await server.connect(new StdioServerTransport())`.
  */
 export function createSharedContextMcpServer(options: SharedContextMcpServerOptions): McpServer {
   const { shared, state, store, subjectId, agentId } = options;
-  const _now = options.now ?? Date.now;
   const decisionsUri = decisionsResourceUri(subjectId);
   const server = new McpServer(
     { name: "shared-ctx", version: options.version ?? "0.0.0" },
@@ -97,7 +98,6 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       instructions: `Shared context for subject "${subjectId}", speaking as agent "${agentId}". Call ${toolNames.checkSharedDecisions} before each unit of work and ${toolNames.publishDecision} after each decision; use ${toolNames.putState}/${toolNames.getState} for fields several agents write. Subscribe to ${decisionsUri} to hear when a decision you read is superseded or disputed.`,
     },
   );
-
   // get_state, put_state, resolve_escalation and get_timeline, as the AI SDK tools answer them.
   // LangGraph store items on this subject (written by a SyncedStore) are shown and resolved there
   // too, in the same shape. No LangGraph needed: the items are shared state.
@@ -109,11 +109,43 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     agentId,
     ...(options.now ? { now: options.now } : {}),
   });
-  const items = tools.items;
-  const allEscalations = tools.escalations;
+  const parts: ServerParts = {
+    server,
+    options,
+    decisionsUri,
+    tools,
+    // What was pushed to this agent since its last check: the next check leads with it.
+    pending: [],
+    subscriptions: trackSubscriptions(server),
+  };
+  pushInvalidations(parts);
+  pushDisputes(parts);
+  registerDecisionsResource(parts);
+  registerDecisionTools(parts);
+  registerStateTools(parts);
+  registerPromoteDecisionsTool(server, {
+    store,
+    subjectId,
+    agentId,
+    ...(options.projectSubjectId ? { projectSubjectId: options.projectSubjectId } : {}),
+  });
+  return server;
+}
 
-  // What was pushed to this agent since its last check: the next check leads with it.
-  const pending: InvalidationNotice[] = [];
+/** What the registration steps of {@link createSharedContextMcpServer} share. */
+interface ServerParts {
+  readonly server: McpServer;
+  readonly options: SharedContextMcpServerOptions;
+  readonly decisionsUri: string;
+  readonly tools: StateTools;
+  /** Notices pushed since the agent's last check. */
+  readonly pending: InvalidationNotice[];
+  /** The resource URIs the client subscribed to. */
+  readonly subscriptions: ReadonlySet<string>;
+}
+
+/** Keeps the client's resource subscriptions. */
+function trackSubscriptions(server: McpServer): ReadonlySet<string> {
   const subscriptions = new Set<string>();
   server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
     subscriptions.add(request.params.uri);
@@ -123,51 +155,59 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     subscriptions.delete(request.params.uri);
     return {};
   });
+  return subscriptions;
+}
+
+/**
+ * Tells the client the resource changed (to subscribers) and logs `data` as a warning. Fire and
+ * forget: a client gone mid-notification must not break the store's watch.
+ */
+function announce(parts: ServerParts, data: Record<string, unknown>): void {
+  const { server, subscriptions, decisionsUri } = parts;
+  if (subscriptions.has(decisionsUri)) {
+    void server.server.sendResourceUpdated({ uri: decisionsUri }).catch(() => {});
+  }
+  void server.server
+    .sendLoggingMessage({ level: "warning", logger: "shared-ctx", data })
+    .catch(() => {});
+}
+
+/** A decision this agent read was superseded, retracted or disputed: queued, and pushed. */
+function pushInvalidations(parts: ServerParts): void {
+  const { server, options, pending, decisionsUri } = parts;
   // Listens as long as `shared` does: closing the shared context (as the session does) stops it.
-  shared.onInvalidated(agentId, (notice) => {
+  options.shared.onInvalidated(options.agentId, (notice) => {
     pending.push(notice);
     if (!server.isConnected()) return;
-    // Fire and forget: a client gone mid-notification must not break the store's watch.
-    if (subscriptions.has(decisionsUri)) {
-      void server.server.sendResourceUpdated({ uri: decisionsUri }).catch(() => {});
-    }
-    void server.server
-      .sendLoggingMessage({
-        level: "warning",
-        logger: "shared-ctx",
-        data: { message: notice.reason, uri: decisionsUri, ...notice },
-      })
-      .catch(() => {});
+    announce(parts, { message: notice.reason, uri: decisionsUri, ...notice });
   });
-  // Every new dispute on the subject is pushed, whoever raised it (this agent, another agent, another
-  // process, when an observer follows the store): the resource changed, and a log message names it.
+}
+
+/**
+ * Every new dispute on the subject is pushed, whoever raised it (this agent, another agent, another
+ * process, when an observer follows the store): the resource changed, and a log message names it.
+ */
+function pushDisputes(parts: ServerParts): void {
+  const { server, options, tools, decisionsUri } = parts;
+  const { state } = options;
   const watched = options.observer ?? state;
-  const watchedItems = options.observer ? new ItemIndex(options.observer) : items;
+  const watchedItems = options.observer ? new ItemIndex(options.observer) : tools.items;
   const watchedEscalations = (): Escalation[] => [
     ...watched.escalations(),
     ...watchedItems.escalations(),
   ];
   const announced = new Set(
-    [...allEscalations(), ...watchedEscalations()].map((escalation) => escalation.id),
+    [...tools.escalations(), ...watchedEscalations()].map((escalation) => escalation.id),
   );
   const announceDisputes = () => {
-    for (const escalation of [...allEscalations(), ...watchedEscalations()]) {
+    for (const escalation of [...tools.escalations(), ...watchedEscalations()]) {
       if (announced.has(escalation.id) || escalation.resolution !== undefined) continue;
       announced.add(escalation.id);
       const sides = escalation.contenders.map((contender) => contender.agentId).join(" and ");
       const message = `${escalation.namespace}/${escalation.key} is disputed (${escalation.reason}) between ${sides}: resolve_escalation ${escalation.id} settles it`;
       // Not queued for the next check, which lists every open dispute in its summary anyway.
       if (!server.isConnected()) continue;
-      if (subscriptions.has(decisionsUri)) {
-        void server.server.sendResourceUpdated({ uri: decisionsUri }).catch(() => {});
-      }
-      void server.server
-        .sendLoggingMessage({
-          level: "warning",
-          logger: "shared-ctx",
-          data: { message, uri: decisionsUri, escalationId: escalation.id },
-        })
-        .catch(() => {});
+      announce(parts, { message, uri: decisionsUri, escalationId: escalation.id });
     }
   };
   let scheduled = false;
@@ -184,7 +224,12 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     replica.onChange(announceSoon);
     replica.onEscalation(announceSoon);
   }
+}
 
+/** The subject's active decisions, open disputes and pending notices, as one JSON resource. */
+function registerDecisionsResource(parts: ServerParts): void {
+  const { server, options, tools, pending, decisionsUri } = parts;
+  const { shared, state, store, subjectId } = options;
   server.registerResource(
     "decisions",
     decisionsUri,
@@ -202,7 +247,8 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       });
       // Every kind check_shared_decisions reports: state fields, LangGraph items, decisions.
       const disputes = [
-        ...allEscalations()
+        ...tools
+          .escalations()
           .filter((escalation) => escalation.resolution === undefined)
           .map(escalationView),
         ...(await shared.contradictions()).map(decisionDisputeView),
@@ -213,7 +259,14 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
             uri: uri.href,
             mimeType: "application/json",
             text: JSON.stringify(
-              { decisions: decisions.map(decisionView), disputes, notices: [...pending] },
+              {
+                // A retraction stands for no decision (as in check_shared_decisions).
+                decisions: decisions
+                  .filter((memory) => typeof memory.metadata.retracts !== "string")
+                  .map(decisionView),
+                disputes,
+                notices: [...pending],
+              },
               null,
               2,
             ),
@@ -222,7 +275,13 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       };
     },
   );
+}
 
+/** `check_shared_decisions`, `publish_decision`, `retract_decision` and `get_decision_history`. */
+function registerDecisionTools(parts: ServerParts): void {
+  const { server, options, tools, pending } = parts;
+  const { shared, agentId } = options;
+  const life = createDecisionTools(shared, { callerId: agentId });
   server.registerTool(
     toolNames.checkSharedDecisions,
     {
@@ -239,7 +298,7 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
         ...(options.projectSubjectId ? { projectSubjectId: options.projectSubjectId } : {}),
         // beforeActing caught the replica up; LangGraph items' disputes are listed beside its own.
         disputes: () =>
-          items.escalations().filter((escalation) => escalation.resolution === undefined),
+          tools.items.escalations().filter((escalation) => escalation.resolution === undefined),
       });
       return {
         // The summary first: it is what a model reads before anything else.
@@ -248,7 +307,6 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       };
     },
   );
-
   server.registerTool(
     toolNames.publishDecision,
     {
@@ -258,19 +316,35 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
       outputSchema: publishDecisionOutput,
       annotations: toolAnnotations.publishDecision,
     },
-    async ({ content, kind, target, confidence, authority }) =>
-      jsonResult(
-        publishDecisionResult(
-          await shared.decide(agentId, content, {
-            kind: kind ?? "architectural_decision",
-            ...(target === undefined ? {} : { target }),
-            ...(confidence === undefined ? {} : { confidence }),
-            ...(authority === undefined ? {} : { authority }),
-          }),
-        ),
-      ),
+    (input) => answer(() => life.publishDecision(input)),
   );
+  server.registerTool(
+    toolNames.retractDecision,
+    {
+      title: toolTitles.retractDecision,
+      description: toolDescriptions.retractDecision,
+      inputSchema: retractDecisionInput,
+      outputSchema: retractDecisionOutput,
+      annotations: toolAnnotations.retractDecision,
+    },
+    (input) => answer(() => life.retractDecision(input)),
+  );
+  server.registerTool(
+    toolNames.getDecisionHistory,
+    {
+      title: toolTitles.getDecisionHistory,
+      description: toolDescriptions.getDecisionHistory,
+      inputSchema: getDecisionHistoryInput,
+      outputSchema: getDecisionHistoryOutput,
+      annotations: toolAnnotations.getDecisionHistory,
+    },
+    (input) => answer(() => life.getDecisionHistory(input)),
+  );
+}
 
+/** `get_timeline`, `put_state`, `get_state` and `resolve_escalation`. */
+function registerStateTools(parts: ServerParts): void {
+  const { server, tools } = parts;
   server.registerTool(
     toolNames.getTimeline,
     {
@@ -282,7 +356,6 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     },
     (input) => answer(() => tools.getTimeline(input)),
   );
-
   server.registerTool(
     toolNames.putState,
     {
@@ -294,7 +367,6 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     },
     (input) => answer(() => tools.putState(input)),
   );
-
   server.registerTool(
     toolNames.getState,
     {
@@ -306,7 +378,6 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     },
     (input) => answer(() => tools.getState(input)),
   );
-
   server.registerTool(
     toolNames.resolveEscalation,
     {
@@ -318,15 +389,6 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
     },
     (input) => answer(() => tools.resolveEscalation(input)),
   );
-
-  registerPromoteDecisionsTool(server, {
-    store,
-    subjectId,
-    agentId,
-    ...(options.projectSubjectId ? { projectSubjectId: options.projectSubjectId } : {}),
-  });
-
-  return server;
 }
 
 /** Options of {@link openSharedContextMcpServer}. */
@@ -420,7 +482,10 @@ async function answer(run: () => Promise<object>): Promise<CallToolResult> {
   try {
     return jsonResult(await run());
   } catch (error) {
-    if (error instanceof ToolInputError) return toolError(error.message);
+    // Refusals the model can act on; anything else is a failure of the server.
+    if (error instanceof ToolInputError || error instanceof DecisionLifecycleError) {
+      return toolError(error.message);
+    }
     throw error;
   }
 }

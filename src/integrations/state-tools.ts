@@ -18,6 +18,7 @@ import type {
   PutStateInput,
   ResolveEscalationInput,
 } from "./tool-schemas.js";
+import { given } from "./tool-schemas.js";
 
 /**
  * The state, resolution and timeline tools' logic, shared by the MCP server and the AI SDK tools so
@@ -95,7 +96,9 @@ export function createStateTools(options: {
   return {
     items,
     escalations: allEscalations,
-    async getState({ namespace, key }) {
+    async getState(input) {
+      const namespace = given(input.namespace);
+      const key = given(input.key);
       // Pull in what the other agents already stored, so a read never lags a finished write.
       await state.sync();
       if (key !== undefined && namespace === undefined) {
@@ -120,7 +123,8 @@ export function createStateTools(options: {
       for (const name of Object.keys(state.toJSON())) everything[name] = fieldsOf(name);
       return { state: everything, escalations };
     },
-    async putState({ namespace, key, value }) {
+    async putState({ namespace, key, ...input }) {
+      const value = writtenValue("put_state", input);
       await state.put(namespace, key, value);
       return {
         namespace,
@@ -129,7 +133,8 @@ export function createStateTools(options: {
         escalations: openEscalations(allEscalations(), namespace, key).map(escalationView),
       };
     },
-    async resolveEscalation({ escalationId, value }) {
+    async resolveEscalation({ escalationId, ...input }) {
+      const value = writtenValue("resolve_escalation", input);
       await state.sync();
       const known = allEscalations().find((escalation) => escalation.id === escalationId);
       if (known?.resolution !== undefined) {
@@ -162,13 +167,45 @@ export function createStateTools(options: {
       if (!resolved) throw new Error(`escalation ${escalationId} vanished after its resolution`);
       return escalationView(resolved);
     },
-    getTimeline({ limit = 50, includeStateUpdates = false }) {
-      return readTimeline(store, subjectId, { limit, includeStateUpdates });
+    getTimeline(input) {
+      return readTimeline(store, subjectId, {
+        limit: given(input.limit) ?? 50,
+        includeStateUpdates: given(input.includeStateUpdates) ?? false,
+      });
     },
     close() {
       items.close();
     },
   };
+}
+
+/**
+ * The value a write names: `value`, or `valueJson` parsed (what a strict schema cannot state, an
+ * object). Exactly one of them: a `null` value beside JSON text is the strict providers' "not this one".
+ */
+function writtenValue(
+  tool: string,
+  input: { value?: unknown; valueJson?: string | null },
+): unknown {
+  const text = given(input.valueJson);
+  if (text === undefined) {
+    if (input.value === undefined) {
+      throw new ToolInputError(
+        `${tool}: give the value, as value (a JSON scalar or list) or as valueJson (any JSON value as text)`,
+      );
+    }
+    return input.value;
+  }
+  if (input.value !== undefined && input.value !== null) {
+    throw new ToolInputError(`${tool}: give value or valueJson, not both (set the other to null)`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new ToolInputError(
+      `${tool}: valueJson is not JSON (${error instanceof Error ? error.message : String(error)}); send the value as JSON text, e.g. {"owner": "coder-1"}`,
+    );
+  }
 }
 
 /** An item's value as fields: an object is its own fields, anything else put whole is `value`. */

@@ -5,6 +5,7 @@ import {
   defaultAuthority,
 } from "../context/authority.js";
 import type { Episode, Memory, Timeline } from "../context/context-store.js";
+import type { DecisionHistory, DecisionHistoryEvent } from "../context/decision-history.js";
 import type { ContextRead, InvalidationNotice, MemoryDispute } from "../context/shared-context.js";
 import type { Escalation } from "../crdt/shared-state.js";
 
@@ -21,7 +22,10 @@ export interface DecisionView {
   confidence: number;
   /** What the decision is about, when the publisher named it. */
   target?: string;
-  /** `active`, or `superseded` for a decision this agent read that a newer one replaced. */
+  /**
+   * `active`; `superseded` for a decision this agent read that a newer one replaced; `retracted`
+   * for one its author or another agent took back (`supersededBy` is then the retraction).
+   */
   status: string;
   /** The agent that published it. */
   author: string;
@@ -224,15 +228,21 @@ export function checkSharedDecisionsResult(
     .filter((memory) => !activeIds.has(memory.id))
     .map((memory): DecisionView => {
       const target = memory.metadata.target;
-      const replacement = read.decisions.find(
-        (candidate) =>
-          candidate.kind === memory.kind &&
-          typeof target === "string" &&
-          candidate.metadata.target === target,
+      // A retraction names what it took back; otherwise the active decision on the target replaced it.
+      const retraction = (read.retractions ?? []).find(
+        (candidate) => candidate.metadata.retracts === memory.id,
       );
+      const replacement =
+        retraction ??
+        read.decisions.find(
+          (candidate) =>
+            candidate.kind === memory.kind &&
+            typeof target === "string" &&
+            candidate.metadata.target === target,
+        );
       return {
         ...decisionView(memory),
-        status: "superseded",
+        status: retraction ? "retracted" : "superseded",
         ...(replacement
           ? {
               supersededBy: {
@@ -305,8 +315,8 @@ function summarize(
     );
     for (const decision of superseded) {
       const by = decision.supersededBy
-        ? ` superseded by ${decision.supersededBy.author}: ${JSON.stringify(decision.supersededBy.content)}`
-        : " superseded";
+        ? ` ${decision.status} by ${decision.supersededBy.author}: ${JSON.stringify(decision.supersededBy.content)}`
+        : ` ${decision.status}`;
       lines.push(
         `- ${JSON.stringify(decision.content)}${decision.target ? ` (${decision.target})` : ""}${by}`,
       );
@@ -360,4 +370,31 @@ function episodeView(episode: Episode): EpisodeView {
  */
 export function stateValueView(value: unknown): unknown {
   return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
+
+/** The result of `get_decision_history`: the library's `DecisionHistory`, the memory as a view. */
+export interface DecisionHistoryResult {
+  decision: DecisionView;
+  status: DecisionHistory["status"];
+  author: string;
+  /** The ids of the decisions it replaced. */
+  supersedes: string[];
+  supersededBy?: DecisionHistory["supersededBy"];
+  /** Every agent that declared it had read it. */
+  readers: string[];
+  /** Oldest first: written, read, superseded or retracted. */
+  events: DecisionHistoryEvent[];
+}
+
+/** `history`'s result, as `get_decision_history` returns it. */
+export function decisionHistoryResult(history: DecisionHistory): DecisionHistoryResult {
+  return {
+    decision: decisionView(history.memory),
+    status: history.status,
+    author: history.author,
+    supersedes: [...history.supersedes],
+    ...(history.supersededBy === undefined ? {} : { supersededBy: { ...history.supersededBy } }),
+    readers: [...history.readers],
+    events: history.events.map((event) => ({ ...event })),
+  };
 }

@@ -276,3 +276,35 @@ describe("supersedes", () => {
     });
   });
 });
+
+describe("supersedes, by id (provenance.supersedes_memory_ids)", () => {
+  const draft = compileEpisode({
+    type: "architectural_decision",
+    source: "lead",
+    payload: { content: "Use NATS", target: "queue", retracts: "mem-named" },
+    provenance: { read_memory_ids: ["mem-read"], supersedes_memory_ids: ["mem-named", 7, ""] },
+  });
+
+  it("compiles the named ids (strings only) and the retraction mark", () => {
+    expect(draft?.supersedesMemoryIds).toEqual(["mem-named"]);
+    expect(draft?.metadata.retracts).toBe("mem-named");
+  });
+
+  it("replaces exactly the named memory: not one it read, nor its own writer's", () => {
+    if (draft === null) throw new Error("no draft");
+    const older = (id: string, source: string) => ({
+      id,
+      source,
+      escalationId: undefined,
+      authority: "agent" as const,
+    });
+    expect(supersedes(draft, older("mem-named", "planner"))).toBe(true);
+    expect(supersedes(draft, older("mem-read", "planner"))).toBe(false);
+    expect(supersedes(draft, older("mem-own", "lead"))).toBe(false);
+  });
+
+  it("names none when the provenance names none", () => {
+    const plain = compileEpisode({ type: "decision", source: "a", payload: { content: "x" } });
+    expect(plain).not.toHaveProperty("supersedesMemoryIds");
+  });
+});

@@ -54,7 +54,7 @@ describe("sharedContextTools with a state: the full tool set MCP has", () => {
     await store.close();
   });
 
-  it("offers the six tools, and the model writes, reads, resolves and reads the timeline", async () => {
+  it("offers the eight tools, and the model writes, reads, resolves and reads the timeline", async () => {
     // The reviewer set the field without having seen the coder's write: a dispute.
     await other.put("plan", "database", "mysql");
     const model = new MockLanguageModelV3({

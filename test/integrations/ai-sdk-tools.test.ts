@@ -74,12 +74,16 @@ describe("sharedContextTools", () => {
     const tools = model.doGenerateCalls[0]?.tools ?? [];
     expect(tools.map((offered) => offered.name).sort()).toEqual([
       "check_shared_decisions",
+      "get_decision_history",
       "publish_decision",
+      "retract_decision",
     ]);
     const publish = tools.find((offered) => offered.name === "publish_decision");
+    // Every key required (strict providers' rule); the optional ones accept null.
     expect(publish?.type === "function" && publish.inputSchema).toMatchObject({
       type: "object",
-      required: ["content"],
+      required: ["content", "kind", "target", "confidence", "supersedes", "idempotencyKey"],
+      additionalProperties: false,
     });
   });
 

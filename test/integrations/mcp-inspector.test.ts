@@ -87,9 +87,10 @@ describe("shared-ctx mcp under the MCP inspector's CLI", () => {
       "content=Use JWT for sessions",
       "target=sessions",
     )) as {
-      structuredContent: { episodeId: string };
+      structuredContent: { episodeId: string; memories: Array<{ id: string }> };
     };
     expect(published.structuredContent.episodeId).toEqual(expect.any(String));
+    const memoryId = published.structuredContent.memories[0]?.id ?? "";
     const checked = (await call("check_shared_decisions", "task=sessions")) as {
       structuredContent: { decisions: Array<{ content: string }> };
     };
@@ -110,7 +111,9 @@ describe("shared-ctx mcp under the MCP inspector's CLI", () => {
     };
     expect(keyOnly.isError).toBe(true);
     expect(keyOnly.content[0]?.text).toContain('"key" needs a "namespace"');
-    const timeline = (await call("get_timeline", "limit=10")) as {
+    // No limit: inspector 0.15's CLI turns an argument into a number only for a plain
+    // `"type": "integer"`, and `limit` is "integer or null" (strict providers' optional).
+    const timeline = (await call("get_timeline")) as {
       structuredContent: { episodes: unknown[] };
     };
     expect(timeline.structuredContent.episodes.length).toBeGreaterThan(0);
@@ -120,6 +123,19 @@ describe("shared-ctx mcp under the MCP inspector's CLI", () => {
     };
     expect(resolve.isError).toBe(true);
     expect(resolve.content[0]?.text).toContain("no escalation none on this subject");
+    const retracted = (await call(
+      "retract_decision",
+      `memoryId=${memoryId}`,
+      "reason=cookies instead",
+    )) as { structuredContent: { memories: Array<{ content: string }> } };
+    expect(retracted.structuredContent.memories[0]?.content).toContain("Retracted: Use JWT");
+    const history = (await call("get_decision_history", `memoryId=${memoryId}`)) as {
+      structuredContent: { status: string; supersededBy?: { agentId: string } };
+    };
+    expect(history.structuredContent).toMatchObject({
+      status: "retracted",
+      supersededBy: { agentId: "inspector" },
+    });
 
     const resource = (await inspect([
       "--method",
@@ -127,8 +143,7 @@ describe("shared-ctx mcp under the MCP inspector's CLI", () => {
       "--uri",
       "shared-ctx://subjects/repo/decisions",
     ])) as { contents: Array<{ text: string }> };
-    expect(JSON.parse(resource.contents[0]?.text ?? "{}").decisions).toEqual(
-      expect.arrayContaining([expect.objectContaining({ content: "Use JWT for sessions" })]),
-    );
+    // Retracted: the resource lists no active decision (the retraction stands for none).
+    expect(JSON.parse(resource.contents[0]?.text ?? "{}").decisions).toEqual([]);
   }, 240_000);
 });

@@ -59,6 +59,12 @@ describe("shared-ctx mcp: the rules a client relies on", () => {
         idempotent: undefined,
         destructive: undefined,
       },
+      get_decision_history: {
+        title: "Read a decision's history",
+        readOnly: true,
+        idempotent: undefined,
+        destructive: undefined,
+      },
       get_state: {
         title: "Read the shared state",
         readOnly: true,
@@ -85,6 +91,12 @@ describe("shared-ctx mcp: the rules a client relies on", () => {
       },
       resolve_escalation: {
         title: "Resolve an escalation",
+        readOnly: false,
+        idempotent: true,
+        destructive: false,
+      },
+      retract_decision: {
+        title: "Retract a decision",
         readOnly: false,
         idempotent: true,
         destructive: false,

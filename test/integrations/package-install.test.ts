@@ -114,7 +114,12 @@ describe.skipIf(process.env.SHARED_CTX_PACKAGE_TEST !== "1")(
       writeFileSync(join(consumer, "use.mjs"), consumerSource);
       const { stdout } = await run("node", ["use.mjs"], { cwd: consumer });
       expect(JSON.parse(stdout)).toEqual({
-        tools: ["check_shared_decisions", "publish_decision"],
+        tools: [
+          "check_shared_decisions",
+          "publish_decision",
+          "retract_decision",
+          "get_decision_history",
+        ],
         value: { budget: 900 },
         disputed: false,
       });
@@ -124,7 +129,12 @@ describe.skipIf(process.env.SHARED_CTX_PACKAGE_TEST !== "1")(
       writeFileSync(join(consumer, "use.cjs"), commonJsConsumerSource);
       const { stdout } = await run("node", ["use.cjs"], { cwd: consumer });
       expect(JSON.parse(stdout)).toEqual({
-        tools: ["check_shared_decisions", "publish_decision"],
+        tools: [
+          "check_shared_decisions",
+          "publish_decision",
+          "retract_decision",
+          "get_decision_history",
+        ],
         value: { when: "1970-01-01T00:00:00.000Z", bookings: ["flight"] },
         // One copy of each class across the entries: a Disputed of one is a Disputed of the other.
         sameDisputed: true,
@@ -171,6 +181,54 @@ export { notAString };
       await expect(run("npx", ["tsc", "-p", "tsconfig.json"], { cwd: consumer })).resolves.toEqual(
         expect.objectContaining({ stdout: "" }),
       );
+    });
+
+    it("type-checks a CommonJS consumer (`require`) against the `.d.cts` declarations", async () => {
+      writeFileSync(
+        join(consumer, "use-require.cts"),
+        `import shared = require("shared-ctx");
+import langgraph = require("shared-ctx/langgraph");
+import mcp = require("shared-ctx/mcp");
+
+const store = new shared.EmbeddedStore({ path: ":memory:" });
+const context = new shared.SharedContext({ store, subjectId: "s" });
+const tools = shared.sharedContextTools(context, { callerId: "a" });
+const retract: keyof typeof tools = "retract_decision";
+const history: Promise<{ status: string }> = context.history("mem-1");
+// The types are real, not \`any\`: each of these must be an error.
+// @ts-expect-error sharedContextTools needs a callerId
+shared.sharedContextTools(context, {});
+// @ts-expect-error a Disputed is no string
+const notAString: string = new langgraph.Disputed("id", []);
+export { history, mcp, notAString, retract };
+`,
+      );
+      writeFileSync(
+        join(consumer, "tsconfig.require.json"),
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2022",
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            strict: true,
+            noEmit: true,
+            skipLibCheck: true,
+            types: ["node"],
+          },
+          files: ["use-require.cts"],
+        }),
+      );
+      await expect(
+        run("npx", ["tsc", "-p", "tsconfig.require.json"], { cwd: consumer }),
+      ).resolves.toEqual(expect.objectContaining({ stdout: "" }));
+      // And the entries resolve to the CommonJS declarations, not the ESM ones.
+      const { stdout } = await run("npx", ["tsc", "-p", "tsconfig.require.json", "--listFiles"], {
+        cwd: consumer,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      const ours = stdout.split("\n").filter((file) => file.includes("node_modules/shared-ctx/"));
+      expect(ours).toContainEqual(expect.stringMatching(/shared-ctx\/dist\/index\.d\.cts$/));
+      expect(ours.filter((file) => file.endsWith(".d.ts"))).toEqual([]);
     });
   },
 );

@@ -3,11 +3,13 @@ import { Annotation, type BaseStore, END, START, StateGraph } from "@langchain/l
 /** The tools every shared-context client is offered (MCP, the AI SDK tools), sorted by name. */
 export const sharedContextToolNames = [
   "check_shared_decisions",
+  "get_decision_history",
   "get_state",
   "get_timeline",
   "publish_decision",
   "put_state",
   "resolve_escalation",
+  "retract_decision",
 ] as const;
 
 /** The MCP server's tools: the shared-context tools and the promotion of a run into a project. */

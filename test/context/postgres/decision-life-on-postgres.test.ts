@@ -1,0 +1,43 @@
+import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
+import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
+import { createApp } from "../../../src/server/app.js";
+import { describeDecisionLife } from "../support/decision-life-suite.js";
+import { postgresSkipReason, usePostgres } from "./use-postgres.js";
+
+const skip = postgresSkipReason("decision-life-on-postgres.test.ts") !== undefined;
+
+// The embedded store's life-cycle suite (test/context/shared-context-decision-life.test.ts), on Postgres.
+describeDecisionLife(
+  "Postgres",
+  () => {
+    const postgres = usePostgres(skip);
+    return async () => {
+      const store = new PostgresStore({ url: await postgres.database() });
+      return { store, close: () => store.close() };
+    };
+  },
+  { skip },
+);
+
+// And through `serve` on Postgres, as a Statewave client sees it.
+describeDecisionLife(
+  "serve on Postgres (StatewaveStore over HTTP)",
+  () => {
+    const postgres = usePostgres(skip);
+    return async () => {
+      const behind = new PostgresStore({ url: await postgres.database() });
+      const app = createApp({ store: behind });
+      const fetch: typeof globalThis.fetch = async (input, init) =>
+        app.fetch(new Request(input, init));
+      const store = new StatewaveStore({ fetch });
+      return {
+        store,
+        close: async () => {
+          await store.close();
+          await behind.close();
+        },
+      };
+    };
+  },
+  { skip, notifies: false },
+);
