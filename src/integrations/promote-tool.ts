@@ -11,6 +11,7 @@ import { applyPromotion } from "../promotion/apply-promotion.js";
 import { PromotionInputError } from "../promotion/errors/promotion-input-error.js";
 import { planRunPromotion } from "../promotion/promote-run.js";
 import { promotionDocument } from "../promotion/promotion-document.js";
+import { optionalInput, text, toolInput } from "./tool-schemas.js";
 
 /** The tool's name, title, description and annotations, as the other tools declare theirs. */
 export const promoteDecisionsTool = {
@@ -32,29 +33,21 @@ export const promoteDecisionsTool = {
 } as const;
 
 /** `promote_decisions` input. */
-export const promoteDecisionsInput = z.object({
-  into: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("The project subject to promote into. Default: the server's --project."),
-  run: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("The subject whose decisions are promoted. Default: this session's subject."),
-  approve: z
-    .array(z.string().min(1))
-    .optional()
-    .describe("Item ids (decision memory ids) to promote although they conflict."),
-  reject: z.array(z.string().min(1)).optional().describe("Item ids to keep out of the project."),
-  dryRun: z.boolean().optional().describe("Only return the plan; write nothing. Default false."),
-  authority: z
-    .enum(authorities)
-    .optional()
-    .describe(
-      "Your authority as the reviewer: 'user' only when a person told you to approve. Default 'agent'.",
-    ),
+export const promoteDecisionsInput = toolInput({
+  into: optionalInput(text()).describe(
+    "The project subject to promote into. Null: the server's --project.",
+  ),
+  run: optionalInput(text()).describe(
+    "The subject whose decisions are promoted. Null: this session's subject.",
+  ),
+  approve: optionalInput(z.array(text())).describe(
+    "Item ids (decision memory ids) to promote although they conflict.",
+  ),
+  reject: optionalInput(z.array(text())).describe("Item ids to keep out of the project."),
+  dryRun: optionalInput(z.boolean()).describe("Only return the plan; write nothing. Null: false."),
+  authority: optionalInput(z.enum(authorities)).describe(
+    "Your authority as the reviewer: 'user' only when a person told you to approve. Null: 'agent'.",
+  ),
 });
 
 const candidateOutput = z

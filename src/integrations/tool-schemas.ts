@@ -103,7 +103,7 @@ export const toolAnnotations = {
  */
 
 /** A non-empty string (one non-space character at least), as a `pattern` strict mode accepts. */
-function text() {
+export function text() {
   return z.string().regex(/\S/, { message: "must not be empty" });
 }
 
@@ -111,7 +111,7 @@ function text() {
  * An optional input: "this or null" in the JSON schema, and the key may be left out. The tools
  * read an absent key and `null` alike (see {@link given}).
  */
-function optionalInput<Schema extends z.ZodType>(schema: Schema) {
+export function optionalInput<Schema extends z.ZodType>(schema: Schema) {
   return schema.nullable().optional();
 }
 
@@ -121,7 +121,7 @@ export function given<Value>(value: Value | null | undefined): Value | undefined
 }
 
 /** A tool's input object: every key required in its JSON schema, no other key allowed. */
-function toolInput<Shape extends z.ZodRawShape>(shape: Shape) {
+export function toolInput<Shape extends z.ZodRawShape>(shape: Shape) {
   return z.object(shape).meta({ required: Object.keys(shape), additionalProperties: false });
 }
 

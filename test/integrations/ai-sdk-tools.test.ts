@@ -82,7 +82,15 @@ describe("sharedContextTools", () => {
     // Every key required (strict providers' rule); the optional ones accept null.
     expect(publish?.type === "function" && publish.inputSchema).toMatchObject({
       type: "object",
-      required: ["content", "kind", "target", "confidence", "supersedes", "idempotencyKey"],
+      required: [
+        "content",
+        "kind",
+        "target",
+        "confidence",
+        "supersedes",
+        "authority",
+        "idempotencyKey",
+      ],
       additionalProperties: false,
     });
   });

@@ -77,6 +77,12 @@ describe("shared-ctx mcp: the rules a client relies on", () => {
         idempotent: undefined,
         destructive: undefined,
       },
+      promote_decisions: {
+        title: "Promote decisions into the project",
+        readOnly: false,
+        idempotent: true,
+        destructive: false,
+      },
       publish_decision: {
         title: "Publish a decision",
         readOnly: false,
