@@ -1,5 +1,11 @@
 import { isOn, type RunAblation, type UnstampedEvent } from "../../agents/agent-runtime.js";
 import type { BuildResult, KnownDecision } from "../../agents/brain.js";
+import {
+  type Authority,
+  compareAuthority,
+  defaultAuthority,
+  mayOverrule,
+} from "../../context/authority.js";
 import type { BusMessage, MessageBus } from "../../context/message-bus.js";
 import type {
   Coordination,
@@ -15,6 +21,7 @@ import {
   uniqueById,
 } from "./message-pipeline.js";
 import { estimateTokens, resultReport } from "./read-tokens.js";
+import { highestAuthority } from "./statewave/read-context.js";
 import { bearingOn, moduleOfTask } from "./task-modules.js";
 
 /** Options of {@link createGroupChatCoordination}. */
@@ -66,7 +73,10 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
   const lastRead = new Map<string, DecisionMessage[]>();
   const decisionCounts = new Map<string, number>();
   /** Each agent's own decisions so far: a later one on the same target overrules them. */
-  const ownDecisions = new Map<string, Array<{ id: string; target: string }>>();
+  const ownDecisions = new Map<
+    string,
+    Array<{ id: string; target: string; authority?: Authority }>
+  >();
   const holders = new Map<string, string>();
   const watchers = new Set<Watcher>();
   /** Agent -> the last bus message it had received when it restarted: it remembers none of those. */
@@ -123,11 +133,20 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
     return decisions.filter((decision) => ((decision.at ?? 0) < joined ? history : fresh));
   };
 
+  /** Whether the agent had read a decision on `decision`'s target of higher authority. */
+  const outranked = (agentId: string, decision: KnownDecision) =>
+    (lastRead.get(agentId) ?? []).some(
+      (known) =>
+        known.target === decision.target &&
+        compareAuthority(authorityOf(known), authorityOf(decision)) > 0,
+    );
+
   const interruptWatchers = (decision: KnownDecision & { id: string }) => {
     if (!retiringValues.has(decision.value)) return;
     for (const watcher of [...watchers]) {
       if (watcher.agentId === decision.by) continue;
       if (!bearingOn(watcher.module, dependsOn).has(decision.target)) continue;
+      if (outranked(watcher.agentId, decision)) continue;
       // The listener hands the agent the one message that contradicts its work: a read of its own.
       const line = `${decision.by}: ${decision.content}`;
       emit({
@@ -216,7 +235,8 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
           }
         }
       }
-      const decisions = activeDecisions(received);
+      // As on the store: a decision outranked on its target is not acted on (nor disputed over).
+      const decisions = highestAuthority(activeDecisions(received));
       const disputes = isOn(ablation, "dispute surfaced") ? disagreementsIn(decisions) : [];
       const tokens = estimateTokens(
         taken.map((message) => `${message.from}: ${message.content}`).join("\n"),
@@ -258,12 +278,18 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
         ...new Set(
           [...(lastRead.get(agentId) ?? []), ...(ownDecisions.get(agentId) ?? [])]
             .filter((known) => known.target === decision.target)
+            // Authority said in the messages: an agent's later word never overrules a person's.
+            .filter((known) => mayOverrule(authorityOf(decision), authorityOf(known)))
             .map((known) => known.id),
         ),
       ];
       ownDecisions.set(agentId, [
         ...(ownDecisions.get(agentId) ?? []),
-        { id, target: decision.target },
+        {
+          id,
+          target: decision.target,
+          ...(decision.authority !== undefined ? { authority: decision.authority } : {}),
+        },
       ]);
       say(agentId, "decision", decision.content, {
         id,
@@ -272,6 +298,7 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
         at,
         supersedes: overrules.join(","),
         ...(decision.by !== undefined ? { replacement: decision.by } : {}),
+        ...(decision.authority !== undefined ? { authority: decision.authority } : {}),
       });
       if (isOn(ablation, "mid-build invalidation")) {
         interruptWatchers({ ...decision, id, by: agentId, at });
@@ -332,4 +359,9 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
       watchers.clear();
     },
   };
+}
+
+/** A decision's authority: the one its message says, else an agent's. */
+function authorityOf(decision: { authority?: Authority }): Authority {
+  return decision.authority ?? defaultAuthority;
 }

@@ -1,5 +1,6 @@
 import type { UnstampedEvent } from "../../agents/agent-runtime.js";
 import type { BuildResult, KnownDecision, KnownDispute } from "../../agents/brain.js";
+import { isAuthority } from "../../context/authority.js";
 import type { BusMessage, MessageBus } from "../../context/message-bus.js";
 import type { Coordination, KnownState } from "../../coordination/coordination.js";
 import { estimateTokens, resultReport } from "./read-tokens.js";
@@ -33,7 +34,7 @@ export interface DecisionMessage extends KnownDecision {
 
 /** The decision a message carries, if it carries one. */
 export function decisionOf(message: BusMessage): DecisionMessage | undefined {
-  const { target, value, id, supersedes, at, replacement } = message.data;
+  const { target, value, id, supersedes, at, replacement, authority } = message.data;
   if (message.topic !== "decision" || typeof target !== "string" || typeof value !== "string") {
     return undefined;
   }
@@ -46,6 +47,8 @@ export function decisionOf(message: BusMessage): DecisionMessage | undefined {
     at: Number(at),
     supersedes: typeof supersedes === "string" && supersedes !== "" ? supersedes.split(",") : [],
     ...(typeof replacement === "string" ? { replacement } : {}),
+    // Said in the message ("a person decided"), so a chat honours it too (group-chat does).
+    ...(isAuthority(authority) ? { authority } : {}),
   };
 }
 

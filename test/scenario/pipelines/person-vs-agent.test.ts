@@ -50,3 +50,21 @@ describe("person-vs-agent on the shared context", () => {
     expect(lines.some((line) => line.includes("(user) says Keep legacy-cache"))).toBe(true);
   }, 30_000);
 });
+
+/** The strongest message passing honours authority said in its messages, as the store does. */
+describe("person-vs-agent in group-chat", () => {
+  it("carries the person's class in the message, so the agent's later word does not overrule it", async () => {
+    const { events } = await runToEnd(await loadScenario("person-vs-agent"), "group-chat");
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "module-end", agentId: "coder", module: "legacy-cache" }),
+    );
+    expect(
+      events.some(
+        (event) =>
+          event.type === "module-skip" &&
+          event.agentId === "coder" &&
+          event.module === "legacy-cache",
+      ),
+    ).toBe(false);
+  }, 30_000);
+});
