@@ -7,7 +7,8 @@ import type { ContextStore, CreateEpisodeInput } from "../context/context-store.
 import { EmbeddedStore } from "../context/embedded/embedded-store.js";
 import { redactDatabaseUrl } from "../context/postgres/database-url.js";
 import { PostgresStore } from "../context/postgres/postgres-store.js";
-import { type LatencyFigures, latency, makeEpisodes } from "./store-bench.js";
+import { makeEpisodes } from "./bench-episodes.js";
+import { type LatencyFigures, latency } from "./latency.js";
 
 /**
  * `shared-ctx bench store --database-url …`: the Postgres store beside the embedded store on the
