@@ -118,14 +118,45 @@ export function materializeItem(
   const ordered = [...operations].sort(
     (left, right) => left.depth - right.depth || compareText(left.id, right.id),
   );
-  const isAncestor = ancestry(byId);
+  const replay: Replay = {
+    subjectId,
+    namespace,
+    isAncestor: ancestry(byId),
+    escalations: new Map(),
+    escalationPaths: new Map(),
+  };
+  const { cells, createdAt, updatedAt, vectors } = replayCells(ordered, replay);
+  const { view, root, whole } = valueOfCells(cells);
+  const referenced = new Set(operations.flatMap((operation) => operation.parents));
+  return {
+    value: whole ? whole.value : root,
+    cells: view,
+    escalations: [...replay.escalations.values()]
+      .map((escalation) => structuredClone(escalation))
+      .sort((left, right) => compareText(left.id, right.id)),
+    escalationPaths: replay.escalationPaths,
+    heads: ordered.filter((operation) => !referenced.has(operation.id)).map((op) => op.id),
+    createdAt: createdAt || updatedAt,
+    updatedAt,
+    vectors: root === undefined && whole === undefined ? [] : vectors,
+  };
+}
+
+/** What a replay knows beside the cells: the item, causality, and the disputes it raised. */
+interface Replay {
+  readonly subjectId: string;
+  readonly namespace: string;
+  readonly isAncestor: (ancestor: ItemOperation, operation: ItemOperation) => boolean;
+  readonly escalations: Map<string, Escalation>;
+  readonly escalationPaths: Map<string, string[]>;
+}
+
+/** Every operation's changes applied to its cells, in causal order, with the item's times. */
+function replayCells(ordered: readonly ItemOperation[], replay: Replay) {
   const cells = new Map<string, CellState>();
-  const escalations = new Map<string, Escalation>();
-  const escalationPaths = new Map<string, string[]>();
   let createdAt = 0;
   let updatedAt = 0;
   let vectors: ItemVector[] = [];
-
   for (const operation of ordered) {
     updatedAt = Math.max(updatedAt, operation.at);
     // A resolution settles a cell; the item's embeddings stay those of the last put or delete.
@@ -138,73 +169,82 @@ export function materializeItem(
         cells.set(key, cell);
       }
       const existed = cell.value !== undefined;
-      applyChange(cell, { operation, change });
+      applyChange(cell, { operation, change }, replay);
       // The write that made the item exist (again) is its creation.
       if (change.p.length === 0 && !existed && cell.value !== undefined) createdAt = operation.at;
     }
   }
+  return { cells, createdAt, updatedAt, vectors };
+}
 
-  function applyChange(cell: CellState, event: CellEvent): void {
-    const { operation } = event;
-    const concurrentHeads = cell.heads.filter((head) => !isAncestor(head.operation, operation));
-    const written = writtenValue(event.change);
-    const open = cell.open;
-    // A resolution settles its dispute and, as it replaces everything below it, any dispute there.
-    if (open && operation.resolves !== undefined && concurrentHeads.length === 0) {
-      open.resolution = { value: written ?? null, by: operation.agent, at: operation.at };
-      cell.open = undefined;
-      cell.generation += 1;
-      cell.value = written;
-      cell.heads = [event];
-      return;
-    }
-    if (open) {
-      // A write into an open dispute joins it: it replaces its own writer's earlier side only.
-      cell.heads = [
-        ...cell.heads.filter(
-          (head) =>
-            !(head.operation.agent === operation.agent && isAncestor(head.operation, operation)),
-        ),
-        event,
-      ];
-      open.contenders = cell.heads.map(contenderOf);
-      open.raisedAt = Math.max(open.raisedAt, operation.at);
-      return;
-    }
-    if (concurrentHeads.length === 0) {
-      cell.value = written;
-      cell.heads = [event];
-      return;
-    }
-    cell.heads = [...concurrentHeads, event];
-    const change = event.change;
-    if (
-      "list" in change &&
-      Array.isArray(cell.value) &&
-      concurrentHeads.every((head) => "list" in head.change)
-    ) {
-      cell.value = unionOfLists(cell.heads);
-      return;
-    }
-    if (canonicalJson(written) === canonicalJson(cell.value) && written !== undefined) return;
-    if (written === undefined && cell.value === undefined) return;
-    const reason: EscalationReason =
-      kindOf(written) === kindOf(cell.value) ? "concurrent-register" : "kind-mismatch";
-    const label = cellLabel(cell.path);
-    const escalation: Escalation = {
-      id: `${namespace}/${label}#${cell.generation}`,
-      subjectId,
-      namespace,
-      key: label,
-      reason,
-      contenders: cell.heads.map(contenderOf),
-      raisedAt: Math.max(...cell.heads.map((head) => head.operation.at)),
-    };
-    cell.open = escalation;
-    escalations.set(escalation.id, escalation);
-    escalationPaths.set(escalation.id, cell.path);
+/**
+ * One change to one cell: it settles an open dispute (a resolution), joins one, replaces what it
+ * saw, merges concurrent list edits, or raises a dispute between concurrent writes.
+ */
+function applyChange(cell: CellState, event: CellEvent, replay: Replay): void {
+  const { isAncestor, subjectId, namespace } = replay;
+  const { operation } = event;
+  const concurrentHeads = cell.heads.filter((head) => !isAncestor(head.operation, operation));
+  const written = writtenValue(event.change);
+  const open = cell.open;
+  // A resolution settles its dispute and, as it replaces everything below it, any dispute there.
+  if (open && operation.resolves !== undefined && concurrentHeads.length === 0) {
+    open.resolution = { value: written ?? null, by: operation.agent, at: operation.at };
+    cell.open = undefined;
+    cell.generation += 1;
+    cell.value = written;
+    cell.heads = [event];
+    return;
   }
+  if (open) {
+    // A write into an open dispute joins it: it replaces its own writer's earlier side only.
+    cell.heads = [
+      ...cell.heads.filter(
+        (head) =>
+          !(head.operation.agent === operation.agent && isAncestor(head.operation, operation)),
+      ),
+      event,
+    ];
+    open.contenders = cell.heads.map(contenderOf);
+    open.raisedAt = Math.max(open.raisedAt, operation.at);
+    return;
+  }
+  if (concurrentHeads.length === 0) {
+    cell.value = written;
+    cell.heads = [event];
+    return;
+  }
+  cell.heads = [...concurrentHeads, event];
+  const change = event.change;
+  if (
+    "list" in change &&
+    Array.isArray(cell.value) &&
+    concurrentHeads.every((head) => "list" in head.change)
+  ) {
+    cell.value = unionOfLists(cell.heads);
+    return;
+  }
+  if (canonicalJson(written) === canonicalJson(cell.value) && written !== undefined) return;
+  if (written === undefined && cell.value === undefined) return;
+  const reason: EscalationReason =
+    kindOf(written) === kindOf(cell.value) ? "concurrent-register" : "kind-mismatch";
+  const label = cellLabel(cell.path);
+  const escalation: Escalation = {
+    id: `${namespace}/${label}#${cell.generation}`,
+    subjectId,
+    namespace,
+    key: label,
+    reason,
+    contenders: cell.heads.map(contenderOf),
+    raisedAt: Math.max(...cell.heads.map((head) => head.operation.at)),
+  };
+  cell.open = escalation;
+  replay.escalations.set(escalation.id, escalation);
+  replay.escalationPaths.set(escalation.id, cell.path);
+}
 
+/** The item's value from its cells, and each cell's value as the reader sees it. */
+function valueOfCells(cells: ReadonlyMap<string, CellState>) {
   // The value: every present cell in place; an open dispute reads as a `Disputed`.
   const view = new Map<string, { path: string[]; value: unknown }>();
   let root: Record<string, unknown> | undefined;
@@ -240,19 +280,7 @@ export function materializeItem(
     view.set(cellKey(cell.path), { path: cell.path, value });
   }
 
-  const referenced = new Set(operations.flatMap((operation) => operation.parents));
-  return {
-    value: whole ? whole.value : root,
-    cells: view,
-    escalations: [...escalations.values()]
-      .map((escalation) => structuredClone(escalation))
-      .sort((left, right) => compareText(left.id, right.id)),
-    escalationPaths,
-    heads: ordered.filter((operation) => !referenced.has(operation.id)).map((op) => op.id),
-    createdAt: createdAt || updatedAt,
-    updatedAt,
-    vectors: root === undefined && whole === undefined ? [] : vectors,
-  };
+  return { view, root, whole };
 }
 
 function isEmptyObject(value: unknown): boolean {
