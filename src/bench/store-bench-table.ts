@@ -16,7 +16,29 @@ function verdict(target: string, met: boolean): string {
 
 /** The one table `bench store` prints. */
 export function formatStoreBenchTable(result: StoreBenchResult): string {
-  const rows: Array<[string, string, string]> = [];
+  const rows = [...ingestRows(result), ...readRows(result), ...serveRows(result)];
+  const widths = [0, 1, 2].map((column) =>
+    Math.max(...rows.map((row) => row[column as 0 | 1 | 2].length)),
+  );
+  const { machine } = result;
+  const lines = [
+    `shared-ctx bench store — Node ${machine.node}, SQLite ${machine.sqlite}, ${machine.cpus} CPUs, ${machine.platform}, load ${machine.loadAverage}`,
+    "",
+    ...rows.map(([name, value, note]) =>
+      `${pad(name, widths[0] ?? 0)}  ${pad(value, widths[1] ?? 0)}  ${note}`.trimEnd(),
+    ),
+    "",
+    `(one run, ${result.totalSeconds} s${result.loadAverageAtEnd === undefined ? "" : `; load at the end ${result.loadAverageAtEnd}`})`,
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+/** One row of the table: what was measured, the figure, the target's verdict (or ""). */
+type Row = [string, string, string];
+
+/** Creates per second against raw SQLite. */
+function ingestRows(result: StoreBenchResult): Row[] {
+  const rows: Row[] = [];
   const { ingest } = result;
   rows.push(["createEpisode, one at a time", `${number(ingest.singlePerSecond)} /s`, ""]);
   rows.push(["raw better-sqlite3 insert, same pragmas", `${number(ingest.rawPerSecond)} /s`, ""]);
@@ -28,6 +50,12 @@ export function formatStoreBenchTable(result: StoreBenchResult): string {
   rows.push(["createEpisodesBatch (100 per call)", `${number(ingest.batchPerSecond)} /s`, ""]);
   rows.push(["raw insert, 100 per transaction", `${number(ingest.rawBatchPerSecond)} /s`, ""]);
   rows.push(["  batch / raw batch", `${Math.round(ingest.batchToRawBatch * 100)} %`, ""]);
+  return rows;
+}
+
+/** getContext at each size, and getTimeline. */
+function readRows(result: StoreBenchResult): Row[] {
+  const rows: Row[] = [];
   for (const entry of result.context) {
     const target = entry.episodes === 10_000 ? 10 : entry.episodes === 100_000 ? 50 : undefined;
     rows.push([
@@ -49,6 +77,12 @@ export function formatStoreBenchTable(result: StoreBenchResult): string {
       `p50 ${timeline.full.p50.toFixed(1)} ms`,
       "",
     ]);
+  return rows;
+}
+
+/** `serve` over loopback, from another process and from autocannon in process. */
+function serveRows(result: StoreBenchResult): Row[] {
+  const rows: Row[] = [];
   const { serve } = result;
   if (serve && "skipped" in serve) {
     rows.push(["serve", "skipped", serve.skipped]);
@@ -84,18 +118,5 @@ export function formatStoreBenchTable(result: StoreBenchResult): string {
         : "",
     ]);
   }
-  const widths = [0, 1, 2].map((column) =>
-    Math.max(...rows.map((row) => row[column as 0 | 1 | 2].length)),
-  );
-  const { machine } = result;
-  const lines = [
-    `shared-ctx bench store — Node ${machine.node}, SQLite ${machine.sqlite}, ${machine.cpus} CPUs, ${machine.platform}, load ${machine.loadAverage}`,
-    "",
-    ...rows.map(([name, value, note]) =>
-      `${pad(name, widths[0] ?? 0)}  ${pad(value, widths[1] ?? 0)}  ${note}`.trimEnd(),
-    ),
-    "",
-    `(one run, ${result.totalSeconds} s${result.loadAverageAtEnd === undefined ? "" : `; load at the end ${result.loadAverageAtEnd}`})`,
-  ];
-  return `${lines.join("\n")}\n`;
+  return rows;
 }
