@@ -2,7 +2,15 @@ import type { LanguageModel } from "ai";
 import { z } from "zod";
 import { decisionValueSchema, moduleNameSchema } from "../coordination/scenario-schema.js";
 import { generateStructured } from "../llm/generate-structured.js";
-import type { Brain, BrainCallOptions, ReviewFinding } from "./brain.js";
+import type {
+  Brain,
+  BrainCallOptions,
+  ModulePlanInput,
+  ModuleStepInput,
+  PlannerInput,
+  ReviewFinding,
+  ReviewInput,
+} from "./brain.js";
 import { openDisputesOf } from "./open-disputes.js";
 
 /** Options of {@link createLlmBrain}. */
@@ -64,53 +72,12 @@ export function createLlmBrain(options: LlmBrainOptions): Brain {
     });
   return {
     name: options.name,
-    decide: async (input, call) => {
-      const answer = await ask(
-        decisionsSchema,
-        "planner decisions",
-        [
-          `You are the Planner "${input.agentId}". Your part of the task: ${input.slice}`,
-          `Existing modules: ${input.inventory.join(", ") || "(none)"}`,
-          `Decisions already made: ${json(input.known)}`,
-          input.intended ? `The architecture you have settled on: ${json(input.intended)}` : "",
-          'Return {"decisions":[{"target":"<module>","value":"deprecate"|"keep","content":"<one sentence>"}]}.',
-        ].join("\n"),
-        call,
-      );
-      return answer.decisions;
-    },
-    planModules: async (input, call) => {
-      const answer = await ask(
-        modulesSchema,
-        "module plan",
-        [
-          `You are the Coder "${input.agentId}". Your part of the task: ${input.slice}`,
-          `Existing modules: ${input.inventory.join(", ") || "(none)"}`,
-          input.intended
-            ? `Your team lead expects these modules: ${input.intended.join(", ")}`
-            : "",
-          'List the modules you will build or update, in order: {"modules":["<module>"]}.',
-        ].join("\n"),
-        call,
-      );
-      return answer.modules;
-    },
+    decide: async (input, call) =>
+      (await ask(decisionsSchema, "planner decisions", plannerPrompt(input), call)).decisions,
+    planModules: async (input, call) =>
+      (await ask(modulesSchema, "module plan", modulePlanPrompt(input), call)).modules,
     chooseModuleStep: async (input, call) => {
-      const answer = await ask(
-        stepSchema,
-        "module step",
-        [
-          `You are the Coder "${input.agentId}", about to build module "${input.module}".`,
-          `Decisions you know of: ${json(input.decisions)}`,
-          `Open disputes: ${json(input.disputes)}`,
-          input.claimedBy
-            ? `Already claimed by: ${input.claimedBy}`
-            : "Nobody else has claimed it.",
-          "Skip it if it is deprecated, disputed or claimed by someone else; otherwise build it.",
-          'Return {"action":"build"|"skip","reason":"…","causedBy":"<agent id or empty>"}.',
-        ].join("\n"),
-        call,
-      );
+      const answer = await ask(stepSchema, "module step", moduleStepPrompt(input), call);
       if (answer.action === "build") return { action: "build" };
       return {
         action: "skip",
@@ -119,18 +86,7 @@ export function createLlmBrain(options: LlmBrainOptions): Brain {
       };
     },
     review: async (input, call) => {
-      const answer = await ask(
-        reviewSchema,
-        "review",
-        [
-          `You are the Reviewer "${input.agentId}". Decisions: ${json(input.decisions)}`,
-          `Builds: ${json(input.results)}`,
-          `Open disputes (reported separately, not findings unless built): ${json(input.disputes ?? [])}`,
-          "Report each module that was built although it was deprecated, or built more than once.",
-          'Return {"findings":[{"module":"…","agents":["…"],"description":"…"}]} (empty when all is well).',
-        ].join("\n"),
-        call,
-      );
+      const answer = await ask(reviewSchema, "review", reviewPrompt(input), call);
       const findings = answer.findings.map((finding): ReviewFinding => {
         const builds = input.results.filter((result) => result.module === finding.module);
         const deprecated = input.decisions.some(
@@ -144,4 +100,48 @@ export function createLlmBrain(options: LlmBrainOptions): Brain {
       return { findings, openDisputes: openDisputesOf(input) };
     },
   };
+}
+
+/** The Planner's prompt: its slice, the modules, what is decided, and what it has settled on. */
+function plannerPrompt(input: PlannerInput): string {
+  return [
+    `You are the Planner "${input.agentId}". Your part of the task: ${input.slice}`,
+    `Existing modules: ${input.inventory.join(", ") || "(none)"}`,
+    `Decisions already made: ${json(input.known)}`,
+    input.intended ? `The architecture you have settled on: ${json(input.intended)}` : "",
+    'Return {"decisions":[{"target":"<module>","value":"deprecate"|"keep","content":"<one sentence>"}]}.',
+  ].join("\n");
+}
+
+/** The Coder's planning prompt: its slice, the modules, and what its lead expects. */
+function modulePlanPrompt(input: ModulePlanInput): string {
+  return [
+    `You are the Coder "${input.agentId}". Your part of the task: ${input.slice}`,
+    `Existing modules: ${input.inventory.join(", ") || "(none)"}`,
+    input.intended ? `Your team lead expects these modules: ${input.intended.join(", ")}` : "",
+    'List the modules you will build or update, in order: {"modules":["<module>"]}.',
+  ].join("\n");
+}
+
+/** The Coder's prompt before one module: the decisions, disputes and claim it knows of. */
+function moduleStepPrompt(input: ModuleStepInput): string {
+  return [
+    `You are the Coder "${input.agentId}", about to build module "${input.module}".`,
+    `Decisions you know of: ${json(input.decisions)}`,
+    `Open disputes: ${json(input.disputes)}`,
+    input.claimedBy ? `Already claimed by: ${input.claimedBy}` : "Nobody else has claimed it.",
+    "Skip it if it is deprecated, disputed or claimed by someone else; otherwise build it.",
+    'Return {"action":"build"|"skip","reason":"…","causedBy":"<agent id or empty>"}.',
+  ].join("\n");
+}
+
+/** The Reviewer's prompt: the decisions, the builds and the open disputes. */
+function reviewPrompt(input: ReviewInput): string {
+  return [
+    `You are the Reviewer "${input.agentId}". Decisions: ${json(input.decisions)}`,
+    `Builds: ${json(input.results)}`,
+    `Open disputes (reported separately, not findings unless built): ${json(input.disputes ?? [])}`,
+    "Report each module that was built although it was deprecated, or built more than once.",
+    'Return {"findings":[{"module":"…","agents":["…"],"description":"…"}]} (empty when all is well).',
+  ].join("\n");
 }

@@ -7,7 +7,8 @@ import type { ContextStore, CreateEpisodeInput } from "../context/context-store.
 import { EmbeddedStore } from "../context/embedded/embedded-store.js";
 import { redactDatabaseUrl } from "../context/postgres/database-url.js";
 import { PostgresStore } from "../context/postgres/postgres-store.js";
-import { type LatencyFigures, latency, makeEpisodes } from "./store-bench.js";
+import { makeEpisodes } from "./bench-episodes.js";
+import { type LatencyFigures, latency } from "./latency.js";
 
 /**
  * `shared-ctx bench store --database-url …`: the Postgres store beside the embedded store on the
@@ -192,67 +193,18 @@ export async function runPostgresBench(
 ): Promise<PostgresBenchResult> {
   const onProgress = options.onProgress ?? (() => undefined);
   const clients = options.clients ?? 8;
-  const seconds = options.ingestSeconds ?? 5;
   const started = performance.now();
   const run = randomUUID().slice(0, 8);
+  // Every subject the run writes, deleted at the end whatever happened.
   const written: string[] = [];
   const store = new PostgresStore({ url: options.databaseUrl });
   try {
     await store.connect();
-    const ingest: IngestFigures[] = [];
-    for (const count of options.replicas ?? [1, 2, 3]) {
-      onProgress(`starting ${count} serve replica(s) on ${redactDatabaseUrl(options.databaseUrl)}`);
-      const replicas = await Promise.all(
-        Array.from({ length: count }, () => startReplica(["--database-url", options.databaseUrl])),
-      );
-      try {
-        for (const subjects of ["one", "own"] as const) {
-          const subjectOf = (client: number) =>
-            subjects === "one" ? `bench-${run}-ingest` : `bench-${run}-ingest-${client}`;
-          for (let client = 0; client < clients; client += 1) written.push(subjectOf(client));
-          onProgress(`ingest: ${clients} clients, ${count} replica(s), ${subjects} subject(s)`);
-          const figures = await hammer(
-            replicas.map((replica) => replica.url),
-            clients,
-            seconds,
-            subjectOf,
-          );
-          ingest.push({ store: "postgres", replicas: count, subjects, ...figures });
-        }
-      } finally {
-        await stopReplicas(replicas);
-      }
-    }
-    onProgress("ingest: the embedded store through one serve, for comparison");
-    const embeddedServe = await startReplica(["--db", join(options.dir, "served.db")]);
-    try {
-      for (const subjects of ["one", "own"] as const) {
-        const figures = await hammer([embeddedServe.url], clients, seconds, (client) =>
-          subjects === "one" ? "ingest" : `ingest-${client}`,
-        );
-        ingest.push({ store: "embedded", replicas: 1, subjects, ...figures });
-      }
-    } finally {
-      await stopReplicas([embeddedServe]);
-    }
-
-    const context: ContextFigures[] = [];
-    for (const size of options.sizes ?? [10_000, 100_000]) {
-      const subjectId = `bench-${run}-context-${size}`;
-      written.push(subjectId);
-      const episodes = makeEpisodes(subjectId, size, seeded(size));
-      context.push(
-        await measureContext(store, "postgres", subjectId, episodes, onProgress, () =>
-          vacuumAnalyze(options.databaseUrl, onProgress),
-        ),
-      );
-      const embedded = new EmbeddedStore({ path: join(options.dir, `context-${size}.db`) });
-      try {
-        context.push(await measureContext(embedded, "embedded", subjectId, episodes, onProgress));
-      } finally {
-        await embedded.close();
-      }
-    }
+    const ingest = [
+      ...(await ingestThroughReplicas(options, run, written)),
+      ...(await ingestThroughEmbeddedServe(options)),
+    ];
+    const context = await measureContexts(store, options, run, written);
     return {
       machine: {
         node: process.version,
@@ -273,6 +225,90 @@ export async function runPostgresBench(
       await store.deleteSubject(subjectId).catch(() => undefined);
     await store.close();
   }
+}
+
+/** Creates per second through 1, 2, 3 … `serve` replicas of one database, on one subject and on many. */
+async function ingestThroughReplicas(
+  options: PostgresBenchOptions,
+  run: string,
+  written: string[],
+): Promise<IngestFigures[]> {
+  const onProgress = options.onProgress ?? (() => undefined);
+  const clients = options.clients ?? 8;
+  const seconds = options.ingestSeconds ?? 5;
+  const ingest: IngestFigures[] = [];
+  for (const count of options.replicas ?? [1, 2, 3]) {
+    onProgress(`starting ${count} serve replica(s) on ${redactDatabaseUrl(options.databaseUrl)}`);
+    const replicas = await Promise.all(
+      Array.from({ length: count }, () => startReplica(["--database-url", options.databaseUrl])),
+    );
+    try {
+      for (const subjects of ["one", "own"] as const) {
+        const subjectOf = (client: number) =>
+          subjects === "one" ? `bench-${run}-ingest` : `bench-${run}-ingest-${client}`;
+        for (let client = 0; client < clients; client += 1) written.push(subjectOf(client));
+        onProgress(`ingest: ${clients} clients, ${count} replica(s), ${subjects} subject(s)`);
+        const figures = await hammer(
+          replicas.map((replica) => replica.url),
+          clients,
+          seconds,
+          subjectOf,
+        );
+        ingest.push({ store: "postgres", replicas: count, subjects, ...figures });
+      }
+    } finally {
+      await stopReplicas(replicas);
+    }
+  }
+  return ingest;
+}
+
+/** The same ingest through one `serve` of an embedded file, for comparison. */
+async function ingestThroughEmbeddedServe(options: PostgresBenchOptions): Promise<IngestFigures[]> {
+  const clients = options.clients ?? 8;
+  const seconds = options.ingestSeconds ?? 5;
+  options.onProgress?.("ingest: the embedded store through one serve, for comparison");
+  const ingest: IngestFigures[] = [];
+  const embeddedServe = await startReplica(["--db", join(options.dir, "served.db")]);
+  try {
+    for (const subjects of ["one", "own"] as const) {
+      const figures = await hammer([embeddedServe.url], clients, seconds, (client) =>
+        subjects === "one" ? "ingest" : `ingest-${client}`,
+      );
+      ingest.push({ store: "embedded", replicas: 1, subjects, ...figures });
+    }
+  } finally {
+    await stopReplicas([embeddedServe]);
+  }
+  return ingest;
+}
+
+/** getContext at each size, on Postgres and on an embedded file holding the same episodes. */
+async function measureContexts(
+  store: PostgresStore,
+  options: PostgresBenchOptions,
+  run: string,
+  written: string[],
+): Promise<ContextFigures[]> {
+  const onProgress = options.onProgress ?? (() => undefined);
+  const context: ContextFigures[] = [];
+  for (const size of options.sizes ?? [10_000, 100_000]) {
+    const subjectId = `bench-${run}-context-${size}`;
+    written.push(subjectId);
+    const episodes = makeEpisodes(subjectId, size, seeded(size));
+    context.push(
+      await measureContext(store, "postgres", subjectId, episodes, onProgress, () =>
+        vacuumAnalyze(options.databaseUrl, onProgress),
+      ),
+    );
+    const embedded = new EmbeddedStore({ path: join(options.dir, `context-${size}.db`) });
+    try {
+      context.push(await measureContext(embedded, "embedded", subjectId, episodes, onProgress));
+    } finally {
+      await embedded.close();
+    }
+  }
+  return context;
 }
 
 /**

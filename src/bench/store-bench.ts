@@ -3,7 +3,9 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { CreateEpisodeInput } from "../context/context-store.js";
 import { EmbeddedStore } from "../context/embedded/embedded-store.js";
+import { benchTasks, makeEpisodes, seededRandom } from "./bench-episodes.js";
 import type { HttpLoadFigures, HttpLoadPlan } from "./http-load-client.js";
+import { type LatencyFigures, latency, round, timeCalls } from "./latency.js";
 
 /**
  * `shared-ctx bench store`: ingest, raw SQLite limit, getContext/getTimeline latency at 1k/10k/100k
@@ -27,13 +29,6 @@ export interface StoreBenchOptions {
   skipServe?: boolean;
   /** Told what is being measured, for a progress line. */
   onProgress?: (message: string) => void;
-}
-
-/** Latency figures in milliseconds. */
-export interface LatencyFigures {
-  p50: number;
-  p95: number;
-  samples: number;
 }
 
 /** Everything `bench store` measured, as printed by the table and by `--json`. */
@@ -89,100 +84,6 @@ export const serveTargets = {
   timelineP50Ms: 5,
 } as const;
 
-/** A small seeded PRNG (mulberry32): the same data set on every run. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const domainWords = (
-  "auth token session cookie jwt login logout password hash bcrypt cache redis database schema " +
-  "migration index query api endpoint route handler middleware validation error retry timeout " +
-  "queue worker job payment invoice user account profile email notification webhook config " +
-  "deploy docker build test fixture mock coverage lint format release version upload storage " +
-  "bucket search ranking frontend button form modal layout theme"
-).split(" ");
-const verbs = "use adopt implement fix refactor remove add document review verify".split(" ");
-
-/** Agent-like episodes: decisions with targets (so supersede happens), notes, findings, chat, state. */
-export function makeEpisodes(
-  subjectId: string,
-  count: number,
-  random: () => number,
-): CreateEpisodeInput[] {
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-  const episodes: CreateEpisodeInput[] = [];
-  for (let index = 0; index < count; index += 1) {
-    const words = [pick(verbs), pick(domainWords), pick(domainWords), pick(domainWords)];
-    // A long tail of rare words, like identifiers and file names in real notes.
-    for (let filler = 0; filler < 8; filler += 1) words.push(`w${Math.floor(random() * 5000)}`);
-    const content = `${words.join(" ")} (step ${index})`;
-    const roll = random();
-    const source = `agent-${Math.floor(random() * 8)}`;
-    if (roll < 0.1) {
-      episodes.push({
-        subjectId,
-        source,
-        type: "architectural_decision",
-        payload: { content, target: `area.${pick(domainWords)}` },
-      });
-    } else if (roll < 0.25) {
-      episodes.push({ subjectId, source, type: "review_finding", payload: { content } });
-    } else if (roll < 0.7) {
-      episodes.push({ subjectId, source, type: "implementation_note", payload: { content } });
-    } else if (roll < 0.9) {
-      episodes.push({ subjectId, source, type: "message", payload: { text: content } });
-    } else {
-      episodes.push({ subjectId, source, type: "state_update", payload: { update: "AAEC" } });
-    }
-  }
-  return episodes;
-}
-
-function tasks(random: () => number): string[] {
-  const pick = (items: readonly string[]) => items[Math.floor(random() * items.length)] as string;
-  return Array.from(
-    { length: 20 },
-    () => `implement the ${pick(domainWords)} ${pick(domainWords)} for ${pick(domainWords)}`,
-  );
-}
-
-/** p50/p95 of samples in ms. */
-export function latency(samples: number[]): LatencyFigures {
-  const sorted = [...samples].sort((left, right) => left - right);
-  const at = (fraction: number) =>
-    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? 0;
-  return { p50: round(at(0.5), 3), p95: round(at(0.95), 3), samples: sorted.length };
-}
-
-function round(value: number, digits: number): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
-}
-
-/** Wall-clock samples in ms, plus the CPU time (user + system) each call used. */
-async function time(
-  iterations: number,
-  call: (index: number) => Promise<unknown>,
-): Promise<number[] & { cpu: number[] }> {
-  const samples = Object.assign([] as number[], { cpu: [] as number[] });
-  for (let index = 0; index < iterations; index += 1) {
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    await call(index);
-    samples.push(performance.now() - started);
-    const cpu = process.cpuUsage(cpuBefore);
-    samples.cpu.push((cpu.user + cpu.system) / 1000);
-  }
-  return samples;
-}
-
 async function insertBatches(store: EmbeddedStore, episodes: CreateEpisodeInput[]): Promise<void> {
   for (let start = 0; start < episodes.length; start += 100) {
     await store.createEpisodesBatch(episodes.slice(start, start + 100));
@@ -226,21 +127,61 @@ function rawInsertRates(dir: string, count: number): { single: number; batch: nu
 export async function runStoreBench(options: StoreBenchOptions): Promise<StoreBenchResult> {
   const began = performance.now();
   const progress = options.onProgress ?? (() => {});
-  const ingestCount = options.ingestCount ?? 5000;
-  const sizes = options.sizes ?? [1000, 10_000, 100_000];
+  // One seeded sequence, drawn in this order (ingest, context, serve): the same data every run.
   const random = seededRandom(42);
-  const sqliteVersion = (() => {
-    const db = new Database(":memory:");
-    const row = db.prepare("SELECT sqlite_version() AS version").get() as { version: string };
-    db.close();
-    return row.version;
-  })();
   const { availableParallelism, loadavg, platform } = await import("node:os");
   const loadAverage = round(loadavg()[0] ?? 0, 2);
+  const ingest = await benchIngest(options.dir, options.ingestCount ?? 5000, random, progress);
+  const sizes = options.sizes ?? [1000, 10_000, 100_000];
+  const { context, timeline } = await benchContext(options.dir, sizes, random, progress);
+  let serve: StoreBenchResult["serve"];
+  if (options.skipServe) {
+    serve = { skipped: "--skip-serve" };
+  } else {
+    progress(
+      "serve: POST /v1/episodes from 8 clients in another process, /v1/context and /v1/timeline; then autocannon in process",
+    );
+    serve = await benchServe(options.dir, options.serveSeconds ?? 8, random);
+  }
+  return {
+    machine: {
+      node: process.version,
+      sqlite: sqliteVersion(),
+      cpus: availableParallelism(),
+      platform: `${platform()}`,
+      loadAverage,
+    },
+    ingest,
+    context,
+    timeline: timeline ?? {
+      episodes: 0,
+      page100: { p50: 0, p95: 0, samples: 0 },
+      full: { p50: 0, p95: 0, samples: 0 },
+    },
+    serve,
+    totalSeconds: round((performance.now() - began) / 1000, 1),
+    loadAverageAtEnd: round(loadavg()[0] ?? 0, 2),
+  };
+}
 
+/** The SQLite version better-sqlite3 was built with. */
+function sqliteVersion(): string {
+  const db = new Database(":memory:");
+  const row = db.prepare("SELECT sqlite_version() AS version").get() as { version: string };
+  db.close();
+  return row.version;
+}
+
+/** Creates per second, one at a time and in batches of 100, beside raw SQLite inserts. */
+async function benchIngest(
+  dir: string,
+  ingestCount: number,
+  random: () => number,
+  progress: (message: string) => void,
+): Promise<StoreBenchResult["ingest"]> {
   progress(`ingest: ${ingestCount} single creates, ${ingestCount} in batches of 100, raw inserts`);
-  const raw = rawInsertRates(options.dir, ingestCount);
-  const ingestStore = new EmbeddedStore({ path: join(options.dir, "ingest.db") });
+  const raw = rawInsertRates(dir, ingestCount);
+  const ingestStore = new EmbeddedStore({ path: join(dir, "ingest.db") });
   const singles = makeEpisodes("ingest-single", ingestCount, random);
   let started = performance.now();
   for (const input of singles) await ingestStore.createEpisode(input);
@@ -250,10 +191,29 @@ export async function runStoreBench(options: StoreBenchOptions): Promise<StoreBe
   await insertBatches(ingestStore, batched);
   const batchPerSecond = ingestCount / ((performance.now() - started) / 1000);
   await ingestStore.close();
+  return {
+    singlePerSecond: Math.round(singlePerSecond),
+    batchPerSecond: Math.round(batchPerSecond),
+    rawPerSecond: Math.round(raw.single),
+    rawBatchPerSecond: Math.round(raw.batch),
+    singleToRaw: round(singlePerSecond / raw.single, 2),
+    batchToRawBatch: round(batchPerSecond / raw.batch, 2),
+  };
+}
 
-  const store = new EmbeddedStore({ path: join(options.dir, "context.db") });
+/**
+ * One subject grown to each size in turn and compiled: getContext latency at each size, and
+ * getTimeline's at 10k episodes.
+ */
+async function benchContext(
+  dir: string,
+  sizes: readonly number[],
+  random: () => number,
+  progress: (message: string) => void,
+): Promise<Pick<StoreBenchResult, "context"> & { timeline?: StoreBenchResult["timeline"] }> {
+  const store = new EmbeddedStore({ path: join(dir, "context.db") });
   const subjectId = "bench-subject";
-  const taskList = tasks(random);
+  const taskList = benchTasks(random);
   const context: StoreBenchResult["context"] = [];
   let timeline: StoreBenchResult["timeline"] | undefined;
   let have = 0;
@@ -265,9 +225,11 @@ export async function runStoreBench(options: StoreBenchOptions): Promise<StoreBe
     await store.compileMemories(subjectId);
     const compileMs = performance.now() - compileStarted;
     const memories = (await store.listSubjects()).subjects[0]?.memoryCount ?? 0;
-    await time(20, (index) => store.getContext(subjectId, taskList[index % taskList.length] ?? ""));
+    await timeCalls(20, (index) =>
+      store.getContext(subjectId, taskList[index % taskList.length] ?? ""),
+    );
     const iterations = size >= 100_000 ? 200 : 300;
-    const samples = await time(iterations, (index) =>
+    const samples = await timeCalls(iterations, (index) =>
       store.getContext(subjectId, taskList[index % taskList.length] ?? ""),
     );
     context.push({
@@ -279,49 +241,15 @@ export async function runStoreBench(options: StoreBenchOptions): Promise<StoreBe
     });
     if (size === 10_000) {
       progress("getTimeline at 10k episodes");
-      const page100 = latency(await time(200, () => store.getTimeline(subjectId)));
-      const full = latency(await time(10, () => store.getTimeline(subjectId, { limit: 10_000 })));
+      const page100 = latency(await timeCalls(200, () => store.getTimeline(subjectId)));
+      const full = latency(
+        await timeCalls(10, () => store.getTimeline(subjectId, { limit: 10_000 })),
+      );
       timeline = { episodes: size, page100, full };
     }
   }
   await store.close();
-
-  let serve: StoreBenchResult["serve"];
-  if (options.skipServe) {
-    serve = { skipped: "--skip-serve" };
-  } else {
-    progress(
-      "serve: POST /v1/episodes from 8 clients in another process, /v1/context and /v1/timeline; then autocannon in process",
-    );
-    serve = await benchServe(options.dir, options.serveSeconds ?? 8, random);
-  }
-
-  return {
-    machine: {
-      node: process.version,
-      sqlite: sqliteVersion,
-      cpus: availableParallelism(),
-      platform: `${platform()}`,
-      loadAverage,
-    },
-    ingest: {
-      singlePerSecond: Math.round(singlePerSecond),
-      batchPerSecond: Math.round(batchPerSecond),
-      rawPerSecond: Math.round(raw.single),
-      rawBatchPerSecond: Math.round(raw.batch),
-      singleToRaw: round(singlePerSecond / raw.single, 2),
-      batchToRawBatch: round(batchPerSecond / raw.batch, 2),
-    },
-    context,
-    timeline: timeline ?? {
-      episodes: 0,
-      page100: { p50: 0, p95: 0, samples: 0 },
-      full: { p50: 0, p95: 0, samples: 0 },
-    },
-    serve,
-    totalSeconds: round((performance.now() - began) / 1000, 1),
-    loadAverageAtEnd: round(loadavg()[0] ?? 0, 2),
-  };
+  return { context, ...(timeline ? { timeline } : {}) };
 }
 
 /** Runs the forked client (`http-load-client`) against `url` and returns its figures. */
@@ -408,102 +336,4 @@ async function benchServe(
   } finally {
     await server.close();
   }
-}
-
-function pad(text: string, width: number): string {
-  return text.length >= width ? text : text + " ".repeat(width - text.length);
-}
-
-function number(value: number): string {
-  return Math.round(value).toLocaleString("en-US");
-}
-
-function verdict(target: string, met: boolean): string {
-  return `target ${target}: ${met ? "MET" : "MISSED"}`;
-}
-
-/** The one table `bench store` prints. */
-export function formatStoreBenchTable(result: StoreBenchResult): string {
-  const rows: Array<[string, string, string]> = [];
-  const { ingest } = result;
-  rows.push(["createEpisode, one at a time", `${number(ingest.singlePerSecond)} /s`, ""]);
-  rows.push(["raw better-sqlite3 insert, same pragmas", `${number(ingest.rawPerSecond)} /s`, ""]);
-  rows.push([
-    "  createEpisode / raw",
-    `${Math.round(ingest.singleToRaw * 100)} %`,
-    verdict(">= 50 %", ingest.singleToRaw >= 0.5),
-  ]);
-  rows.push(["createEpisodesBatch (100 per call)", `${number(ingest.batchPerSecond)} /s`, ""]);
-  rows.push(["raw insert, 100 per transaction", `${number(ingest.rawBatchPerSecond)} /s`, ""]);
-  rows.push(["  batch / raw batch", `${Math.round(ingest.batchToRawBatch * 100)} %`, ""]);
-  for (const entry of result.context) {
-    const target = entry.episodes === 10_000 ? 10 : entry.episodes === 100_000 ? 50 : undefined;
-    rows.push([
-      `getContext, ${number(entry.episodes)} episodes (${number(entry.memories)} memories)`,
-      `p50 ${entry.p50.toFixed(2)} ms  p95 ${entry.p95.toFixed(2)} ms  (CPU p95 ${entry.cpuP95.toFixed(2)} ms)`,
-      target === undefined ? "" : verdict(`p95 <= ${target} ms`, entry.p95 <= target),
-    ]);
-  }
-  const { timeline } = result;
-  if (timeline.episodes > 0)
-    rows.push([
-      `getTimeline, ${number(timeline.episodes)} episodes, first 100`,
-      `p50 ${timeline.page100.p50.toFixed(2)} ms  p95 ${timeline.page100.p95.toFixed(2)} ms`,
-      "",
-    ]);
-  if (timeline.episodes > 0)
-    rows.push([
-      `getTimeline, all ${number(timeline.episodes)}`,
-      `p50 ${timeline.full.p50.toFixed(1)} ms`,
-      "",
-    ]);
-  const { serve } = result;
-  if (serve && "skipped" in serve) {
-    rows.push(["serve", "skipped", serve.skipped]);
-  } else if (serve) {
-    const { client, inProcess } = serve;
-    const failures = client.failures > 0 ? ` (${client.failures} failed)` : "";
-    rows.push([
-      `serve: POST /v1/episodes, ${client.clients} clients in another process`,
-      `${number(client.createsPerSecond)} /s  (p50 ${client.createP50Ms.toFixed(2)} ms  p95 ${client.createP95Ms.toFixed(2)} ms)`,
-      `${verdict(`>= ${number(serveTargets.createsPerSecond)} /s`, client.createsPerSecond >= serveTargets.createsPerSecond)}${failures}`,
-    ]);
-    rows.push([
-      `serve: POST /v1/context, ${number(client.contextMemories)} memories`,
-      `p50 ${client.contextP50Ms.toFixed(2)} ms  p95 ${client.contextP95Ms.toFixed(2)} ms  (p10 ${client.contextP10Ms.toFixed(2)} ms)`,
-      verdict(
-        `p50 <= ${serveTargets.contextP50Ms} ms`,
-        client.contextP50Ms <= serveTargets.contextP50Ms,
-      ),
-    ]);
-    rows.push([
-      "serve: GET /v1/timeline, same subject, first 100",
-      `p50 ${client.timelineP50Ms.toFixed(2)} ms  p95 ${client.timelineP95Ms.toFixed(2)} ms  (p10 ${client.timelineP10Ms.toFixed(2)} ms)`,
-      verdict(
-        `p50 <= ${serveTargets.timelineP50Ms} ms`,
-        client.timelineP50Ms <= serveTargets.timelineP50Ms,
-      ),
-    ]);
-    rows.push([
-      `serve: POST /v1/episodes, autocannon in process, ${inProcess.connections} conn.`,
-      `${number(inProcess.createsPerSecond)} /s`,
-      inProcess.non2xx + inProcess.errors > 0
-        ? `(${inProcess.non2xx} non-2xx, ${inProcess.errors} errors)`
-        : "",
-    ]);
-  }
-  const widths = [0, 1, 2].map((column) =>
-    Math.max(...rows.map((row) => row[column as 0 | 1 | 2].length)),
-  );
-  const { machine } = result;
-  const lines = [
-    `shared-ctx bench store — Node ${machine.node}, SQLite ${machine.sqlite}, ${machine.cpus} CPUs, ${machine.platform}, load ${machine.loadAverage}`,
-    "",
-    ...rows.map(([name, value, note]) =>
-      `${pad(name, widths[0] ?? 0)}  ${pad(value, widths[1] ?? 0)}  ${note}`.trimEnd(),
-    ),
-    "",
-    `(one run, ${result.totalSeconds} s${result.loadAverageAtEnd === undefined ? "" : `; load at the end ${result.loadAverageAtEnd}`})`,
-  ];
-  return `${lines.join("\n")}\n`;
 }

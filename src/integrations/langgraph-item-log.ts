@@ -2,8 +2,7 @@ import type { JsonValue } from "../context/context-store.js";
 import { type Contender, Disputed } from "../crdt/disputed.js";
 import type { Escalation, EscalationReason } from "../crdt/escalation.js";
 import { canonicalJson, defineOwn, isPlainObject } from "../crdt/json-value.js";
-import { decodeValue, encodeValue, typeTag } from "./langgraph-value-codec.js";
-import { UnsupportedItemValueError } from "./unsupported-item-value-error.js";
+import { decodeValue } from "./langgraph-value-codec.js";
 
 /**
  * How a LangGraph store item merges: every `put`, `delete` and resolution of an item is one
@@ -118,14 +117,45 @@ export function materializeItem(
   const ordered = [...operations].sort(
     (left, right) => left.depth - right.depth || compareText(left.id, right.id),
   );
-  const isAncestor = ancestry(byId);
+  const replay: Replay = {
+    subjectId,
+    namespace,
+    isAncestor: ancestry(byId),
+    escalations: new Map(),
+    escalationPaths: new Map(),
+  };
+  const { cells, createdAt, updatedAt, vectors } = replayCells(ordered, replay);
+  const { view, root, whole } = valueOfCells(cells);
+  const referenced = new Set(operations.flatMap((operation) => operation.parents));
+  return {
+    value: whole ? whole.value : root,
+    cells: view,
+    escalations: [...replay.escalations.values()]
+      .map((escalation) => structuredClone(escalation))
+      .sort((left, right) => compareText(left.id, right.id)),
+    escalationPaths: replay.escalationPaths,
+    heads: ordered.filter((operation) => !referenced.has(operation.id)).map((op) => op.id),
+    createdAt: createdAt || updatedAt,
+    updatedAt,
+    vectors: root === undefined && whole === undefined ? [] : vectors,
+  };
+}
+
+/** What a replay knows beside the cells: the item, causality, and the disputes it raised. */
+interface Replay {
+  readonly subjectId: string;
+  readonly namespace: string;
+  readonly isAncestor: (ancestor: ItemOperation, operation: ItemOperation) => boolean;
+  readonly escalations: Map<string, Escalation>;
+  readonly escalationPaths: Map<string, string[]>;
+}
+
+/** Every operation's changes applied to its cells, in causal order, with the item's times. */
+function replayCells(ordered: readonly ItemOperation[], replay: Replay) {
   const cells = new Map<string, CellState>();
-  const escalations = new Map<string, Escalation>();
-  const escalationPaths = new Map<string, string[]>();
   let createdAt = 0;
   let updatedAt = 0;
   let vectors: ItemVector[] = [];
-
   for (const operation of ordered) {
     updatedAt = Math.max(updatedAt, operation.at);
     // A resolution settles a cell; the item's embeddings stay those of the last put or delete.
@@ -138,73 +168,82 @@ export function materializeItem(
         cells.set(key, cell);
       }
       const existed = cell.value !== undefined;
-      applyChange(cell, { operation, change });
+      applyChange(cell, { operation, change }, replay);
       // The write that made the item exist (again) is its creation.
       if (change.p.length === 0 && !existed && cell.value !== undefined) createdAt = operation.at;
     }
   }
+  return { cells, createdAt, updatedAt, vectors };
+}
 
-  function applyChange(cell: CellState, event: CellEvent): void {
-    const { operation } = event;
-    const concurrentHeads = cell.heads.filter((head) => !isAncestor(head.operation, operation));
-    const written = writtenValue(event.change);
-    const open = cell.open;
-    // A resolution settles its dispute and, as it replaces everything below it, any dispute there.
-    if (open && operation.resolves !== undefined && concurrentHeads.length === 0) {
-      open.resolution = { value: written ?? null, by: operation.agent, at: operation.at };
-      cell.open = undefined;
-      cell.generation += 1;
-      cell.value = written;
-      cell.heads = [event];
-      return;
-    }
-    if (open) {
-      // A write into an open dispute joins it: it replaces its own writer's earlier side only.
-      cell.heads = [
-        ...cell.heads.filter(
-          (head) =>
-            !(head.operation.agent === operation.agent && isAncestor(head.operation, operation)),
-        ),
-        event,
-      ];
-      open.contenders = cell.heads.map(contenderOf);
-      open.raisedAt = Math.max(open.raisedAt, operation.at);
-      return;
-    }
-    if (concurrentHeads.length === 0) {
-      cell.value = written;
-      cell.heads = [event];
-      return;
-    }
-    cell.heads = [...concurrentHeads, event];
-    const change = event.change;
-    if (
-      "list" in change &&
-      Array.isArray(cell.value) &&
-      concurrentHeads.every((head) => "list" in head.change)
-    ) {
-      cell.value = unionOfLists(cell.heads);
-      return;
-    }
-    if (canonicalJson(written) === canonicalJson(cell.value) && written !== undefined) return;
-    if (written === undefined && cell.value === undefined) return;
-    const reason: EscalationReason =
-      kindOf(written) === kindOf(cell.value) ? "concurrent-register" : "kind-mismatch";
-    const label = cellLabel(cell.path);
-    const escalation: Escalation = {
-      id: `${namespace}/${label}#${cell.generation}`,
-      subjectId,
-      namespace,
-      key: label,
-      reason,
-      contenders: cell.heads.map(contenderOf),
-      raisedAt: Math.max(...cell.heads.map((head) => head.operation.at)),
-    };
-    cell.open = escalation;
-    escalations.set(escalation.id, escalation);
-    escalationPaths.set(escalation.id, cell.path);
+/**
+ * One change to one cell: it settles an open dispute (a resolution), joins one, replaces what it
+ * saw, merges concurrent list edits, or raises a dispute between concurrent writes.
+ */
+function applyChange(cell: CellState, event: CellEvent, replay: Replay): void {
+  const { isAncestor, subjectId, namespace } = replay;
+  const { operation } = event;
+  const concurrentHeads = cell.heads.filter((head) => !isAncestor(head.operation, operation));
+  const written = writtenValue(event.change);
+  const open = cell.open;
+  // A resolution settles its dispute and, as it replaces everything below it, any dispute there.
+  if (open && operation.resolves !== undefined && concurrentHeads.length === 0) {
+    open.resolution = { value: written ?? null, by: operation.agent, at: operation.at };
+    cell.open = undefined;
+    cell.generation += 1;
+    cell.value = written;
+    cell.heads = [event];
+    return;
   }
+  if (open) {
+    // A write into an open dispute joins it: it replaces its own writer's earlier side only.
+    cell.heads = [
+      ...cell.heads.filter(
+        (head) =>
+          !(head.operation.agent === operation.agent && isAncestor(head.operation, operation)),
+      ),
+      event,
+    ];
+    open.contenders = cell.heads.map(contenderOf);
+    open.raisedAt = Math.max(open.raisedAt, operation.at);
+    return;
+  }
+  if (concurrentHeads.length === 0) {
+    cell.value = written;
+    cell.heads = [event];
+    return;
+  }
+  cell.heads = [...concurrentHeads, event];
+  const change = event.change;
+  if (
+    "list" in change &&
+    Array.isArray(cell.value) &&
+    concurrentHeads.every((head) => "list" in head.change)
+  ) {
+    cell.value = unionOfLists(cell.heads);
+    return;
+  }
+  if (canonicalJson(written) === canonicalJson(cell.value) && written !== undefined) return;
+  if (written === undefined && cell.value === undefined) return;
+  const reason: EscalationReason =
+    kindOf(written) === kindOf(cell.value) ? "concurrent-register" : "kind-mismatch";
+  const label = cellLabel(cell.path);
+  const escalation: Escalation = {
+    id: `${namespace}/${label}#${cell.generation}`,
+    subjectId,
+    namespace,
+    key: label,
+    reason,
+    contenders: cell.heads.map(contenderOf),
+    raisedAt: Math.max(...cell.heads.map((head) => head.operation.at)),
+  };
+  cell.open = escalation;
+  replay.escalations.set(escalation.id, escalation);
+  replay.escalationPaths.set(escalation.id, cell.path);
+}
 
+/** The item's value from its cells, and each cell's value as the reader sees it. */
+function valueOfCells(cells: ReadonlyMap<string, CellState>) {
   // The value: every present cell in place; an open dispute reads as a `Disputed`.
   const view = new Map<string, { path: string[]; value: unknown }>();
   let root: Record<string, unknown> | undefined;
@@ -240,176 +279,11 @@ export function materializeItem(
     view.set(cellKey(cell.path), { path: cell.path, value });
   }
 
-  const referenced = new Set(operations.flatMap((operation) => operation.parents));
-  return {
-    value: whole ? whole.value : root,
-    cells: view,
-    escalations: [...escalations.values()]
-      .map((escalation) => structuredClone(escalation))
-      .sort((left, right) => compareText(left.id, right.id)),
-    escalationPaths,
-    heads: ordered.filter((operation) => !referenced.has(operation.id)).map((op) => op.id),
-    createdAt: createdAt || updatedAt,
-    updatedAt,
-    vectors: root === undefined && whole === undefined ? [] : vectors,
-  };
+  return { view, root, whole };
 }
 
 function isEmptyObject(value: unknown): boolean {
   return isPlainObject(value) && Object.keys(value).length === 0;
-}
-
-/**
- * The cell changes that turn `base` (the item as its writer read it) into `next`. A field left as
- * it was read is no change, so a writer never becomes a contender for fields it did not touch; a
- * `Disputed` written back unchanged (the instance, or its JSON) is no change either. The root cell
- * (the item exists) is always written by a put.
- * `next === undefined` deletes the item: every cell the writer saw is removed.
- * @throws UnsupportedItemValueError when `next` holds a value with no encoding, before anything is written.
- */
-export function diffItem(namespace: string, base: ItemView["cells"], next: unknown): CellChange[] {
-  const nextCells: NextCells = new Map();
-  if (isPlainObject(next)) flatten(next, [], nextCells, base, namespace);
-  else if (next !== undefined) {
-    nextCells.set(cellKey([]), { path: [], value: encodeValue(next, { namespace, field: "" }) });
-  }
-  // A put always writes the item's root cell, even when it changed nothing else: so a put and a
-  // delete that did not see each other dispute the item instead of one silently undoing the other.
-  return changesBetween(base, nextCells, next === undefined ? undefined : cellKey([]));
-}
-
-/**
- * The changes a resolution writes: the cell at `path` (the disputed one) set to `value`, every cell
- * below it replaced by `value`'s own (an object resolution keeps its keys, a scalar one drops them).
- * @throws UnsupportedItemValueError when `value` has no encoding.
- */
-export function resolutionChanges(
-  namespace: string,
-  base: ItemView["cells"],
-  path: string[],
-  value: unknown,
-): CellChange[] {
-  const below = new Map([...base].filter(([, cell]) => startsWithPath(cell.path, path)));
-  const nextCells: NextCells = new Map();
-  if (isPlainObject(value)) flatten(value, path, nextCells, below, namespace);
-  else
-    nextCells.set(cellKey(path), {
-      path,
-      value: encodeValue(value, { namespace, field: cellLabel(path) }),
-    });
-  return changesBetween(below, nextCells, cellKey(path));
-}
-
-type NextCells = Map<string, { path: string[]; value: JsonValue } | { keep: string[] }>;
-
-/** @param forced a cell written even when unchanged (the one a resolution settles). */
-function changesBetween(
-  base: ItemView["cells"],
-  nextCells: NextCells,
-  forced: string | undefined,
-): CellChange[] {
-  const changes: CellChange[] = [];
-  const kept: string[][] = [];
-  for (const [key, cell] of nextCells) {
-    if ("keep" in cell) {
-      kept.push(cell.keep);
-      continue;
-    }
-    const before = base.get(key)?.value;
-    const unchanged =
-      key !== forced &&
-      before !== undefined &&
-      !(before instanceof Disputed) &&
-      canonicalJson(before) === canonicalJson(cell.value);
-    if (unchanged) continue;
-    if (Array.isArray(cell.value)) {
-      const previous = Array.isArray(before) ? (before as JsonValue[]) : [];
-      const had = new Set(previous.map(canonicalJson));
-      const has = new Set(cell.value.map(canonicalJson));
-      changes.push({
-        p: cell.path,
-        list: cell.value,
-        add: unique(cell.value.filter((element) => !had.has(canonicalJson(element)))),
-        remove: unique(previous.filter((element) => !has.has(canonicalJson(element)))),
-      });
-    } else {
-      changes.push({ p: cell.path, set: cell.value });
-    }
-  }
-  for (const [key, cell] of base) {
-    if (nextCells.has(key)) continue;
-    // What lies under a dispute written back as read is left as it is too.
-    if (kept.some((prefix) => startsWithPath(cell.path, prefix))) continue;
-    changes.push({ p: cell.path, remove: true });
-  }
-  return changes;
-}
-
-/**
- * Checks that `value` can be put (what `encodeValue` encodes, where a `Disputed` read back counts),
- * so a batch can be refused whole before anything of it is written.
- * @throws UnsupportedItemValueError naming the item, the field and the value's type.
- */
-export function validateItemValue(namespace: string, value: unknown): void {
-  if (isPlainObject(value)) flatten(value, [], new Map(), "any", namespace);
-  else encodeValue(value, { namespace, field: "" });
-}
-
-/** True for a `Disputed` or its JSON (`{ disputed, contenders }`), as a round trip leaves it. */
-function disputedIdOf(value: unknown): string | undefined {
-  if (value instanceof Disputed) return value.escalationId;
-  if (
-    isPlainObject(value) &&
-    typeof value.disputed === "string" &&
-    Array.isArray(value.contenders) &&
-    Object.keys(value).length === 2
-  ) {
-    return value.disputed;
-  }
-  return undefined;
-}
-
-function flatten(
-  value: Record<string, unknown>,
-  path: string[],
-  into: NextCells,
-  base: ItemView["cells"] | "any",
-  namespace: string,
-): void {
-  if (Object.hasOwn(value, typeTag)) {
-    throw new UnsupportedItemValueError({
-      namespace,
-      field: cellLabel(path),
-      type: `an object with a "${typeTag}" key`,
-    });
-  }
-  const names = Object.keys(value);
-  // Every object is a cell of its own (a `{}` marker): one writer making a field an object while
-  // another makes it a scalar is then a dispute of that cell, not two cells that cannot both stand.
-  into.set(cellKey(path), { path, value: {} });
-  for (const name of names) {
-    const child = value[name];
-    const childPath = [...path, name];
-    const key = cellKey(childPath);
-    const disputed = disputedIdOf(child);
-    const before = base === "any" ? undefined : base.get(key)?.value;
-    const kept =
-      disputed !== undefined &&
-      (base === "any" || (before instanceof Disputed && before.escalationId === disputed));
-    if (kept) {
-      into.set(key, { keep: childPath });
-      continue;
-    }
-    if (child === undefined) continue;
-    if (isPlainObject(child)) {
-      flatten(child, childPath, into, base, namespace);
-      continue;
-    }
-    into.set(key, {
-      path: childPath,
-      value: encodeValue(child, { namespace, field: cellLabel(childPath) }),
-    });
-  }
 }
 
 function writtenValue(change: CellChange): JsonValue | undefined {
@@ -440,7 +314,7 @@ function contenderOf(event: CellEvent): ItemContender {
   return { agentId: operation.agent, value: subtree, at: operation.at };
 }
 
-function startsWithPath(path: readonly string[], prefix: readonly string[]): boolean {
+export function startsWithPath(path: readonly string[], prefix: readonly string[]): boolean {
   return prefix.every((part, index) => path[index] === part);
 }
 
@@ -519,7 +393,7 @@ function ancestry(
   };
 }
 
-function unique(values: readonly JsonValue[]): JsonValue[] {
+export function unique(values: readonly JsonValue[]): JsonValue[] {
   const seen = new Set<string>();
   return values.filter((value) => {
     const canonical = canonicalJson(value);

@@ -1,6 +1,7 @@
 import type { Item, ListNamespacesOperation, MatchCondition } from "@langchain/langgraph";
 import type { Escalation } from "../crdt/escalation.js";
 import type { SharedState } from "../crdt/shared-state.js";
+import { resolutionChanges } from "./langgraph-item-diff.js";
 import {
   type CellChange,
   type ItemOperation,
@@ -8,7 +9,6 @@ import {
   type ItemView,
   materializeItem,
   parseItemOperation,
-  resolutionChanges,
 } from "./langgraph-item-log.js";
 import { copyValue } from "./langgraph-value-codec.js";
 

@@ -20,12 +20,8 @@ import {
   type ItemIndexConfig,
   indexedTexts,
 } from "./langgraph-index.js";
-import {
-  type CellChange,
-  diffItem,
-  type ItemVector,
-  validateItemValue,
-} from "./langgraph-item-log.js";
+import { diffItem, validateItemValue } from "./langgraph-item-diff.js";
+import type { CellChange, ItemVector } from "./langgraph-item-log.js";
 import {
   ItemIndex,
   itemNamespace,

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import type { ContextStore } from "../context/context-store.js";
 import { CompileEpisodeError } from "../context/errors/compile-episode-error.js";
 import { CompileJobNotFoundError } from "../context/errors/compile-job-not-found-error.js";
@@ -201,93 +201,14 @@ function tenantStore(store: TenantScopedStore, tenantId: string | null): Context
  * request id -> API key -> tenant -> route; one error handler writes every error envelope.
  */
 export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
-  const generateRequestId = options.generateRequestId ?? defaultRequestId;
-  const keysRequired = Boolean(options.apiKey) || (options.tenantKeys?.length ?? 0) > 0;
-  const keyring = createKeyring({
-    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-    ...(options.tenantKeys ? { tenantKeys: options.tenantKeys } : {}),
-  });
   const app = new Hono<ServerEnv>();
-
-  app.use(async (c, next) => {
-    const requestId = c.req.header("x-request-id") || generateRequestId();
-    c.set("requestId", requestId);
-    await next();
-    c.res.headers.set("X-Request-ID", requestId);
-  });
-
-  const { isAllowedHost } = options;
-  if (isAllowedHost) {
-    app.use(async (c, next) => {
-      const host = c.req.header("host");
-      if (!isAllowedHost(host)) {
-        const shown = host === undefined ? "(none)" : JSON.stringify(host.slice(0, 200));
-        throw new HttpError(403, {
-          code: "host_not_allowed",
-          message: `Host ${shown} is not allowed. This server answers only requests addressed to its own loopback address, so that a web page cannot reach it through DNS rebinding; start it with --allowed-host <name> to accept another name.`,
-        });
-      }
-      await next();
-    });
-  }
-
-  app.use(async (c, next) => {
-    const tenantId = c.req.header("x-tenant-id") ?? null;
-    let authenticated = false;
-    if (keysRequired) {
-      const presented = c.req.header("x-api-key") || c.req.query("api_key");
-      const grant = presented ? keyring(presented) : undefined;
-      authenticated = grant !== undefined;
-      if (!publicPaths.has(c.req.path)) {
-        if (!presented) {
-          throw new HttpError(401, {
-            code: "missing_api_key",
-            message: "X-API-Key header is required.",
-            includeRequestId: false,
-          });
-        }
-        if (!grant) {
-          throw new HttpError(403, {
-            code: "invalid_api_key",
-            message: "Invalid API key.",
-            includeRequestId: false,
-          });
-        }
-        // A tenant key is authorisation, not only scoping: it reaches its own tenants alone.
-        if (grant.kind === "tenants" && (tenantId === null || !grant.tenants.has(tenantId))) {
-          throw new HttpError(403, {
-            code: "tenant_not_allowed",
-            message:
-              tenantId === null
-                ? "This API key is bound to tenants; name one of them in X-Tenant-ID."
-                : "This API key does not authorise the tenant named in X-Tenant-ID.",
-          });
-        }
-      }
-    }
-    // After the key, as Statewave orders its checks: an unauthenticated caller learns nothing more.
-    if (tenantId !== null && !publicPaths.has(c.req.path)) checkTenantId(tenantId);
-    c.set("authenticated", authenticated);
-    // No header = the default tenant, which never sees another tenant's rows (unlike Statewave, §14).
-    c.set("store", tenantStore(options.store, tenantId));
-    await next();
-  });
-
-  // A full disk fails readiness until a write succeeds again, or for 10 s (then the next
-  // refused write fails it again): a balancer moves traffic away while it lasts.
-  const now = options.now ?? (() => performance.now());
-  let storageFullAt: number | undefined;
-  app.use(async (c, next) => {
-    await next();
-    if (c.req.method === "POST" && c.res.status === 507) storageFullAt = now();
-    else if (c.req.method === "POST" && c.res.status < 300) storageFullAt = undefined;
-  });
-
+  app.use(requestIdMiddleware(options.generateRequestId ?? defaultRequestId));
+  if (options.isAllowedHost) app.use(hostCheckMiddleware(options.isAllowedHost));
+  app.use(keyAndTenantMiddleware(options));
+  const storage = watchStorageFull(options.now ?? (() => performance.now()));
+  app.use(storage.middleware);
   registerV1Routes(app, {
-    storageProblem: () =>
-      storageFullAt !== undefined && now() - storageFullAt < storageFullReadyMs
-        ? "the disk is full: writes are refused"
-        : undefined,
+    storageProblem: storage.problem,
     maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
     maxResponseBytes: options.maxResponseBytes ?? defaultMaxResponseBytes,
     readinessStore: () => options.store.forTenant(null),
@@ -317,6 +238,118 @@ export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
   });
 
   return app;
+}
+
+/** The caller's `X-Request-ID`, or a new one, on the context and on the answer. */
+function requestIdMiddleware(generateRequestId: () => string): MiddlewareHandler<ServerEnv> {
+  return async (c, next) => {
+    const requestId = c.req.header("x-request-id") || generateRequestId();
+    c.set("requestId", requestId);
+    await next();
+    c.res.headers.set("X-Request-ID", requestId);
+  };
+}
+
+/** A request addressed to a Host the server does not answer to is refused (DNS rebinding). */
+function hostCheckMiddleware(
+  isAllowedHost: NonNullable<CreateAppOptions["isAllowedHost"]>,
+): MiddlewareHandler<ServerEnv> {
+  return async (c, next) => {
+    const host = c.req.header("host");
+    if (!isAllowedHost(host)) {
+      const shown = host === undefined ? "(none)" : JSON.stringify(host.slice(0, 200));
+      throw new HttpError(403, {
+        code: "host_not_allowed",
+        message: `Host ${shown} is not allowed. This server answers only requests addressed to its own loopback address, so that a web page cannot reach it through DNS rebinding; start it with --allowed-host <name> to accept another name.`,
+      });
+    }
+    await next();
+  };
+}
+
+/**
+ * The API key checked (when keys are required) against the tenant named, then the tenant's
+ * store set on the context: the routes only ever see their own tenant.
+ */
+function keyAndTenantMiddleware(options: CreateAppOptions): MiddlewareHandler<ServerEnv> {
+  const keysRequired = Boolean(options.apiKey) || (options.tenantKeys?.length ?? 0) > 0;
+  const keyring = createKeyring({
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    ...(options.tenantKeys ? { tenantKeys: options.tenantKeys } : {}),
+  });
+  return async (c, next) => {
+    const tenantId = c.req.header("x-tenant-id") ?? null;
+    let authenticated = false;
+    if (keysRequired) {
+      const presented = c.req.header("x-api-key") || c.req.query("api_key");
+      const grant = presented ? keyring(presented) : undefined;
+      authenticated = grant !== undefined;
+      if (!publicPaths.has(c.req.path)) authorize(presented, grant, tenantId);
+    }
+    // After the key, as Statewave orders its checks: an unauthenticated caller learns nothing more.
+    if (tenantId !== null && !publicPaths.has(c.req.path)) checkTenantId(tenantId);
+    c.set("authenticated", authenticated);
+    // No header = the default tenant, which never sees another tenant's rows (unlike Statewave, §14).
+    c.set("store", tenantStore(options.store, tenantId));
+    await next();
+  };
+}
+
+/**
+ * A key must be presented, known, and (for a tenant key) reach the tenant named.
+ * @throws HttpError 401 without a key, 403 for an unknown key or a tenant it does not reach.
+ */
+function authorize(
+  presented: string | undefined,
+  grant: ReturnType<ReturnType<typeof createKeyring>>,
+  tenantId: string | null,
+): void {
+  if (!presented) {
+    throw new HttpError(401, {
+      code: "missing_api_key",
+      message: "X-API-Key header is required.",
+      includeRequestId: false,
+    });
+  }
+  if (!grant) {
+    throw new HttpError(403, {
+      code: "invalid_api_key",
+      message: "Invalid API key.",
+      includeRequestId: false,
+    });
+  }
+  // A tenant key is authorisation, not only scoping: it reaches its own tenants alone.
+  if (grant.kind === "tenants" && (tenantId === null || !grant.tenants.has(tenantId))) {
+    throw new HttpError(403, {
+      code: "tenant_not_allowed",
+      message:
+        tenantId === null
+          ? "This API key is bound to tenants; name one of them in X-Tenant-ID."
+          : "This API key does not authorise the tenant named in X-Tenant-ID.",
+    });
+  }
+}
+
+/**
+ * A full disk fails readiness until a write succeeds again, or for 10 s (then the next
+ * refused write fails it again): a balancer moves traffic away while it lasts.
+ */
+function watchStorageFull(now: () => number): {
+  middleware: MiddlewareHandler<ServerEnv>;
+  problem: () => string | undefined;
+} {
+  let storageFullAt: number | undefined;
+  return {
+    middleware: async (c, next) => {
+      await next();
+      if (c.req.method === "POST" && c.res.status === 507) storageFullAt = now();
+      else if (c.req.method === "POST" && c.res.status < 300) storageFullAt = undefined;
+    },
+    problem: () =>
+      storageFullAt !== undefined && now() - storageFullAt < storageFullReadyMs
+        ? "the disk is full: writes are refused"
+        : undefined,
+  };
 }
 
 /** Statewave's error envelope (contract §3), with the request id in the body and the header. */

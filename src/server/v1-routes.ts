@@ -88,8 +88,15 @@ function methodNotAllowed(allowed: string) {
 
 /** The Statewave `/v1` subset (contract §5) plus health and readiness. */
 export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions): void {
-  const { maxBodyBytes } = options;
+  registerHealthRoutes(app, options);
+  registerWriteRoutes(app, options);
+  registerReadRoutes(app, options);
+  // After every route: a known path with another method answers 405 with the methods it takes.
+  registerMethodNotAllowed(app);
+}
 
+/** Liveness (`/healthz`) and readiness (`/readyz`: storage and database), with Statewave's aliases. */
+function registerHealthRoutes(app: Hono<ServerEnv>, options: V1RouteOptions): void {
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/health", (c) => c.json({ status: "ok" }));
   const ready = async (c: AppContext) => {
@@ -119,7 +126,11 @@ export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions):
   };
   app.get("/readyz", ready);
   app.get("/ready", ready);
+}
 
+/** The routes that write: episodes (one or a batch) and compiling memories. */
+function registerWriteRoutes(app: Hono<ServerEnv>, options: V1RouteOptions): void {
+  const { maxBodyBytes } = options;
   app.post("/v1/episodes", async (c) => {
     const body = await parseBody(c, createEpisodeBody, maxBodyBytes);
     const episode = await c.var.store.createEpisode(episodeInput(body));
@@ -143,6 +154,11 @@ export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions):
     }
     return c.json(compileResultToWire(await c.var.store.compileMemories(body.subject_id)), 200);
   });
+}
+
+/** The routes that read: compile jobs, search, context, timeline and subjects (and deleting one). */
+function registerReadRoutes(app: Hono<ServerEnv>, options: V1RouteOptions): void {
+  const { maxBodyBytes } = options;
 
   app.get("/v1/memories/compile/:jobId", async (c) => {
     const { job_id: jobId } = parse(jobIdParam, { job_id: c.req.param("jobId") }, "path");
@@ -206,7 +222,10 @@ export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions):
     const result = await c.var.store.deleteSubject(path.subject_id);
     return c.json(deleteSubjectToWire(result));
   });
+}
 
+/** Every path above, with the one method it takes. */
+function registerMethodNotAllowed(app: Hono<ServerEnv>): void {
   for (const [path, allowed] of [
     ["/healthz", "GET"],
     ["/health", "GET"],

@@ -1,5 +1,5 @@
-import { useApp, useInput } from "ink";
-import { useEffect, useMemo, useReducer } from "react";
+import { type Key, useApp, useInput } from "ink";
+import { type Dispatch, useEffect, useMemo, useReducer } from "react";
 import type { RunMode } from "../scenario/scenario-events.js";
 import { DemoScreen } from "./components/demo-screen.js";
 import type { ScenarioChoice } from "./components/scenario-picker.js";
@@ -9,7 +9,13 @@ import { useSpinner } from "./hooks/use-spinner.js";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { type LoadTimeline, useTimelineLoader } from "./hooks/use-timeline-loader.js";
 import type { StartDemoRuns } from "./run-source.js";
-import { bothRunsFinished, demoReducer, initialDemoState } from "./state/demo-reducer.js";
+import {
+  bothRunsFinished,
+  type DemoAction,
+  type DemoState,
+  demoReducer,
+  initialDemoState,
+} from "./state/demo-reducer.js";
 import type { RunPaneState } from "./state/run-pane-reducer.js";
 
 /** What the demo hands back when it exits (Ink's `waitUntilExit()` resolves with it). */
@@ -59,29 +65,9 @@ export function DemoApp(props: DemoAppProps) {
   const spinner = useSpinner(!bothRunsFinished(state) && state.view === "panes");
   const sharedRunId = state.panes.shared.runId;
 
-  // Quitting clears the live frame first; the exit follows once that frame is committed and hands
-  // the panes over, so renderDemo can print the ending as ordinary output (it stays in scrollback).
-  useEffect(() => {
-    if (!state.quitting) return;
-    const ending: DemoExit = {
-      ending: state.quitting === "interrupt" ? "interrupt" : "quit",
-      scenario: state.scenario,
-      panes: [state.panes.baseline, state.panes.shared],
-    };
-    exit(ending);
-  }, [state.quitting, state.scenario, state.panes, exit]);
-  useEffect(() => {
-    if (!quitSignal) return;
-    const onAbort = () => dispatch({ type: "quit", ending: "quit" });
-    if (quitSignal.aborted) onAbort();
-    quitSignal.addEventListener("abort", onAbort, { once: true });
-    return () => quitSignal.removeEventListener("abort", onAbort);
-  }, [quitSignal]);
-  useEffect(() => {
-    if (!state.pickerQuery) return;
-    const timer = setTimeout(() => dispatch({ type: "picker-type-reset" }), typeAheadResetMs);
-    return () => clearTimeout(timer);
-  }, [state.pickerQuery]);
+  useExitOnQuit(state, exit);
+  useQuitOnAbort(quitSignal, dispatch);
+  useTypeAheadReset(state.pickerQuery, dispatch);
 
   const timelineLines = useMemo(
     () =>
@@ -95,59 +81,9 @@ export function DemoApp(props: DemoAppProps) {
   const maxScroll = Math.max(0, timelineLines.length - timelineHeight);
 
   useInput((input, key) => {
-    if (key.ctrl && input === "c") {
-      // renderDemo tells Ctrl-C (an interrupt: exit 130) from q (a normal quit).
-      dispatch({ type: "quit", ending: "interrupt" });
-      return;
-    }
-    // In the picker, letters are type-ahead; q still quits when nothing is being typed.
-    if (input === "q" && !(state.view === "scenario-picker" && state.pickerQuery)) {
-      dispatch({ type: "quit", ending: "quit" });
-      return;
-    }
-    if (input === "?" || (state.view === "help" && key.escape)) {
-      dispatch({ type: "help-toggle" });
-      return;
-    }
-    switch (state.view) {
-      case "help":
-        return;
-      case "comparison":
-        if (key.escape || input === "c" || input === "b") dispatch({ type: "comparison-toggle" });
-        return;
-      case "panes":
-        if (input === "t" && sharedRunId) {
-          dispatch({ type: "timeline-open", runId: sharedRunId });
-        } else if (input === "c") dispatch({ type: "comparison-toggle" });
-        else if (input === "r") dispatch({ type: "restart" });
-        else if (input === "s") dispatch({ type: "picker-open", names: scenarioNames });
-        return;
-      case "timeline":
-        if (key.escape || input === "t" || input === "b") dispatch({ type: "view-close" });
-        else if (key.upArrow || input === "k") {
-          dispatch({ type: "timeline-scroll", delta: -1, maxScroll });
-        } else if (key.downArrow || input === "j") {
-          dispatch({ type: "timeline-scroll", delta: 1, maxScroll });
-        } else if (key.pageUp) {
-          dispatch({ type: "timeline-scroll", delta: -timelineHeight, maxScroll });
-        } else if (key.pageDown || input === " ") {
-          dispatch({ type: "timeline-scroll", delta: timelineHeight, maxScroll });
-        }
-        return;
-      case "scenario-picker": {
-        if (key.escape) dispatch({ type: "view-close" });
-        else if (key.upArrow) dispatch({ type: "picker-move", delta: -1, count: scenarios.length });
-        else if (key.downArrow)
-          dispatch({ type: "picker-move", delta: 1, count: scenarios.length });
-        else if (key.return) {
-          const chosen = scenarios[state.pickerIndex];
-          if (chosen) dispatch({ type: "restart", scenario: chosen.name });
-        } else if (input && !key.ctrl && !key.meta && /^[\w.-]+$/.test(input)) {
-          dispatch({ type: "picker-type", text: input, names: scenarioNames });
-        }
-        return;
-      }
-    }
+    const keys = { sharedRunId, scenarios, scenarioNames, timelineHeight, maxScroll };
+    const action = actionForKey(input, key, state, keys);
+    if (action) dispatch(action);
   });
 
   return (
@@ -162,4 +98,121 @@ export function DemoApp(props: DemoAppProps) {
       speed={speed}
     />
   );
+}
+
+/**
+ * Quitting clears the live frame first; the exit follows once that frame is committed and hands
+ * the panes over, so renderDemo can print the ending as ordinary output (it stays in scrollback).
+ */
+function useExitOnQuit(state: DemoState, exit: (result: DemoExit) => void) {
+  useEffect(() => {
+    if (!state.quitting) return;
+    const ending: DemoExit = {
+      ending: state.quitting === "interrupt" ? "interrupt" : "quit",
+      scenario: state.scenario,
+      panes: [state.panes.baseline, state.panes.shared],
+    };
+    exit(ending);
+  }, [state.quitting, state.scenario, state.panes, exit]);
+}
+
+/** An aborted signal (SIGINT, SIGTERM) quits as `q` does. */
+function useQuitOnAbort(quitSignal: AbortSignal | undefined, dispatch: Dispatch<DemoAction>) {
+  useEffect(() => {
+    if (!quitSignal) return;
+    const onAbort = () => dispatch({ type: "quit", ending: "quit" });
+    if (quitSignal.aborted) onAbort();
+    quitSignal.addEventListener("abort", onAbort, { once: true });
+    return () => quitSignal.removeEventListener("abort", onAbort);
+  }, [quitSignal, dispatch]);
+}
+
+/** The picker forgets what was typed after a pause. */
+function useTypeAheadReset(pickerQuery: string | undefined, dispatch: Dispatch<DemoAction>) {
+  useEffect(() => {
+    if (!pickerQuery) return;
+    const timer = setTimeout(() => dispatch({ type: "picker-type-reset" }), typeAheadResetMs);
+    return () => clearTimeout(timer);
+  }, [pickerQuery, dispatch]);
+}
+
+/** What a key means besides the demo's state: the run `t` opens, the picker's names, the page. */
+interface KeyContext {
+  readonly sharedRunId: string | undefined;
+  readonly scenarios: readonly ScenarioChoice[];
+  readonly scenarioNames: readonly string[];
+  readonly timelineHeight: number;
+  readonly maxScroll: number;
+}
+
+/** The reducer action a key press asks for in the current view, or none. */
+function actionForKey(
+  input: string,
+  key: Key,
+  state: DemoState,
+  context: KeyContext,
+): DemoAction | undefined {
+  if (key.ctrl && input === "c") {
+    // renderDemo tells Ctrl-C (an interrupt: exit 130) from q (a normal quit).
+    return { type: "quit", ending: "interrupt" };
+  }
+  // In the picker, letters are type-ahead; q still quits when nothing is being typed.
+  if (input === "q" && !(state.view === "scenario-picker" && state.pickerQuery)) {
+    return { type: "quit", ending: "quit" };
+  }
+  if (input === "?" || (state.view === "help" && key.escape)) return { type: "help-toggle" };
+  switch (state.view) {
+    case "help":
+      return undefined;
+    case "comparison":
+      return key.escape || input === "c" || input === "b"
+        ? { type: "comparison-toggle" }
+        : undefined;
+    case "panes":
+      if (input === "t" && context.sharedRunId) {
+        return { type: "timeline-open", runId: context.sharedRunId };
+      }
+      if (input === "c") return { type: "comparison-toggle" };
+      if (input === "r") return { type: "restart" };
+      if (input === "s") return { type: "picker-open", names: context.scenarioNames };
+      return undefined;
+    case "timeline":
+      return timelineKeyAction(input, key, context);
+    case "scenario-picker":
+      return pickerKeyAction(input, key, state, context);
+  }
+}
+
+/** Keys of the timeline view: back, and scrolling by a line or a page. */
+function timelineKeyAction(input: string, key: Key, context: KeyContext): DemoAction | undefined {
+  const { maxScroll, timelineHeight } = context;
+  if (key.escape || input === "t" || input === "b") return { type: "view-close" };
+  if (key.upArrow || input === "k") return { type: "timeline-scroll", delta: -1, maxScroll };
+  if (key.downArrow || input === "j") return { type: "timeline-scroll", delta: 1, maxScroll };
+  if (key.pageUp) return { type: "timeline-scroll", delta: -timelineHeight, maxScroll };
+  if (key.pageDown || input === " ") {
+    return { type: "timeline-scroll", delta: timelineHeight, maxScroll };
+  }
+  return undefined;
+}
+
+/** Keys of the scenario picker: back, move, run the chosen one, or type ahead. */
+function pickerKeyAction(
+  input: string,
+  key: Key,
+  state: DemoState,
+  context: KeyContext,
+): DemoAction | undefined {
+  const count = context.scenarios.length;
+  if (key.escape) return { type: "view-close" };
+  if (key.upArrow) return { type: "picker-move", delta: -1, count };
+  if (key.downArrow) return { type: "picker-move", delta: 1, count };
+  if (key.return) {
+    const chosen = context.scenarios[state.pickerIndex];
+    return chosen ? { type: "restart", scenario: chosen.name } : undefined;
+  }
+  if (input && !key.ctrl && !key.meta && /^[\w.-]+$/.test(input)) {
+    return { type: "picker-type", text: input, names: context.scenarioNames };
+  }
+  return undefined;
 }

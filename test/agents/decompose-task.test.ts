@@ -5,8 +5,8 @@ import {
   moduleFromSentence,
   planFromText,
   splitClauses,
-  toModuleName,
 } from "../../src/agents/decompose-task.js";
+import { toModuleName } from "../../src/agents/task-words.js";
 
 /** Everyday phrasings → the decisions ("deprecate x", "keep y") and the Coder's plan. */
 const phrasings: ReadonlyArray<[task: string, decisions: string[], plan: string[]]> = [

@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-  formatStoreBenchTable,
-  latency,
-  makeEpisodes,
-  type StoreBenchResult,
-} from "../../src/bench/store-bench.js";
+import { makeEpisodes } from "../../src/bench/bench-episodes.js";
+import { latency } from "../../src/bench/latency.js";
+import type { StoreBenchResult } from "../../src/bench/store-bench.js";
+import { formatStoreBenchTable } from "../../src/bench/store-bench-table.js";
 
 describe("latency", () => {
   it("takes nearest-rank percentiles", () => {

@@ -59,7 +59,10 @@ export function makeBenchStoreCommand(deps: CliDeps): Command {
         }
         return;
       }
-      const { formatStoreBenchTable, runStoreBench } = await import("../../bench/store-bench.js");
+      const [{ runStoreBench }, { formatStoreBenchTable }] = await Promise.all([
+        import("../../bench/store-bench.js"),
+        import("../../bench/store-bench-table.js"),
+      ]);
       try {
         const result = await runStoreBench({
           dir,

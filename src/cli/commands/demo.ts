@@ -148,103 +148,122 @@ export function makeDemoCommand(deps: CliDeps): Command {
     .addOption(storeOptions.db())
     .addOption(storeOptions.url())
     .addOption(storeOptions.databaseUrl())
-    .addHelpText(
-      "after",
-      [
-        "",
-        "Keys: t timeline of the shared-context run · r run again · s pick another scenario · ? every key · q quit",
-        "Without a terminal (a pipe, CI) it prints both runs, the verdicts and the comparison.",
-        "",
-        "Examples:",
-        "  $ shared-ctx demo",
-        "  $ shared-ctx demo --baseline naive            the classic comparison: isolated agents",
-        "  $ shared-ctx demo --baseline broadcast        plain message passing (no interrupt, no transcript)",
-        "  $ shared-ctx demo --scenario two-coders --speed 5",
-        '  $ shared-ctx demo --task "Replace the legacy password-reset module with magic links"',
-        "  $ shared-ctx demo | tee demo.txt",
-      ].join("\n"),
-    )
-    .action(async (parsed: DemoCommandOptions) => {
-      if (parsed.task !== undefined && parsed.scenario !== undefined) {
-        throw new UsageError("use either --scenario or --task, not both");
-      }
-      const options = {
-        ...parsed,
-        scenario: parsed.scenario ?? defaultDemoScenario[parsed.baseline],
-      };
-      const onTask = parsed.task !== undefined ? await taskScenario(parsed.task) : undefined;
-      // In a terminal, the UI (Ink and React: the slowest imports) starts loading at once, so its
-      // file reads overlap the scenario's validation; the import below awaits the same module.
-      if (drawsLive(deps)) import("../../ui/render-demo.js").catch(() => undefined);
-      // Loaded here, not at the top, so `--help` and the other commands start fast.
-      const [{ readCompiledScenario }, { openStore }] = await Promise.all([
-        import("../../scenario/compiled-scenarios.js"),
-        import("../../ui/data/open-store.js"),
-      ]);
-      // Refuse a bad scenario before anything is drawn or stored. A shipped one was validated by
-      // the build (no YAML or zod to load before the first frame) unless edited since.
-      const loader = () => import("../../scenario/load-scenario.js");
-      const scenario =
-        onTask?.scenario ??
-        (await readCompiledScenario(options.scenario)) ??
-        (await (await loader()).loadScenario(options.scenario, { cwd: deps.cwd }));
-      // The picker and "run again" know the task's scenario by its name.
-      if (onTask !== undefined) options.scenario = onTask.scenario.name;
-      const listScenarios = async () => (await loader()).listScenarios();
-      const brain = await brainFromEnv(deps);
-      // Before any agent starts: a model server that is down is named now, in one line.
-      await checkModelServer(deps.env, { signal: deps.signal });
-      const store = await openStore(storeSelection(options, deps));
-      const rounds = createRoundStarter(deps, store, brain, options, {
-        name: options.scenario,
-        scenario,
-        keep: onTask !== undefined,
+    .addHelpText("after", demoHelpText)
+    .action((parsed: DemoCommandOptions) => demo(parsed, deps));
+}
+
+/** The help after the options: the demo's keys, what a pipe gets, examples. */
+const demoHelpText = [
+  "",
+  "Keys: t timeline of the shared-context run · r run again · s pick another scenario · ? every key · q quit",
+  "Without a terminal (a pipe, CI) it prints both runs, the verdicts and the comparison.",
+  "",
+  "Examples:",
+  "  $ shared-ctx demo",
+  "  $ shared-ctx demo --baseline naive            the classic comparison: isolated agents",
+  "  $ shared-ctx demo --baseline broadcast        plain message passing (no interrupt, no transcript)",
+  "  $ shared-ctx demo --scenario two-coders --speed 5",
+  '  $ shared-ctx demo --task "Replace the legacy password-reset module with magic links"',
+  "  $ shared-ctx demo | tee demo.txt",
+].join("\n");
+
+/** `demo`'s action: the scenario validated, the model server checked, then both runs shown. */
+async function demo(parsed: DemoCommandOptions, deps: CliDeps): Promise<void> {
+  if (parsed.task !== undefined && parsed.scenario !== undefined) {
+    throw new UsageError("use either --scenario or --task, not both");
+  }
+  const options = {
+    ...parsed,
+    scenario: parsed.scenario ?? defaultDemoScenario[parsed.baseline],
+  };
+  const onTask = parsed.task !== undefined ? await taskScenario(parsed.task) : undefined;
+  // In a terminal, the UI (Ink and React: the slowest imports) starts loading at once, so its
+  // file reads overlap the scenario's validation; the import below awaits the same module.
+  if (drawsLive(deps)) import("../../ui/render-demo.js").catch(() => undefined);
+  // The store's module loads while the scenario is validated.
+  const [scenario, { openStore }] = await Promise.all([
+    onTask?.scenario ?? validatedScenario(options.scenario, deps),
+    import("../../ui/data/open-store.js"),
+  ]);
+  // The picker and "run again" know the task's scenario by its name.
+  if (onTask !== undefined) options.scenario = onTask.scenario.name;
+  const brain = await brainFromEnv(deps);
+  // Before any agent starts: a model server that is down is named now, in one line.
+  await checkModelServer(deps.env, { signal: deps.signal });
+  const store = await openStore(storeSelection(options, deps));
+  const rounds = createRoundStarter(deps, store, brain, options, {
+    name: options.scenario,
+    scenario,
+    keep: onTask !== undefined,
+  });
+  try {
+    // Who does what on the task, and where each piece came from, above the runs.
+    if (onTask !== undefined) deps.stdout.write(`${onTask.before.join("\n")}\n`);
+    if (drawsLive(deps) && isTerminal(deps.stdout)) {
+      await playLive(deps, deps.stdout, store, rounds.start, options);
+    } else {
+      const { printDemoPlain } = await import("../../ui/plain-demo.js");
+      await printDemoPlain(await rounds.start(options.scenario), deps.stdout, {
+        width: deps.stdout.columns ?? 80,
+        storeFlags: options,
       });
-      try {
-        // Who does what on the task, and where each piece came from, above the runs.
-        if (onTask !== undefined) deps.stdout.write(`${onTask.before.join("\n")}\n`);
-        if (drawsLive(deps) && isTerminal(deps.stdout)) {
-          const [
-            { renderDemo },
-            { isColorDisabled },
-            { readFullTimeline },
-            { buildRunTimeline },
-            { formatCommandHint },
-          ] = await Promise.all([
-            import("../../ui/render-demo.js"),
-            import("../../ui/theme/tokens.js"),
-            import("../../ui/data/read-run.js"),
-            import("../../ui/format/run-timeline.js"),
-            import("../../ui/format/command-hint.js"),
-          ]);
-          const ending = await renderDemo({
-            stdout: deps.stdout,
-            ...(deps.stdin ? { stdin: deps.stdin } : {}),
-            noColor: isColorDisabled(deps.env, !options.color),
-            initialScenario: options.scenario,
-            loadScenarios: listScenarios,
-            start: rounds.start,
-            loadTimeline: async (runId) =>
-              buildRunTimeline(runId, await readFullTimeline(store, runId)),
-            speed: options.speed,
-            baselineMode: options.baseline,
-            timelineCommand: (runId) => formatCommandHint(["timeline", runId], options),
-            signal: deps.signal,
-          });
-          // Ctrl-C reaches a raw-mode terminal as a key, not as SIGINT: exit as if it were one.
-          if (ending === "interrupt") throw new InterruptedError("SIGINT");
-          // A signal unmounts the UI, which then returns normally: still an interruption (130/143).
-          if (deps.signal.aborted) throw deps.signal.reason;
-        } else {
-          const { printDemoPlain } = await import("../../ui/plain-demo.js");
-          await printDemoPlain(await rounds.start(options.scenario), deps.stdout, {
-            width: deps.stdout.columns ?? 80,
-            storeFlags: options,
-          });
-        }
-      } finally {
-        await rounds.stopAll();
-        await store.close();
-      }
-    });
+    }
+  } finally {
+    await rounds.stopAll();
+    await store.close();
+  }
+}
+
+/** The scenario a name or path names, refused before anything is drawn or stored when bad. */
+async function validatedScenario(name: string, deps: CliDeps): Promise<Scenario> {
+  // Loaded here, not at the top, so `--help` and the other commands start fast. A shipped scenario
+  // was validated by the build (no YAML or zod to load before the first frame) unless edited since.
+  const { readCompiledScenario } = await import("../../scenario/compiled-scenarios.js");
+  const compiled = await readCompiledScenario(name);
+  if (compiled !== undefined) return compiled;
+  const { loadScenario } = await import("../../scenario/load-scenario.js");
+  return loadScenario(name, { cwd: deps.cwd });
+}
+
+/**
+ * The live side-by-side UI until the person quits.
+ * @throws InterruptedError (or the signal's reason) when Ctrl-C or a signal ended it.
+ */
+async function playLive(
+  deps: CliDeps,
+  stdout: NodeJS.WriteStream,
+  store: ContextStore,
+  start: (scenarioName: string) => Promise<DemoRuns>,
+  options: DemoCommandOptions & { scenario: string },
+): Promise<void> {
+  const [
+    { renderDemo },
+    { isColorDisabled },
+    { readFullTimeline },
+    { buildRunTimeline },
+    { formatCommandHint },
+  ] = await Promise.all([
+    import("../../ui/render-demo.js"),
+    import("../../ui/theme/tokens.js"),
+    import("../../ui/data/read-run.js"),
+    import("../../ui/format/run-timeline.js"),
+    import("../../ui/format/command-hint.js"),
+  ]);
+  const ending = await renderDemo({
+    stdout,
+    ...(deps.stdin ? { stdin: deps.stdin } : {}),
+    noColor: isColorDisabled(deps.env, !options.color),
+    initialScenario: options.scenario,
+    loadScenarios: async () => (await import("../../scenario/load-scenario.js")).listScenarios(),
+    start,
+    loadTimeline: async (runId) => buildRunTimeline(runId, await readFullTimeline(store, runId)),
+    speed: options.speed,
+    baselineMode: options.baseline,
+    timelineCommand: (runId) => formatCommandHint(["timeline", runId], options),
+    signal: deps.signal,
+  });
+  // Ctrl-C reaches a raw-mode terminal as a key, not as SIGINT: exit as if it were one.
+  if (ending === "interrupt") throw new InterruptedError("SIGINT");
+  // A signal unmounts the UI, which then returns normally: still an interruption (130/143).
+  if (deps.signal.aborted) throw deps.signal.reason;
 }

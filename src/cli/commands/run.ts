@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import type { Brain } from "../../agents/brain.js";
 import { defaultScenarioName } from "../../scenario/default-scenario.js";
 import type { RunMode, ScenarioEvent } from "../../scenario/scenario-events.js";
+import type { StartRunOptions } from "../../scenario/scenario-runner.js";
 import type { Scenario } from "../../scenario/scenario-schema.js";
 import type { CliDeps } from "../cli-deps.js";
 import {
@@ -120,91 +121,103 @@ export function makeRunCommand(deps: CliDeps): Command {
     .addOption(storeOptions.db())
     .addOption(storeOptions.url())
     .addOption(storeOptions.databaseUrl())
-    .addHelpText(
-      "after",
-      [
-        "",
-        "A run's outcome depends only on scenario, mode and seed: --speed, machine load and the",
-        "store's latency change how long you wait, never what happens.",
-        "Exit codes: 0 done (a collision is a finding), 1 runtime failure, 2 usage or invalid scenario.",
-        "",
-        "Examples:",
-        "  $ shared-ctx run --mode naive                 isolated agents: the collision, found at review",
-        "  $ shared-ctx run --mode broadcast --scenario late-decision",
-        "                                                the strongest message passing: still collides",
-        "  $ shared-ctx run --mode statewave --scenario late-decision",
-        "                                                the same agents: the build is cut short in time",
-        "  $ shared-ctx run --scenario late-decision --json --seed 7",
-        '  $ shared-ctx run --task "Replace the legacy password-reset module with magic links"',
-        '  $ shared-ctx scenario init --task "…" --out mine.yaml   the same team, as a file to edit',
-      ].join("\n"),
-    )
-    .action(async (options: RunCommandOptions) => {
-      if (options.task !== undefined && options.scenario !== undefined) {
-        throw new UsageError("use either --scenario or --task, not both");
-      }
-      // Loaded here, not at the top, so `--help` and the other commands start fast.
-      const [
-        { loadScenario, scenarioFromTask },
-        { startRun },
-        { openStore },
-        { isColorDisabled },
-        { createPlainRunPrinter, writeRunJson, writeRunSummary },
-      ] = await Promise.all([
-        import("../../scenario/load-scenario.js"),
-        import("../../scenario/scenario-runner.js"),
-        import("../../ui/data/open-store.js"),
-        import("../../ui/theme/tokens.js"),
-        import("../output.js"),
-      ]);
-      const brain = await brainFromEnv(deps);
-      const onTask =
-        options.task !== undefined
-          ? await prepareTask(deps, options.task, brain, options)
-          : undefined;
-      const scenario =
-        onTask?.scenario ??
-        (options.task !== undefined
-          ? scenarioFromTask(options.task)
-          : await loadScenario(options.scenario ?? defaultScenarioName, { cwd: deps.cwd }));
-      // Before any agent starts: a model server that is down is named now, in one line.
-      await checkModelServer(deps.env, { signal: deps.signal });
-      const store = await openStore(storeSelection(options, deps));
-      try {
-        const handle = startRun({
-          scenario,
-          mode: options.mode,
-          store,
-          brain,
-          // --json is read by scripts, not watched: no reason to pace it.
-          ...(options.json ? {} : { speed: options.speed }),
-          ...(options.seed !== undefined ? { seed: options.seed } : {}),
-          signal: deps.signal,
-        });
-        const events: ScenarioEvent[] = [];
-        handle.subscribe((event) => events.push(event));
-        if (options.json) {
-          const summary = await handle.done;
-          writeRunJson(deps.stdout, summary, events, handle.realTime(), onTask?.json ?? {});
-          return;
-        }
-        if (drawsLive(deps) && isTerminal(deps.stdout)) {
-          const { renderRunLive } = await import("../../ui/render-run.js");
-          await renderRunLive(handle, {
-            stdout: deps.stdout,
-            ...(deps.stdin ? { stdin: deps.stdin } : {}),
-            noColor: isColorDisabled(deps.env, !options.color),
-            mode: options.mode,
-            signal: deps.signal,
-          });
-        } else {
-          handle.subscribe(createPlainRunPrinter(deps.stdout));
-        }
-        const summary = await handle.done;
-        writeRunSummary(deps.stdout, summary, handle.realTime(), options);
-        if (onTask?.closing !== undefined) deps.stdout.write(`${onTask.closing}\n`);
-      } finally {
-        await store.close();
-      }
+    .addHelpText("after", runHelpText)
+    .action((options: RunCommandOptions) => run(options, deps));
+}
+
+/** The help after the options: what an outcome depends on, exit codes, examples. */
+const runHelpText = [
+  "",
+  "A run's outcome depends only on scenario, mode and seed: --speed, machine load and the",
+  "store's latency change how long you wait, never what happens.",
+  "Exit codes: 0 done (a collision is a finding), 1 runtime failure, 2 usage or invalid scenario.",
+  "",
+  "Examples:",
+  "  $ shared-ctx run --mode naive                 isolated agents: the collision, found at review",
+  "  $ shared-ctx run --mode broadcast --scenario late-decision",
+  "                                                the strongest message passing: still collides",
+  "  $ shared-ctx run --mode statewave --scenario late-decision",
+  "                                                the same agents: the build is cut short in time",
+  "  $ shared-ctx run --scenario late-decision --json --seed 7",
+  '  $ shared-ctx run --task "Replace the legacy password-reset module with magic links"',
+  '  $ shared-ctx scenario init --task "…" --out mine.yaml   the same team, as a file to edit',
+].join("\n");
+
+/** What `run --task` adds to the run: the JSON fields and the closing line. */
+type TaskExtras = Awaited<ReturnType<typeof prepareTask>>;
+
+/** `run`'s action: the scenario (or task) and model server checked, then one run, then its summary. */
+async function run(options: RunCommandOptions, deps: CliDeps): Promise<void> {
+  if (options.task !== undefined && options.scenario !== undefined) {
+    throw new UsageError("use either --scenario or --task, not both");
+  }
+  // Loaded here, not at the top, so `--help` and the other commands start fast.
+  const [{ loadScenario, scenarioFromTask }, { openStore }] = await Promise.all([
+    import("../../scenario/load-scenario.js"),
+    import("../../ui/data/open-store.js"),
+  ]);
+  const brain = await brainFromEnv(deps);
+  const onTask =
+    options.task !== undefined ? await prepareTask(deps, options.task, brain, options) : undefined;
+  const scenario =
+    onTask?.scenario ??
+    (options.task !== undefined
+      ? scenarioFromTask(options.task)
+      : await loadScenario(options.scenario ?? defaultScenarioName, { cwd: deps.cwd }));
+  // Before any agent starts: a model server that is down is named now, in one line.
+  await checkModelServer(deps.env, { signal: deps.signal });
+  const store = await openStore(storeSelection(options, deps));
+  try {
+    await playRun(deps, { scenario, store, brain }, options, onTask);
+  } finally {
+    await store.close();
+  }
+}
+
+/** One run, shown as JSON, live in a terminal, or as plain lines, then summarised. */
+async function playRun(
+  deps: CliDeps,
+  parts: Pick<StartRunOptions, "scenario" | "store" | "brain">,
+  options: RunCommandOptions,
+  onTask: TaskExtras,
+): Promise<void> {
+  const [
+    { startRun },
+    { isColorDisabled },
+    { createPlainRunPrinter, writeRunJson, writeRunSummary },
+  ] = await Promise.all([
+    import("../../scenario/scenario-runner.js"),
+    import("../../ui/theme/tokens.js"),
+    import("../output.js"),
+  ]);
+  const handle = startRun({
+    ...parts,
+    mode: options.mode,
+    // --json is read by scripts, not watched: no reason to pace it.
+    ...(options.json ? {} : { speed: options.speed }),
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    signal: deps.signal,
+  });
+  const events: ScenarioEvent[] = [];
+  handle.subscribe((event) => events.push(event));
+  if (options.json) {
+    const summary = await handle.done;
+    writeRunJson(deps.stdout, summary, events, handle.realTime(), onTask?.json ?? {});
+    return;
+  }
+  if (drawsLive(deps) && isTerminal(deps.stdout)) {
+    const { renderRunLive } = await import("../../ui/render-run.js");
+    await renderRunLive(handle, {
+      stdout: deps.stdout,
+      ...(deps.stdin ? { stdin: deps.stdin } : {}),
+      noColor: isColorDisabled(deps.env, !options.color),
+      mode: options.mode,
+      signal: deps.signal,
     });
+  } else {
+    handle.subscribe(createPlainRunPrinter(deps.stdout));
+  }
+  const summary = await handle.done;
+  writeRunSummary(deps.stdout, summary, handle.realTime(), options);
+  if (onTask?.closing !== undefined) deps.stdout.write(`${onTask.closing}\n`);
 }

@@ -126,6 +126,25 @@ function listenUsageError(error: unknown, host: string, port: number): UsageErro
   );
 }
 
+/** The help after the options: the environment, how clients reach the server, examples. */
+const serveHelpText = [
+  "",
+  "Environment:",
+  "  SHARED_CTX_API_KEY   require this key in X-API-Key (or ?api_key=) on every /v1 request; it reaches every tenant",
+  "  SHARED_CTX_TENANT_KEYS_FILE  the --tenant-keys file, when the flag is not given",
+  "  SHARED_CTX_DB        database file, when --db is not given",
+  "  SHARED_CTX_DATABASE_URL  postgres://… to serve instead of a file (--db wins over it)",
+  "",
+  "Clients: STATEWAVE_URL=http://127.0.0.1:8100 makes shared-ctx (and Statewave's SDKs) use it.",
+  "X-Tenant-ID isolates tenants; a tenant key (--tenant-keys) may name only its own tenants.",
+  "A --host other than loopback needs a key (or --insecure-no-auth). Ctrl-C finishes in-flight requests, then closes the database.",
+  "",
+  "Examples:",
+  "  $ shared-ctx serve",
+  "  $ SHARED_CTX_API_KEY=s3cret shared-ctx serve --port 9000 --db /tmp/team.db",
+  "  $ curl -s http://127.0.0.1:8100/healthz",
+].join("\n");
+
 /** `shared-ctx serve`: the embedded store over Statewave's `/v1` HTTP API. */
 export function makeServeCommand(deps: CliDeps): Command {
   return new Command("serve")
@@ -210,166 +229,198 @@ export function makeServeCommand(deps: CliDeps): Command {
         return value;
       },
     )
-    .addHelpText(
-      "after",
-      [
-        "",
-        "Environment:",
-        "  SHARED_CTX_API_KEY   require this key in X-API-Key (or ?api_key=) on every /v1 request; it reaches every tenant",
-        "  SHARED_CTX_TENANT_KEYS_FILE  the --tenant-keys file, when the flag is not given",
-        "  SHARED_CTX_DB        database file, when --db is not given",
-        "  SHARED_CTX_DATABASE_URL  postgres://… to serve instead of a file (--db wins over it)",
-        "",
-        "Clients: STATEWAVE_URL=http://127.0.0.1:8100 makes shared-ctx (and Statewave's SDKs) use it.",
-        "X-Tenant-ID isolates tenants; a tenant key (--tenant-keys) may name only its own tenants.",
-        "A --host other than loopback needs a key (or --insecure-no-auth). Ctrl-C finishes in-flight requests, then closes the database.",
-        "",
-        "Examples:",
-        "  $ shared-ctx serve",
-        "  $ SHARED_CTX_API_KEY=s3cret shared-ctx serve --port 9000 --db /tmp/team.db",
-        "  $ curl -s http://127.0.0.1:8100/healthz",
-      ].join("\n"),
-    )
-    .action(async (options: ServeOptions) => {
-      if (options.compat !== undefined) {
-        const { startStatewaveEmulator } = await import(
-          "../../server/compat/listen-statewave-emulator.js"
-        );
-        const emulation = await startStatewaveEmulator({
-          port: options.port,
-          host: options.host,
-          ...(deps.signal ? { signal: deps.signal } : {}),
-        }).catch((error: unknown) => {
-          throw listenUsageError(error, options.host, options.port) ?? error;
-        });
-        deps.stdout.write(
-          `shared-ctx serve: emulating ${options.compat} (in memory) on ${emulation.url}\n  clients:  STATEWAVE_URL=${emulation.url}\n`,
-        );
-        await emulation.closed;
-        deps.stdout.write("shared-ctx serve: stopped\n");
-        return;
-      }
-      // Loaded here, not at the top: hono and the store's driver are this command's alone.
-      const [
-        { resolveDbPath, prepareDbPath },
-        { EmbeddedStore },
-        { startServer },
-        { PortInUseError },
-        { InsecureBindError },
-      ] = await Promise.all([
-        import("../../context/store-location.js"),
-        import("../../context/embedded/embedded-store.js"),
-        import("../../server/listen.js"),
-        import("../../server/port-in-use-error.js"),
-        import("../../server/insecure-bind-error.js"),
-      ]);
-      // serve always serves an embedded file, whatever STATEWAVE_URL says.
-      const databaseUrl =
-        options.databaseUrl ??
-        (options.db === undefined ? deps.env.SHARED_CTX_DATABASE_URL || undefined : undefined);
-      const apiKey = deps.env.SHARED_CTX_API_KEY || undefined;
-      const tenantKeysPath =
-        options.tenantKeys ?? (deps.env.SHARED_CTX_TENANT_KEYS_FILE || undefined);
-      const tenantKeys =
-        tenantKeysPath === undefined
-          ? undefined
-          : await readTenantKeys(resolve(deps.cwd, tenantKeysPath));
-      const allowedHosts = [...(options.allowedHost ?? []), ...(options.allowedHosts ?? [])];
-      let store: EmbeddedStore | PostgresStore;
-      let path: string;
-      if (databaseUrl !== undefined) {
-        const { PostgresStore } = await import("../../context/postgres/postgres-store.js");
-        const postgres = new PostgresStore({
-          url: databaseUrl,
-          ...(options.statementTimeoutMs !== undefined
-            ? { statementTimeoutMs: options.statementTimeoutMs }
-            : {}),
-        });
-        path = postgres.location;
-        try {
-          // Checked before listening: a database that is down is named now, not on the first request.
-          await postgres.connect();
-        } catch (error) {
-          await postgres.close();
-          const reason = error instanceof Error ? error.message : String(error);
-          throw new FatalError(`cannot open the store: ${reason}`, { cause: error });
-        }
-        store = postgres;
-      } else {
-        path = resolveDbPath({ db: options.db, env: deps.env, cwd: deps.cwd });
-        // Checked (and its folders made) before opening: a path that cannot work is named now.
-        const { created } = prepareDbPath(path);
-        for (const folder of created)
-          deps.stderr.write(`shared-ctx serve: created folder ${folder}\n`);
-        try {
-          // Concurrent clients' creates share commits, each acknowledged only once committed.
-          // quick_check at start: a damaged file is named now, not by a 500 on some request.
-          store = new EmbeddedStore({ path, groupCommit: true, checkIntegrity: true });
-        } catch (error) {
-          const reason = error instanceof Error ? error.message : String(error);
-          throw new FatalError(`cannot open the store at ${path}: ${reason}`, { cause: error });
-        }
-      }
-      let server: Awaited<ReturnType<typeof startServer>>;
-      try {
-        server = await startServer({
-          store,
-          port: options.port,
-          host: options.host,
-          ...(allowedHosts.length > 0 ? { allowedHosts } : {}),
-          ...(apiKey ? { apiKey } : {}),
-          ...(tenantKeys ? { tenantKeys } : {}),
-          ...(options.insecureNoAuth ? { insecureNoAuth: true } : {}),
-          ...(options.headersTimeout !== undefined
-            ? { headersTimeoutMs: options.headersTimeout }
-            : {}),
-          ...(options.requestTimeout !== undefined
-            ? { requestTimeoutMs: options.requestTimeout }
-            : {}),
-          ...(options.bodyIdleTimeout !== undefined
-            ? { bodyIdleTimeoutMs: options.bodyIdleTimeout }
-            : {}),
-          ...(options.maxConnections !== undefined
-            ? { maxConnections: options.maxConnections }
-            : {}),
-          ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
-          ...(options.maxResponseBytes !== undefined
-            ? { maxResponseBytes: options.maxResponseBytes }
-            : {}),
-          signal: deps.signal,
-          onUnexpectedError: (error) => {
-            const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-            deps.stderr.write(`shared-ctx serve: internal error: ${message}\n`);
-          },
-        });
-      } catch (error) {
-        await store.close();
-        if (error instanceof PortInUseError) throw new FatalError(error.message, { cause: error });
-        if (error instanceof InsecureBindError) {
-          throw new FatalError(error.message, { cause: error, exitCode: ExitCode.usage });
-        }
-        throw listenUsageError(error, options.host, options.port) ?? error;
-      }
-      deps.stdout.write(
-        [
-          `shared-ctx serve: listening on ${server.url}`,
-          `  database: ${path}`,
-          `  API key:  ${apiKey ? "required (X-API-Key, from SHARED_CTX_API_KEY)" : tenantKeys ? "required (tenant keys only)" : "not required (set SHARED_CTX_API_KEY to require one)"}`,
-          ...(tenantKeys
-            ? [
-                `  tenant keys: ${tenantKeys.length} (from ${tenantKeysPath}), each reaching only its tenants`,
-              ]
-            : []),
-          `  clients:  STATEWAVE_URL=${server.url}`,
-          "",
-        ].join("\n"),
-      );
-      if (options.insecureNoAuth && !apiKey && !tenantKeys) {
-        deps.stderr.write(
-          `shared-ctx serve: warning: --insecure-no-auth: anyone who can reach ${options.host} can read and write every tenant.\n`,
-        );
-      }
-      await server.closed;
-      deps.stdout.write("shared-ctx serve: stopped; database closed\n");
+    .addHelpText("after", serveHelpText)
+    .action((options: ServeOptions) => serve(options, deps));
+}
+
+/** What `serve` does with its options: an emulation when `--compat`, else the store over HTTP. */
+async function serve(options: ServeOptions, deps: CliDeps): Promise<void> {
+  if (options.compat !== undefined) {
+    await serveEmulation(options.compat, options, deps);
+    return;
+  }
+  const access = await readAccess(options, deps);
+  const { store, path } = await openStore(options, deps);
+  const server = await listen(store, access, options, deps);
+  deps.stdout.write(listeningBanner(server.url, path, access));
+  if (options.insecureNoAuth && !access.apiKey && !access.tenantKeys) {
+    deps.stderr.write(
+      `shared-ctx serve: warning: --insecure-no-auth: anyone who can reach ${options.host} can read and write every tenant.\n`,
+    );
+  }
+  await server.closed;
+  deps.stdout.write("shared-ctx serve: stopped; database closed\n");
+}
+
+/** `--compat <version>`: the in-memory emulation of a real Statewave server, until stopped. */
+async function serveEmulation(version: string, options: ServeOptions, deps: CliDeps) {
+  const { startStatewaveEmulator } = await import(
+    "../../server/compat/listen-statewave-emulator.js"
+  );
+  const emulation = await startStatewaveEmulator({
+    port: options.port,
+    host: options.host,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  }).catch((error: unknown) => {
+    throw listenUsageError(error, options.host, options.port) ?? error;
+  });
+  deps.stdout.write(
+    `shared-ctx serve: emulating ${version} (in memory) on ${emulation.url}\n  clients:  STATEWAVE_URL=${emulation.url}\n`,
+  );
+  await emulation.closed;
+  deps.stdout.write("shared-ctx serve: stopped\n");
+}
+
+/** Who may call the server: the one API key, the tenant keys (and the file they came from). */
+interface ServeAccess {
+  apiKey?: string | undefined;
+  tenantKeys?: TenantKey[] | undefined;
+  tenantKeysPath?: string | undefined;
+}
+
+/** The keys from the environment and `--tenant-keys`, read before anything is opened. */
+async function readAccess(options: ServeOptions, deps: CliDeps): Promise<ServeAccess> {
+  const apiKey = deps.env.SHARED_CTX_API_KEY || undefined;
+  const tenantKeysPath = options.tenantKeys ?? (deps.env.SHARED_CTX_TENANT_KEYS_FILE || undefined);
+  const tenantKeys =
+    tenantKeysPath === undefined
+      ? undefined
+      : await readTenantKeys(resolve(deps.cwd, tenantKeysPath));
+  return { apiKey, tenantKeys, tenantKeysPath };
+}
+
+/** The store to serve and where it lives: Postgres when a URL is given, else an embedded file. */
+async function openStore(
+  options: ServeOptions,
+  deps: CliDeps,
+): Promise<{ store: EmbeddedStore | PostgresStore; path: string }> {
+  // serve always serves an embedded file, whatever STATEWAVE_URL says.
+  const databaseUrl =
+    options.databaseUrl ??
+    (options.db === undefined ? deps.env.SHARED_CTX_DATABASE_URL || undefined : undefined);
+  return databaseUrl !== undefined
+    ? openPostgresStore(databaseUrl, options)
+    : openEmbeddedStore(options, deps);
+}
+
+async function openPostgresStore(
+  url: string,
+  options: ServeOptions,
+): Promise<{ store: PostgresStore; path: string }> {
+  // Loaded here, not at the top: the store's driver is this command's alone.
+  const { PostgresStore } = await import("../../context/postgres/postgres-store.js");
+  const postgres = new PostgresStore({
+    url,
+    ...(options.statementTimeoutMs !== undefined
+      ? { statementTimeoutMs: options.statementTimeoutMs }
+      : {}),
+  });
+  try {
+    // Checked before listening: a database that is down is named now, not on the first request.
+    await postgres.connect();
+  } catch (error) {
+    await postgres.close();
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new FatalError(`cannot open the store: ${reason}`, { cause: error });
+  }
+  return { store: postgres, path: postgres.location };
+}
+
+async function openEmbeddedStore(
+  options: ServeOptions,
+  deps: CliDeps,
+): Promise<{ store: EmbeddedStore; path: string }> {
+  const [{ resolveDbPath, prepareDbPath }, { EmbeddedStore }] = await Promise.all([
+    import("../../context/store-location.js"),
+    import("../../context/embedded/embedded-store.js"),
+  ]);
+  const path = resolveDbPath({ db: options.db, env: deps.env, cwd: deps.cwd });
+  // Checked (and its folders made) before opening: a path that cannot work is named now.
+  const { created } = prepareDbPath(path);
+  for (const folder of created) deps.stderr.write(`shared-ctx serve: created folder ${folder}\n`);
+  try {
+    // Concurrent clients' creates share commits, each acknowledged only once committed.
+    // quick_check at start: a damaged file is named now, not by a 500 on some request.
+    return { store: new EmbeddedStore({ path, groupCommit: true, checkIntegrity: true }), path };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new FatalError(`cannot open the store at ${path}: ${reason}`, { cause: error });
+  }
+}
+
+/**
+ * The server started over `store`; when it cannot start, the store is closed and the reason is
+ * the user's (a port in use, an insecure bind, a bad host) where it is theirs.
+ */
+async function listen(
+  store: EmbeddedStore | PostgresStore,
+  access: ServeAccess,
+  options: ServeOptions,
+  deps: CliDeps,
+): Promise<Awaited<ReturnType<typeof startServer>>> {
+  // Loaded here, not at the top: hono is this command's alone.
+  const [{ startServer }, { PortInUseError }, { InsecureBindError }] = await Promise.all([
+    import("../../server/listen.js"),
+    import("../../server/port-in-use-error.js"),
+    import("../../server/insecure-bind-error.js"),
+  ]);
+  try {
+    return await startServer({
+      store,
+      port: options.port,
+      host: options.host,
+      ...serverLimits(access, options),
+      signal: deps.signal,
+      onUnexpectedError: (error) => {
+        const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        deps.stderr.write(`shared-ctx serve: internal error: ${message}\n`);
+      },
     });
+  } catch (error) {
+    await store.close();
+    if (error instanceof PortInUseError) throw new FatalError(error.message, { cause: error });
+    if (error instanceof InsecureBindError) {
+      throw new FatalError(error.message, { cause: error, exitCode: ExitCode.usage });
+    }
+    throw listenUsageError(error, options.host, options.port) ?? error;
+  }
+}
+
+/** The access and limit options of `startServer` that the flags set (the rest keep defaults). */
+function serverLimits(access: ServeAccess, options: ServeOptions) {
+  const allowedHosts = [...(options.allowedHost ?? []), ...(options.allowedHosts ?? [])];
+  const { apiKey, tenantKeys } = access;
+  return {
+    ...(allowedHosts.length > 0 ? { allowedHosts } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    ...(tenantKeys ? { tenantKeys } : {}),
+    ...(options.insecureNoAuth ? { insecureNoAuth: true } : {}),
+    ...(options.headersTimeout !== undefined ? { headersTimeoutMs: options.headersTimeout } : {}),
+    ...(options.requestTimeout !== undefined ? { requestTimeoutMs: options.requestTimeout } : {}),
+    ...(options.bodyIdleTimeout !== undefined
+      ? { bodyIdleTimeoutMs: options.bodyIdleTimeout }
+      : {}),
+    ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.maxResponseBytes !== undefined
+      ? { maxResponseBytes: options.maxResponseBytes }
+      : {}),
+  };
+}
+
+/** What `serve` prints once it listens: where, which database, which keys, how clients reach it. */
+function listeningBanner(url: string, path: string, access: ServeAccess): string {
+  const { apiKey, tenantKeys, tenantKeysPath } = access;
+  return [
+    `shared-ctx serve: listening on ${url}`,
+    `  database: ${path}`,
+    `  API key:  ${apiKey ? "required (X-API-Key, from SHARED_CTX_API_KEY)" : tenantKeys ? "required (tenant keys only)" : "not required (set SHARED_CTX_API_KEY to require one)"}`,
+    ...(tenantKeys
+      ? [
+          `  tenant keys: ${tenantKeys.length} (from ${tenantKeysPath}), each reaching only its tenants`,
+        ]
+      : []),
+    `  clients:  STATEWAVE_URL=${url}`,
+    "",
+  ].join("\n");
 }

@@ -205,115 +205,164 @@ export function makeTimelineCommand(deps: CliDeps): Command {
     .addOption(storeOptions.db())
     .addOption(storeOptions.url())
     .addOption(storeOptions.databaseUrl())
-    .addHelpText(
-      "after",
-      [
-        "",
-        "In a terminal: ↑↓ PgUp PgDn g G scroll · / search · a cycle agents · f follow · q quit.",
-        "",
-        "Examples:",
-        "  $ shared-ctx timeline last",
-        "  $ shared-ctx timeline sw-1a2b --agent coder --type module-skip",
-        "  $ shared-ctx timeline sw-1a2b3c4d --raw --utc",
-        "  $ shared-ctx timeline sw-1a2b3c4d --json | jq .reads",
-        "  $ shared-ctx timeline sw-1a2b3c4d --follow      (while `shared-ctx run` runs elsewhere)",
-      ].join("\n"),
-    )
-    .action(async (runIdInput: string | undefined, options: TimelineCommandOptions) => {
-      if (runIdInput === undefined && options.subject === undefined) {
-        throw new UsageError(
-          "timeline needs a run id, `last`, or --subject <id> (`shared-ctx runs` lists the runs)",
-        );
-      }
-      if (runIdInput !== undefined && options.subject !== undefined) {
-        throw new UsageError(
-          `timeline takes a run id or --subject, not both (drop "${runIdInput}" or --subject ${options.subject})`,
-        );
-      }
-      // Loaded here, not at the top: the store's driver and the Unicode width tables (string-width)
-      // are for this command's action, not for `--help` or the other commands.
-      const [
-        { describeStoreLocation, openStore },
-        { readRunTimeline, resolveRunId },
-        { buildRunTimeline, timelineChoices },
-        { formatTimelineReport },
-      ] = await Promise.all([
-        import("../../ui/data/open-store.js"),
-        import("../../ui/data/find-run.js"),
-        import("../../ui/format/run-timeline.js"),
-        import("../../ui/format/timeline-table.js"),
-      ]);
-      const selection = storeSelection(options, deps);
-      const storeName = describeStoreLocation(selection).location;
-      const store = await openStore(selection, { mustExist: true });
-      const filter: TimelineFilter = {
-        agent: options.agent,
-        type: options.type,
-        raw: options.raw === true,
+    .addHelpText("after", timelineHelpText)
+    .action((runIdInput: string | undefined, options: TimelineCommandOptions) =>
+      timeline(runIdInput, options, deps),
+    );
+}
+
+/** The help after the options: the interactive view's keys and examples. */
+const timelineHelpText = [
+  "",
+  "In a terminal: ↑↓ PgUp PgDn g G scroll · / search · a cycle agents · f follow · q quit.",
+  "",
+  "Examples:",
+  "  $ shared-ctx timeline last",
+  "  $ shared-ctx timeline sw-1a2b --agent coder --type module-skip",
+  "  $ shared-ctx timeline sw-1a2b3c4d --raw --utc",
+  "  $ shared-ctx timeline sw-1a2b3c4d --json | jq .reads",
+  "  $ shared-ctx timeline sw-1a2b3c4d --follow      (while `shared-ctx run` runs elsewhere)",
+].join("\n");
+
+/** Exactly one of a run id and `--subject` names what to show. */
+function checkTarget(runIdInput: string | undefined, subject: string | undefined): void {
+  if (runIdInput === undefined && subject === undefined) {
+    throw new UsageError(
+      "timeline needs a run id, `last`, or --subject <id> (`shared-ctx runs` lists the runs)",
+    );
+  }
+  if (runIdInput !== undefined && subject !== undefined) {
+    throw new UsageError(
+      `timeline takes a run id or --subject, not both (drop "${runIdInput}" or --subject ${subject})`,
+    );
+  }
+}
+
+/** How the rows are drawn: which rows, on which clock, how wide. */
+interface TimelineView {
+  filter: TimelineFilter;
+  clock: TimelineClock;
+  width: number;
+}
+
+/** `timeline`'s action: a subject's history, or a run's, in the form the options and terminal ask. */
+async function timeline(
+  runIdInput: string | undefined,
+  options: TimelineCommandOptions,
+  deps: CliDeps,
+): Promise<void> {
+  checkTarget(runIdInput, options.subject);
+  // Loaded here, not at the top: the store's driver and the Unicode width tables (string-width)
+  // are for this command's action, not for `--help` or the other commands.
+  const { describeStoreLocation, openStore } = await import("../../ui/data/open-store.js");
+  const selection = storeSelection(options, deps);
+  const storeName = describeStoreLocation(selection).location;
+  const store = await openStore(selection, { mustExist: true });
+  const view: TimelineView = {
+    filter: { agent: options.agent, type: options.type, raw: options.raw === true },
+    clock: options.utc ? "utc" : "scenario",
+    width: deps.stdout.isTTY && deps.stdout.columns ? deps.stdout.columns : pipeWidth,
+  };
+  try {
+    if (options.subject !== undefined) {
+      const { filter, width, clock } = view;
+      await printSubject(deps, store, options.subject, filter, width, clock, options.json);
+      return;
+    }
+    await showRun(deps, store, { input: runIdInput ?? "", storeName }, view, options);
+  } finally {
+    await store.close();
+  }
+}
+
+/** A run's timeline: followed, as JSON, in the interactive inspector, or as a printed report. */
+async function showRun(
+  deps: CliDeps,
+  store: ContextStore,
+  run: { input: string; storeName: string },
+  view: TimelineView,
+  options: TimelineCommandOptions,
+): Promise<void> {
+  const [
+    { readRunTimeline, resolveRunId },
+    { buildRunTimeline, timelineChoices },
+    { formatTimelineReport },
+  ] = await Promise.all([
+    import("../../ui/data/find-run.js"),
+    import("../../ui/format/run-timeline.js"),
+    import("../../ui/format/timeline-table.js"),
+  ]);
+  const { filter, clock, width } = view;
+  const found = { signal: deps.signal, storeName: run.storeName };
+  const runId = await resolveRunId(store, run.input, found);
+  const timeline = await readRunTimeline(store, runId, found);
+  validateFilter(runId, filter, timelineChoices(timeline));
+  const interactive =
+    drawsLive(deps) && deps.stdin?.isTTY === true && !options.plain && !options.json;
+  if (options.follow && !options.json && !interactive) {
+    await follow(deps, store, runId, filter, width, clock);
+    return;
+  }
+  const built = buildRunTimeline(runId, timeline, filter);
+  if (options.json) {
+    deps.stdout.write(`${JSON.stringify(timelineDocument(built), null, 2)}\n`);
+    return;
+  }
+  if (interactive && isTerminal(deps.stdout)) {
+    await inspect(deps, deps.stdout, store, built, view, options);
+    return;
+  }
+  deps.stdout.write(`${formatTimelineReport(built, width, clock).join("\n")}\n`);
+}
+
+/** The interactive inspector over a run, re-read whenever the run gets a new episode. */
+async function inspect(
+  deps: CliDeps,
+  stdout: NodeJS.WriteStream,
+  store: ContextStore,
+  built: RunTimeline,
+  view: TimelineView,
+  options: TimelineCommandOptions,
+): Promise<void> {
+  const [
+    { renderTimelineInspector },
+    { isColorDisabled },
+    { readFullTimeline },
+    { buildRunTimeline },
+  ] = await Promise.all([
+    import("../../ui/render-timeline.js"),
+    import("../../ui/theme/tokens.js"),
+    import("../../ui/data/read-run.js"),
+    import("../../ui/format/run-timeline.js"),
+  ]);
+  const { runId } = built;
+  await renderTimelineInspector({
+    stdout,
+    ...(deps.stdin ? { stdin: deps.stdin } : {}),
+    timeline: built,
+    clock: view.clock,
+    follow: options.follow === true,
+    noColor: isColorDisabled(deps.env, !options.color),
+    signal: deps.signal,
+    watch: (onChange) => {
+      // Re-read the whole run on new episodes: cheap next to a person reading it. `replay`:
+      // an episode written between the first read and the feed's first poll is in the
+      // feed's history, not its news; without it, it stayed off screen until the next one.
+      const refresher = serialRefresh(
+        async () => buildRunTimeline(runId, await readFullTimeline(store, runId), view.filter),
+        onChange,
+      );
+      const subscription = store.watch(
+        runId,
+        (change) => {
+          if (change.type === "episode") refresher.refresh();
+        },
+        { replay: true },
+      );
+      return () => {
+        refresher.close();
+        subscription.close();
       };
-      const clock: TimelineClock = options.utc ? "utc" : "scenario";
-      const width = deps.stdout.isTTY && deps.stdout.columns ? deps.stdout.columns : pipeWidth;
-      try {
-        const found = { signal: deps.signal, storeName };
-        if (options.subject !== undefined) {
-          await printSubject(deps, store, options.subject, filter, width, clock, options.json);
-          return;
-        }
-        const runId = await resolveRunId(store, runIdInput ?? "", found);
-        const timeline = await readRunTimeline(store, runId, found);
-        validateFilter(runId, filter, timelineChoices(timeline));
-        const interactive =
-          drawsLive(deps) && deps.stdin?.isTTY === true && !options.plain && !options.json;
-        if (options.follow && !options.json && !interactive) {
-          await follow(deps, store, runId, filter, width, clock);
-          return;
-        }
-        const built = buildRunTimeline(runId, timeline, filter);
-        if (options.json) {
-          deps.stdout.write(`${JSON.stringify(timelineDocument(built), null, 2)}\n`);
-          return;
-        }
-        if (interactive && isTerminal(deps.stdout)) {
-          const [{ renderTimelineInspector }, { isColorDisabled }, { readFullTimeline }] =
-            await Promise.all([
-              import("../../ui/render-timeline.js"),
-              import("../../ui/theme/tokens.js"),
-              import("../../ui/data/read-run.js"),
-            ]);
-          await renderTimelineInspector({
-            stdout: deps.stdout,
-            ...(deps.stdin ? { stdin: deps.stdin } : {}),
-            timeline: built,
-            clock,
-            follow: options.follow === true,
-            noColor: isColorDisabled(deps.env, !options.color),
-            signal: deps.signal,
-            watch: (onChange) => {
-              // Re-read the whole run on new episodes: cheap next to a person reading it. `replay`:
-              // an episode written between the first read and the feed's first poll is in the
-              // feed's history, not its news; without it, it stayed off screen until the next one.
-              const refresher = serialRefresh(
-                async () => buildRunTimeline(runId, await readFullTimeline(store, runId), filter),
-                onChange,
-              );
-              const subscription = store.watch(
-                runId,
-                (change) => {
-                  if (change.type === "episode") refresher.refresh();
-                },
-                { replay: true },
-              );
-              return () => {
-                refresher.close();
-                subscription.close();
-              };
-            },
-          });
-          return;
-        }
-        deps.stdout.write(`${formatTimelineReport(built, width, clock).join("\n")}\n`);
-      } finally {
-        await store.close();
-      }
-    });
+    },
+  });
 }

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import type { ContextStore } from "../../context/context-store.js";
 import type { CliDeps } from "../cli-deps.js";
 import { drawsLive, isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
 
@@ -39,90 +40,118 @@ export function makeWatchCommand(deps: CliDeps): Command {
         "  $ shared-ctx timeline --subject my-repo     (the same subject's history, for scripts)",
       ].join("\n"),
     )
-    .action(async (subjectId: string, options: WatchCommandOptions) => {
-      // Loaded here, not at the top: the store's driver and the UI are this command's alone.
-      const [
-        { describeStoreLocation, openStore },
-        { readFullTimeline },
-        { readSharedState },
-        { buildSubjectView, formatSubjectView, isEmptySubjectView },
-        { readSubjectEdits, editsSubjectOf },
-        { unknownSubjectError },
-      ] = await Promise.all([
-        import("../../ui/data/open-store.js"),
-        import("../../ui/data/read-run.js"),
-        import("../../ui/data/read-shared-state.js"),
-        import("../../ui/format/subject-view.js"),
-        import("../../hooks/edit-activity.js"),
-        import("../../ui/data/find-subject.js"),
-      ]);
-      const selection = storeSelection(options, deps);
-      const store = await openStore(selection, { mustExist: true });
-      try {
-        // The timeline (decisions, runs), the merging shared state (claims, escalations) and the
-        // coding sessions' edits (the Claude Code hooks': who holds what, who was refused what).
-        const read = async () => {
-          const [timeline, state, edits] = await Promise.all([
-            readFullTimeline(store, subjectId, { signal: deps.signal }),
-            readSharedState(store, subjectId),
-            readSubjectEdits(store, subjectId, { now: Date.now() }),
-          ]);
-          return buildSubjectView(timeline, state, edits);
-        };
-        const initial = await read();
-        const live =
-          !options.json && !options.once && drawsLive(deps) && deps.stdin?.isTTY === true;
-        // Printed once, an empty view of a typo looks like a subject where nothing happened. Live,
-        // the agents may simply not have started: the view waits and says so.
-        if (!live && isEmptySubjectView(initial)) {
-          throw await unknownSubjectError(store, subjectId, {
-            storeName: describeStoreLocation(selection).location,
-            signal: deps.signal,
-          });
-        }
-        if (options.json) {
-          deps.stdout.write(`${JSON.stringify(initial, null, 2)}\n`);
-          return;
-        }
-        if (!live || !isTerminal(deps.stdout)) {
-          deps.stdout.write(`${formatSubjectView(initial).join("\n")}\n`);
-          return;
-        }
-        const [{ renderWatch }, { isColorDisabled }, { followSubject }] = await Promise.all([
-          import("../../ui/render-watch.js"),
-          import("../../ui/theme/tokens.js"),
-          import("../../ui/data/follow-subject.js"),
-        ]);
-        // Followed from here on at a cost per change that follows the change (see follow-subject.ts);
-        // its first view replaces `initial` at once if something landed in between.
-        const follower = await followSubject(store, subjectId, {
-          signal: deps.signal,
-          edits: {
-            subjectId: editsSubjectOf(subjectId),
-            read: () => readSubjectEdits(store, subjectId, { now: Date.now() }),
-          },
-        });
-        try {
-          await renderWatch({
-            stdout: deps.stdout,
-            ...(deps.stdin ? { stdin: deps.stdin } : {}),
-            initial: follower.view(),
-            noColor: isColorDisabled(deps.env, !options.color),
-            signal: deps.signal,
-            watch: (onView, onError) => {
-              follower.listen(onView, onError);
-              return () =>
-                follower.listen(
-                  () => undefined,
-                  () => undefined,
-                );
-            },
-          });
-        } finally {
-          await follower.close();
-        }
-      } finally {
-        await store.close();
-      }
+    .action((subjectId: string, options: WatchCommandOptions) => watch(subjectId, options, deps));
+}
+
+/** `watch`'s action: the subject read once, then printed (as lines or JSON) or followed live. */
+async function watch(
+  subjectId: string,
+  options: WatchCommandOptions,
+  deps: CliDeps,
+): Promise<void> {
+  // Loaded here, not at the top: the store's driver and the UI are this command's alone.
+  const [
+    { describeStoreLocation, openStore },
+    { formatSubjectView, isEmptySubjectView },
+    { unknownSubjectError },
+  ] = await Promise.all([
+    import("../../ui/data/open-store.js"),
+    import("../../ui/format/subject-view.js"),
+    import("../../ui/data/find-subject.js"),
+  ]);
+  const selection = storeSelection(options, deps);
+  const store = await openStore(selection, { mustExist: true });
+  try {
+    const initial = await readSubject(store, subjectId, deps);
+    const live = !options.json && !options.once && drawsLive(deps) && deps.stdin?.isTTY === true;
+    // Printed once, an empty view of a typo looks like a subject where nothing happened. Live,
+    // the agents may simply not have started: the view waits and says so.
+    if (!live && isEmptySubjectView(initial)) {
+      throw await unknownSubjectError(store, subjectId, {
+        storeName: describeStoreLocation(selection).location,
+        signal: deps.signal,
+      });
+    }
+    if (options.json) {
+      deps.stdout.write(`${JSON.stringify(initial, null, 2)}\n`);
+      return;
+    }
+    if (!live || !isTerminal(deps.stdout)) {
+      deps.stdout.write(`${formatSubjectView(initial).join("\n")}\n`);
+      return;
+    }
+    await watchLive(deps, deps.stdout, store, subjectId, options);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * What `watch` shows of a subject now: the timeline (decisions, runs), the merging shared state
+ * (claims, escalations) and the coding sessions' edits (the Claude Code hooks': who holds what,
+ * who was refused what).
+ */
+async function readSubject(store: ContextStore, subjectId: string, deps: CliDeps) {
+  const [{ readFullTimeline }, { readSharedState }, { buildSubjectView }, { readSubjectEdits }] =
+    await Promise.all([
+      import("../../ui/data/read-run.js"),
+      import("../../ui/data/read-shared-state.js"),
+      import("../../ui/format/subject-view.js"),
+      import("../../hooks/edit-activity.js"),
+    ]);
+  const [timeline, state, edits] = await Promise.all([
+    readFullTimeline(store, subjectId, { signal: deps.signal }),
+    readSharedState(store, subjectId),
+    readSubjectEdits(store, subjectId, { now: Date.now() }),
+  ]);
+  return buildSubjectView(timeline, state, edits);
+}
+
+/** The live view in a terminal until the person quits, following every change to the subject. */
+async function watchLive(
+  deps: CliDeps,
+  stdout: NodeJS.WriteStream,
+  store: ContextStore,
+  subjectId: string,
+  options: WatchCommandOptions,
+): Promise<void> {
+  const [
+    { renderWatch },
+    { isColorDisabled },
+    { followSubject },
+    { readSubjectEdits, editsSubjectOf },
+  ] = await Promise.all([
+    import("../../ui/render-watch.js"),
+    import("../../ui/theme/tokens.js"),
+    import("../../ui/data/follow-subject.js"),
+    import("../../hooks/edit-activity.js"),
+  ]);
+  // Followed from here on at a cost per change that follows the change (see follow-subject.ts);
+  // its first view replaces the one read before at once if something landed in between.
+  const follower = await followSubject(store, subjectId, {
+    signal: deps.signal,
+    edits: {
+      subjectId: editsSubjectOf(subjectId),
+      read: () => readSubjectEdits(store, subjectId, { now: Date.now() }),
+    },
+  });
+  try {
+    await renderWatch({
+      stdout,
+      ...(deps.stdin ? { stdin: deps.stdin } : {}),
+      initial: follower.view(),
+      noColor: isColorDisabled(deps.env, !options.color),
+      signal: deps.signal,
+      watch: (onView, onError) => {
+        follower.listen(onView, onError);
+        return () =>
+          follower.listen(
+            () => undefined,
+            () => undefined,
+          );
+      },
     });
+  } finally {
+    await follower.close();
+  }
 }

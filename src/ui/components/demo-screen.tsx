@@ -1,8 +1,10 @@
 import { Box, Text } from "ink";
+import type { ReactNode } from "react";
 import { useTheme } from "../contexts/theme-context.js";
 import { formatCaption } from "../format/caption.js";
 import { demoLayout } from "../layout/demo-layout.js";
 import type { DemoState } from "../state/demo-reducer.js";
+import type { RunPaneState } from "../state/run-pane-reducer.js";
 import { ComparisonLine } from "./comparison-line.js";
 import { ComparisonView } from "./comparison-view.js";
 import { HelpOverlay } from "./help-overlay.js";
@@ -67,20 +69,9 @@ const pickerHints = [
 
 /** Everything the demo draws for one state and one terminal size. Props in, frame out. */
 export function DemoScreen(props: DemoScreenProps) {
-  const { state, columns, rows, spinner, speed } = props;
-  const theme = useTheme();
+  const { state, columns } = props;
   const { baseline, shared } = state.panes;
-  const brain = baseline.brain ?? shared.brain;
-  const header = (
-    <Text wrap="truncate-end">
-      <Text bold color={theme.text.accent}>
-        shared-ctx demo
-      </Text>
-      <Text color={theme.text.muted}>
-        {` · scenario ${state.scenario}${speed !== undefined ? ` · speed ${speed}×` : ""}${brain ? ` · ${brain}` : ""}`}
-      </Text>
-    </Text>
-  );
+  const header = <DemoHeader state={state} speed={props.speed} />;
 
   // The live frame goes: the ending is printed after it as plain output (renderDemo), so all of
   // it stays in the scrollback however tall it is.
@@ -115,28 +106,7 @@ export function DemoScreen(props: DemoScreenProps) {
     );
   }
 
-  if (state.view === "timeline") {
-    const load = state.timeline;
-    return (
-      <Box flexDirection="column" width={columns}>
-        <Text bold wrap="truncate-end">
-          Timeline of the shared-context run {shared.runId ?? ""}
-        </Text>
-        {load?.status === "ready" ? (
-          <TimelineView
-            lines={props.timelineLines}
-            scroll={load.scroll}
-            height={props.timelineHeight}
-          />
-        ) : load?.status === "failed" ? (
-          <Text color={theme.status.error}>Could not read the timeline: {load.message}</Text>
-        ) : (
-          <Text color={theme.text.muted}>Reading the timeline from the store…</Text>
-        )}
-        <KeyHints hints={timelineHints} />
-      </Box>
-    );
-  }
+  if (state.view === "timeline") return <TimelineScreen {...props} />;
 
   if (state.view === "scenario-picker") {
     return (
@@ -152,6 +122,65 @@ export function DemoScreen(props: DemoScreenProps) {
     );
   }
 
+  return <PanesScreen {...props} header={header} comparison={comparison} />;
+}
+
+/** The title line: the scenario, the speed and the brain of the runs. */
+function DemoHeader({ state, speed }: { readonly state: DemoState; readonly speed?: number }) {
+  const theme = useTheme();
+  const { baseline, shared } = state.panes;
+  const brain = baseline.brain ?? shared.brain;
+  return (
+    <Text wrap="truncate-end">
+      <Text bold color={theme.text.accent}>
+        shared-ctx demo
+      </Text>
+      <Text color={theme.text.muted}>
+        {` · scenario ${state.scenario}${speed !== undefined ? ` · speed ${speed}×` : ""}${brain ? ` · ${brain}` : ""}`}
+      </Text>
+    </Text>
+  );
+}
+
+/** The `t` view: the shared-context run's timeline report, once the store has answered. */
+function TimelineScreen(props: DemoScreenProps) {
+  const { state, columns } = props;
+  const theme = useTheme();
+  const load = state.timeline;
+  return (
+    <Box flexDirection="column" width={columns}>
+      <Text bold wrap="truncate-end">
+        Timeline of the shared-context run {state.panes.shared.runId ?? ""}
+      </Text>
+      {load?.status === "ready" ? (
+        <TimelineView
+          lines={props.timelineLines}
+          scroll={load.scroll}
+          height={props.timelineHeight}
+        />
+      ) : load?.status === "failed" ? (
+        <Text color={theme.status.error}>Could not read the timeline: {load.message}</Text>
+      ) : (
+        <Text color={theme.text.muted}>Reading the timeline from the store…</Text>
+      )}
+      <KeyHints hints={timelineHints} />
+    </Box>
+  );
+}
+
+/** Both summaries, once both runs have ended. */
+type Comparison = {
+  readonly baseline: NonNullable<RunPaneState["summary"]>;
+  readonly shared: NonNullable<RunPaneState["summary"]>;
+};
+
+/** The main view: the caption, both panes laid out for the terminal, then the comparison. */
+function PanesScreen(
+  props: DemoScreenProps & { readonly header: ReactNode; readonly comparison?: Comparison },
+) {
+  const { state, columns, rows, spinner, comparison } = props;
+  const theme = useTheme();
+  const { baseline, shared } = state.panes;
   const caption = state.focus
     ? formatCaption(state.focus, baseline.events, shared.events)
     : undefined;
@@ -172,7 +201,7 @@ export function DemoScreen(props: DemoScreenProps) {
   };
   return (
     <Box flexDirection="column" width={columns}>
-      {header}
+      {props.header}
       {caption ? (
         <Text bold color={theme.text.accent} wrap="truncate-end">
           {caption}

@@ -178,32 +178,71 @@ export function buildSubjectView(
   edits?: EditActivity,
 ): SubjectView {
   const events = timeline.episodes.flatMap((episode) => fromRunEventEpisode(episode) ?? []);
-  const finished = new Set(
-    events.flatMap((event) =>
-      event.type === "module-end" || event.type === "module-skip" || event.type === "module-cancel"
-        ? [event.module]
-        : [],
-    ),
-  );
   const agents = agentDirectoryOf(events);
   const author = (memory: Memory) => agents.name(text(memory.metadata.source) ?? "unknown");
   const decisions = timeline.memories.filter(isDecision);
   const active = decisions.filter((memory) => memory.status === "active");
-  const authorityField = (memory: Memory): { authority?: Authority } => {
-    const authority = authorityOf(memory.metadata);
-    return authority === defaultAuthority ? {} : { authority };
+  const superseded = supersededDecisions(decisions, active, author);
+  return {
+    subjectId: timeline.subjectId,
+    episodes: timeline.episodes.length,
+    ...(timeline.episodes.at(-1) ? { lastActivity: timeline.episodes.at(-1)?.createdAt } : {}),
+    claims: allClaims(events, agents, state, edits),
+    decisions: active.map((memory) => decisionEntry(memory, author)),
+    superseded,
+    disputes: unique(
+      [
+        ...contradictions(active, author),
+        ...openEscalations(events),
+        ...(state ? stateDisputes(state, agents) : []),
+      ],
+      (dispute) => dispute.about,
+    ),
+    staleReads: staleReads(timeline, superseded, agents),
+    ...(edits
+      ? {
+          denials: edits.denials.map((denial) => ({
+            agent: denial.agent,
+            module: denial.module,
+            what: denial.description,
+            at: denial.at,
+          })),
+        }
+      : {}),
   };
-  const entry = (memory: Memory): DecisionEntry => {
-    const target = text(memory.metadata.target);
-    return {
-      id: memory.id,
-      ...(target ? { target } : {}),
-      author: author(memory),
-      ...authorityField(memory),
-      content: memory.content,
-      at: memory.createdAt,
-    };
+}
+
+/** Who wrote a memory, by the name the view shows. */
+type AuthorOf = (memory: Memory) => string;
+
+/** A decision memory as the view lists it. */
+function decisionEntry(memory: Memory, author: AuthorOf): DecisionEntry {
+  const target = text(memory.metadata.target);
+  return {
+    id: memory.id,
+    ...(target ? { target } : {}),
+    author: author(memory),
+    ...authorityField(memory),
+    content: memory.content,
+    at: memory.createdAt,
   };
+}
+
+/** A memory's authority, when it is not the default (`agent`). */
+function authorityField(memory: Memory): { authority?: Authority } {
+  const authority = authorityOf(memory.metadata);
+  return authority === defaultAuthority ? {} : { authority };
+}
+
+/**
+ * The superseded decisions, each with the active one that replaced it: the latest on the same
+ * target, or, for a decision without a target, the latest by the same author.
+ */
+function supersededDecisions(
+  decisions: readonly Memory[],
+  active: readonly Memory[],
+  author: AuthorOf,
+): DecisionEntry[] {
   const replacementOf = (memory: Memory) => {
     const target = text(memory.metadata.target);
     return [...active]
@@ -214,27 +253,30 @@ export function buildSubjectView(
           : text(candidate.metadata.source) === text(memory.metadata.source),
       );
   };
-  const superseded = decisions
+  return decisions
     .filter((memory) => memory.status === "superseded")
     .flatMap((memory): DecisionEntry[] => {
       const by = replacementOf(memory);
-      if (!by) return [entry(memory)];
+      if (!by) return [decisionEntry(memory, author)];
       // An agent restating what stands changed nothing: not worth a line.
       if (by.content === memory.content && author(by) === author(memory)) return [];
       return [
         {
-          ...entry(memory),
+          ...decisionEntry(memory, author),
           supersededBy: { author: author(by), content: by.content, at: by.createdAt },
         },
       ];
     });
-  // Two active decisions on one target by different authors who had not read each other's.
+}
+
+/** Two active decisions on one target by different authors who had not read each other's. */
+function contradictions(active: readonly Memory[], author: AuthorOf): DisputeEntry[] {
   const byTarget = new Map<string, Memory[]>();
   for (const memory of active) {
     const target = text(memory.metadata.target);
     if (target) byTarget.set(target, [...(byTarget.get(target) ?? []), memory]);
   }
-  const contradictions: DisputeEntry[] = [...byTarget].flatMap(([target, memories]) =>
+  return [...byTarget].flatMap(([target, memories]) =>
     new Set(memories.map((memory) => text(memory.metadata.source))).size > 1
       ? [
           {
@@ -248,10 +290,18 @@ export function buildSubjectView(
         ]
       : [],
   );
+}
+
+/** Reads of a decision that was superseded since: one line per reader and fact. */
+function staleReads(
+  timeline: Timeline,
+  superseded: readonly DecisionEntry[],
+  agents: AgentDirectory,
+): StaleReadEntry[] {
   const supersededById = new Map(superseded.map((decision) => [decision.id, decision]));
-  // One line per reader and fact: reading the same stale fact again adds nothing.
+  // Reading the same stale fact again adds nothing.
   const reported = new Set<string>();
-  const staleReads: StaleReadEntry[] = timeline.episodes.flatMap((episode) => {
+  return timeline.episodes.flatMap((episode) => {
     const event = fromRunEventEpisode(episode);
     if (event?.type !== "context-read") return [];
     return event.memoryIds.flatMap((id) => {
@@ -271,54 +321,44 @@ export function buildSubjectView(
         : [];
     });
   });
-  return {
-    subjectId: timeline.subjectId,
-    episodes: timeline.episodes.length,
-    ...(timeline.episodes.at(-1) ? { lastActivity: timeline.episodes.at(-1)?.createdAt } : {}),
-    claims: [
-      ...unique(
-        [
-          ...openClaims(events),
-          // A claim stays in the shared state after the work is done: a run says when it ended.
-          ...(state ? stateClaims(state, agents) : []).filter(
-            (claim) => !finished.has(claim.module),
-          ),
-        ],
-        (claim) => claim.module,
-      ),
-      // Coding sessions' live edit claims (the hooks'): two sessions can hold one module.
-      ...unique(
-        (edits?.claims ?? []).map((claim) => ({
-          module: claim.module,
-          // A session id as the harness gave it (not a run's role name, which the directory styles).
-          agent: claim.agent,
-          state: "editing",
-        })),
-        (claim) => `${claim.module}\u0000${claim.agent}`,
-      ),
-    ],
-    decisions: active.map(entry),
-    superseded,
-    disputes: unique(
-      [
-        ...contradictions,
-        ...openEscalations(events),
-        ...(state ? stateDisputes(state, agents) : []),
-      ],
-      (dispute) => dispute.about,
+}
+
+/**
+ * Open claims: a run's (and the shared state's, unless the run says the work ended), then the
+ * coding sessions' live edit claims (the hooks'), where two sessions can hold one module.
+ */
+function allClaims(
+  events: readonly ScenarioEvent[],
+  agents: AgentDirectory,
+  state: SharedStateSnapshot | undefined,
+  edits: EditActivity | undefined,
+): ClaimEntry[] {
+  const finished = new Set(
+    events.flatMap((event) =>
+      event.type === "module-end" || event.type === "module-skip" || event.type === "module-cancel"
+        ? [event.module]
+        : [],
     ),
-    staleReads,
-    ...(edits
-      ? {
-          denials: edits.denials.map((denial) => ({
-            agent: denial.agent,
-            module: denial.module,
-            what: denial.description,
-            at: denial.at,
-          })),
-        }
-      : {}),
-  };
+  );
+  return [
+    ...unique(
+      [
+        ...openClaims(events),
+        // A claim stays in the shared state after the work is done: a run says when it ended.
+        ...(state ? stateClaims(state, agents) : []).filter((claim) => !finished.has(claim.module)),
+      ],
+      (claim) => claim.module,
+    ),
+    ...unique(
+      (edits?.claims ?? []).map((claim) => ({
+        module: claim.module,
+        // A session id as the harness gave it (not a run's role name, which the directory styles).
+        agent: claim.agent,
+        state: "editing",
+      })),
+      (claim) => `${claim.module}\u0000${claim.agent}`,
+    ),
+  ];
 }
 
 /** The first of each key, in order. */
