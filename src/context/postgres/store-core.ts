@@ -1,15 +1,8 @@
 import { randomUUID } from "node:crypto";
-import {
-  compileJobFailure,
-  compileJobOf,
-  compileResultOf,
-  jobMemoryIds,
-  waitForCompileJob,
-} from "../compile-jobs.js";
+import { compileJobFailure, compileJobOf, compileResultOf, jobMemoryIds } from "../compile-jobs.js";
 import type {
   CompileJob,
   CompileResult,
-  CompileWaitOptions,
   ContextBundle,
   CreateEpisodeInput,
   DeleteSubjectResult,
@@ -300,19 +293,9 @@ export class PostgresStoreCore {
     });
   }
 
-  compileMemoriesWait(
-    tenantId: string | null,
-    subjectId: string,
-    options: CompileWaitOptions = {},
-  ): Promise<CompileJob> {
-    return waitForCompileJob(
-      {
-        start: () => this.compileMemoriesAsync(tenantId, subjectId, options.signal),
-        status: (jobId) => this.getCompileStatus(tenantId, jobId, options.signal),
-        running: (jobId) => this.#jobs.get(jobId),
-      },
-      options,
-    );
+  /** A compile job's own promise while it runs in this process (see `TenantScopedCore`). */
+  runningJob(jobId: string): Promise<void> | undefined {
+    return this.#jobs.get(jobId);
   }
 
   // ---- reads ----------------------------------------------------------------------------------
