@@ -24,7 +24,10 @@ describe("planEpisode", () => {
   const settings = {
     subjectId: "s",
     now: "2026-01-01T00:00:03.000Z",
-    generateId: () => `m-${(next += 1)}`,
+    generateId: () => {
+      next += 1;
+      return `m-${next}`;
+    },
   };
 
   it("supersedes the writer's own memory, contradicts another's, then inserts the memory and its facts", () => {
