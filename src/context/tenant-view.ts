@@ -1,3 +1,4 @@
+import { waitForCompileJob } from "./compile-jobs.js";
 import type {
   CompileJob,
   CompileResult,
@@ -50,11 +51,8 @@ export interface TenantScopedCore {
     signal?: AbortSignal,
   ): Eventually<CompileJob>;
   getCompileStatus(tenant: Tenant, jobId: string, signal?: AbortSignal): Eventually<CompileJob>;
-  compileMemoriesWait(
-    tenant: Tenant,
-    subjectId: string,
-    options?: CompileWaitOptions,
-  ): Promise<CompileJob>;
+  /** A compile job's own promise while it runs in this process (`compileMemoriesAsync`'s). */
+  runningJob(jobId: string): Promise<void> | undefined;
   searchMemories(
     tenant: Tenant,
     subjectId: string,
@@ -138,8 +136,15 @@ export class TenantView<Core extends TenantScopedCore> implements ContextStore {
     return this.core.getCompileStatus(this.tenantId, jobId, options?.signal);
   }
 
-  compileMemoriesWait(subjectId: string, options?: CompileWaitOptions): Promise<CompileJob> {
-    return this.core.compileMemoriesWait(this.tenantId, subjectId, options);
+  compileMemoriesWait(subjectId: string, options: CompileWaitOptions = {}): Promise<CompileJob> {
+    return waitForCompileJob(
+      {
+        start: () => this.core.compileMemoriesAsync(this.tenantId, subjectId, options.signal),
+        status: (jobId) => this.core.getCompileStatus(this.tenantId, jobId, options.signal),
+        running: (jobId) => this.core.runningJob(jobId),
+      },
+      options,
+    );
   }
 
   async searchMemories(

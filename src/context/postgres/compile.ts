@@ -1,23 +1,22 @@
 import type { PoolClient } from "pg";
 import {
-  compileEpisode,
-  compileProfileFacts,
-  memoryFromDraft,
-  type SupersedeCandidate,
+  type ActiveMemory,
+  draftOfEpisode,
+  type EpisodePlan,
+  planEpisode,
   supersedeCandidateOf,
-  supersedes,
-} from "../compile-memories.js";
+} from "../compile-plan.js";
 import type { JsonObject, Memory } from "../context-store.js";
 import type { SkippedEpisode } from "../errors/compile-episode-error.js";
-import { storableDraft } from "../storable-text.js";
+import { type EpisodeRow, scopePrefix } from "./rows.js";
 import {
-  type EpisodeRow,
-  type IndexedTerms,
-  indexedTerms,
-  type MemoryRow,
-  memoryColumns,
-  scopePrefix,
-} from "./rows.js";
+  addStatistics,
+  type Pending,
+  type StatisticsDelta,
+  writeMemories,
+} from "./write-memories.js";
+
+export { memoriesByIds } from "./write-memories.js";
 
 /** What a compile needs besides the database: the clock's "now" and the id generator. */
 export interface CompileContext {
@@ -30,18 +29,11 @@ export interface CompileContext {
 }
 
 /** An active memory with the same kind and target, as the supersede rule sees it. */
-interface ActiveSameTarget {
+interface ActiveSameTarget extends ActiveMemory {
   /** The row's mseq when it is already stored; undefined for one created by this compile. */
   mseq: string | undefined;
-  candidate: SupersedeCandidate;
   /** Set for memories created by this compile, so a later supersede updates the returned object. */
   created: Memory | undefined;
-}
-
-interface PendingInsert {
-  memory: Memory;
-  target: string | null;
-  changeSeq: number;
 }
 
 /** Episodes read per page, so a 100k-episode subject is never loaded whole. */
@@ -70,22 +62,16 @@ function compileFailureReason(error: unknown): string {
   return `an internal error while compiling it (${name})`;
 }
 
-/** What a compile has yet to write: supersedes of stored memories, and new memories. */
-interface Pending {
-  superseded: Array<{ mseq: string; validTo: string; changeSeq: number }>;
-  inserts: PendingInsert[];
-}
-
-/** bm25's collection statistics as a compile moves them: what leaves the active set, what joins it. */
-interface StatisticsDelta {
-  active: number;
-  tokens: number;
-  terms: Map<string, number>;
+/** Whether `error` came from the database or its connection (it carries a code), not from our code. */
+function isDatabaseFailure(error: unknown): boolean {
+  return (
+    typeof error === "object" && error !== null && typeof Reflect.get(error, "code") === "string"
+  );
 }
 
 /**
  * Compiles a subject's uncompiled episodes inside the caller's transaction, with the same rules
- * and in the same order as the embedded store (`compile-memories.ts`): the result, supersedes and
+ * and in the same order as the embedded store (`compile-plan.ts`): the result, supersedes and
  * `contradicts` lists are identical on the same episodes. Row-locks the subject's `compile_state`
  * first, so concurrent compiles of one subject (on any replica) run one after the other.
  *
@@ -113,341 +99,244 @@ export async function compileLocked(
   };
   await client.query(`SAVEPOINT ${compileSavepoint}`);
   try {
-    return await compilePass(client, context, start, false);
+    return await new CompilePass(client, context, start, false).run();
   } catch (error) {
     if (!isDataRefusal(error)) throw error;
     await client.query(`ROLLBACK TO SAVEPOINT ${compileSavepoint}`);
-    return compilePass(client, context, start, true);
+    return new CompilePass(client, context, start, true).run();
   }
 }
 
-/** Whether `error` came from the database or its connection (it carries a code), not from our code. */
-function isDatabaseFailure(error: unknown): boolean {
-  return (
-    typeof error === "object" && error !== null && typeof Reflect.get(error, "code") === "string"
-  );
-}
-
 /** One compile of the subject from `start`: all writes at the end, or (`careful`) episode by episode. */
-async function compilePass(
-  client: PoolClient,
-  context: CompileContext,
-  start: { compiledSeq: number; changeSeq: number },
-  careful: boolean,
-): Promise<{ memories: Memory[]; skipped: SkippedEpisode[] }> {
-  const { tenant, subjectId } = context;
-  let { compiledSeq, changeSeq } = start;
-  const prefix = scopePrefix(tenant, subjectId);
-  const created: Memory[] = [];
-  const skipped: SkippedEpisode[] = [];
-  // Active memories per "kind\0target", read from the database once per key, then kept current
-  // here: nobody else can change this subject's memories while we hold the lock.
-  const sameTarget = new Map<string, ActiveSameTarget[]>();
+class CompilePass {
+  readonly #client: PoolClient;
+  readonly #context: CompileContext;
+  readonly #start: { compiledSeq: number; changeSeq: number };
+  readonly #careful: boolean;
+  readonly #prefix: string;
+  #compiledSeq: number;
+  #changeSeq: number;
+  readonly #created: Memory[] = [];
+  readonly #skipped: SkippedEpisode[] = [];
+  /**
+   * Active memories per "kind\0target", read from the database once per key, then kept current
+   * here: nobody else can change this subject's memories while we hold the lock.
+   */
+  readonly #sameTarget = new Map<string, ActiveSameTarget[]>();
   /** The entry of each memory this pass created, to give it its mseq once written. */
-  const entryOf = new Map<Memory, ActiveSameTarget>();
-  const pending: Pending = { superseded: [], inserts: [] };
-  const statistics: StatisticsDelta = { active: 0, tokens: 0, terms: new Map() };
+  readonly #entryOf = new Map<Memory, ActiveSameTarget>();
+  readonly #pending: Pending = { superseded: [], inserts: [] };
+  readonly #statistics: StatisticsDelta = { active: 0, tokens: 0, terms: new Map() };
   /** What the current episode changed, to take back when it is skipped. */
-  let undo: Array<() => void> = [];
+  #undo: Array<() => void> = [];
 
-  const activeFor = async (kind: string, target: string): Promise<ActiveSameTarget[]> => {
+  constructor(
+    client: PoolClient,
+    context: CompileContext,
+    start: { compiledSeq: number; changeSeq: number },
+    careful: boolean,
+  ) {
+    this.#client = client;
+    this.#context = context;
+    this.#start = start;
+    this.#careful = careful;
+    this.#prefix = scopePrefix(context.tenant, context.subjectId);
+    this.#compiledSeq = start.compiledSeq;
+    this.#changeSeq = start.changeSeq;
+  }
+
+  async run(): Promise<{ memories: Memory[]; skipped: SkippedEpisode[] }> {
+    for (;;) {
+      const page = await this.#client.query<EpisodeRow>({
+        name: "shared-ctx-compile-page",
+        text: `SELECT seq, id, type, source, payload, metadata, provenance, created_at FROM episodes
+               WHERE tenant_key = $1 AND subject_id = $2 AND seq > $3 ORDER BY seq LIMIT ${pageSize}`,
+        values: [this.#context.tenant, this.#context.subjectId, this.#compiledSeq],
+      });
+      for (const row of page.rows) await this.#compileRow(row);
+      if (page.rows.length < pageSize) break;
+    }
+    if (this.#compiledSeq === this.#start.compiledSeq) {
+      return { memories: [], skipped: this.#skipped };
+    }
+    if (!this.#careful) await this.#flush();
+    await this.#finish();
+    return { memories: this.#created, skipped: this.#skipped };
+  }
+
+  /** One episode: compiled into `pending` (and, careful, written), or skipped for good. */
+  async #compileRow(row: EpisodeRow): Promise<void> {
+    const client = this.#client;
+    const pending = this.#pending;
+    this.#compiledSeq = Number(row.seq);
+    const before = {
+      changeSeq: this.#changeSeq,
+      inserts: pending.inserts.length,
+      superseded: pending.superseded.length,
+    };
+    this.#undo = [];
+    try {
+      if (this.#careful) await client.query(`SAVEPOINT ${episodeSavepoint}`);
+      await this.#compileOne(row);
+      if (this.#careful) {
+        await this.#flush();
+        await client.query(`RELEASE SAVEPOINT ${episodeSavepoint}`);
+      }
+    } catch (error) {
+      // A lost connection or a timeout is nobody's episode: the compile fails. The fast path
+      // cannot tell which episode the database refused: compileLocked starts a careful pass.
+      if (isDatabaseFailure(error) && !(this.#careful && isDataRefusal(error))) throw error;
+      if (this.#careful) await client.query(`ROLLBACK TO SAVEPOINT ${episodeSavepoint}`);
+      // This episode is skipped for good (the mark moves past it): one episode never poisons
+      // its subject.
+      for (const step of this.#undo.reverse()) step();
+      this.#changeSeq = before.changeSeq;
+      pending.inserts.length = before.inserts;
+      pending.superseded.length = before.superseded;
+      this.#skipped.push({
+        episodeId: row.id,
+        type: row.type,
+        reason: compileFailureReason(error),
+      });
+    }
+  }
+
+  /** The active memories with this kind and target, read once per pass, kept current after. */
+  async #activeFor(kind: string, target: string): Promise<ActiveSameTarget[]> {
     const key = `${kind}\u0000${target}`;
-    let list = sameTarget.get(key);
+    let list = this.#sameTarget.get(key);
     if (list === undefined) {
       // ORDER BY mseq: the contradiction list must come out the same on every compile.
-      const rows = await client.query<{ mseq: string; id: string; metadata: string }>({
+      const rows = await this.#client.query<{ mseq: string; id: string; metadata: string }>({
         name: "shared-ctx-compile-same-target",
         text: `SELECT mseq, id, metadata FROM memories WHERE tenant_key = $1 AND subject_id = $2
                  AND kind = $3 AND target = $4 AND status = 'active' ORDER BY mseq`,
-        values: [tenant, subjectId, kind, target],
+        values: [this.#context.tenant, this.#context.subjectId, kind, target],
       });
       list = rows.rows.map((row) => ({
         mseq: row.mseq,
         candidate: supersedeCandidateOf(row.id, JSON.parse(row.metadata) as JsonObject),
         created: undefined,
       }));
-      sameTarget.set(key, list);
+      this.#sameTarget.set(key, list);
     }
     return list;
-  };
+  }
 
   /** One episode's memory and the supersedes it causes, into `pending` (nothing written yet). */
-  const compileOne = async (row: EpisodeRow): Promise<void> => {
-    const draft = storableDraft(
-      compileEpisode({
-        type: row.type,
-        source: row.source,
-        payload: JSON.parse(row.payload) as JsonObject,
-        provenance: JSON.parse(row.provenance) as JsonObject,
-        metadata: JSON.parse(row.metadata) as JsonObject,
-      }),
-    );
-    if (!draft) return;
-    const validFrom = row.created_at;
-    const contradicted: string[] = [];
-    const active = draft.target === null ? undefined : await activeFor(draft.kind, draft.target);
-    const stillActive: ActiveSameTarget[] = [];
+  async #compileOne(row: EpisodeRow): Promise<void> {
+    const drafted = draftOfEpisode(row);
+    if (!drafted) return;
+    const { kind, target } = drafted.draft;
+    const active = target === null ? undefined : await this.#activeFor(kind, target);
     if (active) {
       const kept = [...active];
-      undo.push(() => {
+      this.#undo.push(() => {
         active.length = 0;
         active.push(...kept);
       });
     }
-    for (const old of active ?? []) {
-      // Only a write made knowing the older memory replaces it (see `supersedes`).
-      if (!supersedes(draft, old.candidate)) {
-        contradicted.push(old.candidate.id);
-        stillActive.push(old);
-        continue;
-      }
-      changeSeq += 1;
-      const mine = old.created;
-      if (mine) {
-        const { status, validTo, updatedAt } = mine;
-        undo.push(() => Object.assign(mine, { status, validTo, updatedAt }));
-        mine.status = "superseded";
-        mine.validTo = validFrom;
-        mine.updatedAt = context.now;
-        const insert = pending.inserts.find((item) => item.memory === mine);
-        if (insert) {
-          const previous = insert.changeSeq;
-          undo.push(() => {
-            insert.changeSeq = previous;
-          });
-          insert.changeSeq = changeSeq;
-        }
-      }
-      // Stored already: before this compile, or by a careful pass's earlier episode.
-      if (old.mseq !== undefined) {
-        pending.superseded.push({ mseq: old.mseq, validTo: validFrom, changeSeq });
-      }
-    }
-    changeSeq += 1;
-    const memory = memoryFromDraft(draft, {
-      id: context.generateId(),
-      subjectId,
-      episodeId: row.id,
-      validFrom,
-      now: context.now,
-      contradicted,
-    });
-    pending.inserts.push({ memory, target: draft.target, changeSeq });
+    const plan = planEpisode(row, drafted, active ?? [], this.#context);
+    this.#applySteps(plan);
     if (active) {
       const entry: ActiveSameTarget = {
         mseq: undefined,
-        candidate: supersedeCandidateOf(memory.id, memory.metadata),
-        created: memory,
+        candidate: supersedeCandidateOf(plan.memory.id, plan.memory.metadata),
+        created: plan.memory,
       };
-      entryOf.set(memory, entry);
+      this.#entryOf.set(plan.memory, entry);
       active.length = 0;
-      active.push(...stillActive, entry);
+      active.push(...plan.stillActive, entry);
     }
-    // A conversation's profile facts, beside its summary (Statewave's kinds): no target, so they
-    // supersede nothing.
-    for (const found of compileProfileFacts({
-      type: row.type,
-      source: row.source,
-      payload: JSON.parse(row.payload) as JsonObject,
-    })) {
-      const fact = storableDraft(found);
-      if (!fact) continue;
-      changeSeq += 1;
-      const factMemory = memoryFromDraft(fact, {
-        id: context.generateId(),
-        subjectId,
-        episodeId: row.id,
-        validFrom,
-        now: context.now,
-        contradicted: [],
-      });
-      pending.inserts.push({ memory: factMemory, target: null, changeSeq });
-    }
-  };
+  }
 
-  /** Writes `pending`, then counts what it wrote; `pending` is empty after. */
-  const flush = async (): Promise<void> => {
-    const written = await writeMemories(client, context, prefix, pending);
-    for (const [index, insert] of pending.inserts.entries()) {
-      created.push(insert.memory);
-      const entry = entryOf.get(insert.memory);
-      if (entry) entry.mseq = written.mseqs[index];
-    }
-    statistics.active += written.statistics.active;
-    statistics.tokens += written.statistics.tokens;
-    for (const [term, delta] of written.statistics.terms) {
-      statistics.terms.set(term, (statistics.terms.get(term) ?? 0) + delta);
-    }
-    pending.superseded = [];
-    pending.inserts = [];
-  };
-
-  for (;;) {
-    const page = await client.query<EpisodeRow>({
-      name: "shared-ctx-compile-page",
-      text: `SELECT seq, id, type, source, payload, metadata, provenance, created_at FROM episodes
-             WHERE tenant_key = $1 AND subject_id = $2 AND seq > $3 ORDER BY seq LIMIT ${pageSize}`,
-      values: [tenant, subjectId, compiledSeq],
-    });
-    for (const row of page.rows) {
-      compiledSeq = Number(row.seq);
-      const before = {
-        changeSeq,
-        inserts: pending.inserts.length,
-        superseded: pending.superseded.length,
-      };
-      undo = [];
-      try {
-        if (careful) await client.query(`SAVEPOINT ${episodeSavepoint}`);
-        await compileOne(row);
-        if (careful) {
-          await flush();
-          await client.query(`RELEASE SAVEPOINT ${episodeSavepoint}`);
-        }
-      } catch (error) {
-        // A lost connection or a timeout is nobody's episode: the compile fails. The fast path
-        // cannot tell which episode the database refused: compileLocked starts a careful pass.
-        if (isDatabaseFailure(error) && !(careful && isDataRefusal(error))) throw error;
-        if (careful) await client.query(`ROLLBACK TO SAVEPOINT ${episodeSavepoint}`);
-        // This episode is skipped for good (the mark moves past it): one episode never poisons
-        // its subject.
-        for (const step of undo.reverse()) step();
-        changeSeq = before.changeSeq;
-        pending.inserts.length = before.inserts;
-        pending.superseded.length = before.superseded;
-        skipped.push({ episodeId: row.id, type: row.type, reason: compileFailureReason(error) });
+  /** The plan's steps into `pending`, each with the next change seq. */
+  #applySteps(plan: EpisodePlan<ActiveSameTarget>): void {
+    const pending = this.#pending;
+    for (const step of plan.steps) {
+      this.#changeSeq += 1;
+      const changeSeq = this.#changeSeq;
+      if (step.type === "insert") {
+        pending.inserts.push({ memory: step.memory, target: step.target, changeSeq });
+        continue;
+      }
+      const { old } = step;
+      if (old.created) this.#supersedeCreated(old.created, plan.validFrom, changeSeq);
+      // Stored already: before this compile, or by a careful pass's earlier episode.
+      if (old.mseq !== undefined) {
+        pending.superseded.push({ mseq: old.mseq, validTo: plan.validFrom, changeSeq });
       }
     }
-    if (page.rows.length < pageSize) break;
   }
-  if (compiledSeq === start.compiledSeq) return { memories: [], skipped };
-  if (!careful) await flush();
-  const changedTerms = [...statistics.terms].filter(([, delta]) => delta !== 0);
-  if (changedTerms.length > 0) {
-    await client.query(
-      `INSERT INTO term_stats (tenant_key, subject_id, term, doc_count)
-       SELECT $1, $2, v.term, v.delta FROM unnest($3::text[], $4::bigint[]) AS v (term, delta)
-       ON CONFLICT (tenant_key, subject_id, term) DO UPDATE SET doc_count = term_stats.doc_count + EXCLUDED.doc_count`,
-      [
-        tenant,
-        subjectId,
-        changedTerms.map(([term]) => term),
-        changedTerms.map(([, delta]) => delta),
-      ],
-    );
-  }
-  await client.query(
-    `UPDATE compile_state SET compiled_seq = $3, memory_change = $4, memory_count = memory_count + $5,
-       active_count = active_count + $6, active_tokens = active_tokens + $7
-     WHERE tenant_key = $1 AND subject_id = $2`,
-    [
-      tenant,
-      subjectId,
-      compiledSeq,
-      changeSeq,
-      created.length,
-      statistics.active,
-      statistics.tokens,
-    ],
-  );
-  if (created.length > 0) {
-    await client.query("SELECT pg_notify($1, $2)", [context.notifyChannel, context.changeKey]);
-  }
-  return { memories: created, skipped };
-}
 
-/**
- * Writes a compile's pending supersedes and memories; returns the new memories' mseqs (in
- * `pending.inserts` order) and how bm25's statistics moved.
- */
-async function writeMemories(
-  client: PoolClient,
-  context: CompileContext,
-  prefix: string,
-  pending: Pending,
-): Promise<{ mseqs: string[]; statistics: StatisticsDelta }> {
-  const { tenant, subjectId } = context;
-  const statistics: StatisticsDelta = { active: 0, tokens: 0, terms: new Map() };
-  const count = (indexed: IndexedTerms, sign: 1 | -1) => {
-    statistics.active += sign;
-    statistics.tokens += sign * indexed.tokens;
-    for (const term of indexed.terms) {
-      statistics.terms.set(term, (statistics.terms.get(term) ?? 0) + sign);
+  /** A memory this pass created, superseded by a later episode of it (undone if that is skipped). */
+  #supersedeCreated(mine: Memory, validFrom: string, changeSeq: number): void {
+    const { status, validTo, updatedAt } = mine;
+    this.#undo.push(() => Object.assign(mine, { status, validTo, updatedAt }));
+    mine.status = "superseded";
+    mine.validTo = validFrom;
+    mine.updatedAt = this.#context.now;
+    const insert = this.#pending.inserts.find((item) => item.memory === mine);
+    if (insert) {
+      const previous = insert.changeSeq;
+      this.#undo.push(() => {
+        insert.changeSeq = previous;
+      });
+      insert.changeSeq = changeSeq;
     }
-  };
-  const { superseded, inserts } = pending;
-  if (superseded.length > 0) {
-    const left = await client.query<{ content: string }>(
-      `UPDATE memories AS m SET status = 'superseded', valid_to = v.valid_to, updated_at = $1, change_seq = v.change_seq
-       FROM unnest($2::bigint[], $3::text[], $4::bigint[]) AS v (mseq, valid_to, change_seq)
-       WHERE m.mseq = v.mseq RETURNING m.content`,
-      [
-        context.now,
-        superseded.map((item) => item.mseq),
-        superseded.map((item) => item.validTo),
-        superseded.map((item) => item.changeSeq),
-      ],
-    );
-    for (const row of left.rows) count(indexedTerms(prefix, row.content), -1);
   }
-  const indexed = inserts.map((item) => indexedTerms(prefix, item.memory.content));
-  inserts.forEach((item, position) => {
-    const terms = indexed[position];
-    if (item.memory.status === "active" && terms) count(terms, 1);
-  });
-  const mseqs: string[] = [];
-  // Inserted in creation order in chunks, so mseq (the memories' order) follows it.
-  for (let start = 0; start < inserts.length; start += 1000) {
-    const chunk = inserts.slice(start, start + 1000);
-    const chunkTerms = indexed.slice(start, start + 1000);
-    const result = await client.query<{ mseq: string }>(
-      `INSERT INTO memories (id, tenant_key, subject_id, kind, target, content, summary, confidence,
-         valid_from, valid_to, source_episode_ids, metadata, status, created_at, updated_at, change_seq, token_count, term_freqs, terms)
-       SELECT v.id, $1, $2, v.kind, v.target, v.content, v.summary, v.confidence, v.valid_from, v.valid_to,
-         v.source_episode_ids, v.metadata, v.status, $3, $3, v.change_seq, v.token_count, v.term_freqs,
-         array_to_tsvector(string_to_array(v.terms, ' '))
-       FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::float8[], $10::text[],
-         $11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::integer[], $18::text[])
-         WITH ORDINALITY AS v (id, kind, target, content, summary, confidence, valid_from, valid_to,
-           source_episode_ids, metadata, status, change_seq, terms, token_count, term_freqs, position)
-       ORDER BY v.position
-       RETURNING mseq`,
+
+  /** Writes `pending`, then counts what it wrote; `pending` is empty after. */
+  async #flush(): Promise<void> {
+    const pending = this.#pending;
+    const written = await writeMemories(this.#client, this.#context, this.#prefix, pending);
+    for (const [index, insert] of pending.inserts.entries()) {
+      this.#created.push(insert.memory);
+      const entry = this.#entryOf.get(insert.memory);
+      if (entry) entry.mseq = written.mseqs[index];
+    }
+    addStatistics(this.#statistics, written.statistics);
+    pending.superseded = [];
+    pending.inserts = [];
+  }
+
+  /** bm25's term statistics, the compile mark and counts, and the change notice. */
+  async #finish(): Promise<void> {
+    const client = this.#client;
+    const { tenant, subjectId } = this.#context;
+    const changedTerms = [...this.#statistics.terms].filter(([, delta]) => delta !== 0);
+    if (changedTerms.length > 0) {
+      await client.query(
+        `INSERT INTO term_stats (tenant_key, subject_id, term, doc_count)
+         SELECT $1, $2, v.term, v.delta FROM unnest($3::text[], $4::bigint[]) AS v (term, delta)
+         ON CONFLICT (tenant_key, subject_id, term) DO UPDATE SET doc_count = term_stats.doc_count + EXCLUDED.doc_count`,
+        [
+          tenant,
+          subjectId,
+          changedTerms.map(([term]) => term),
+          changedTerms.map(([, delta]) => delta),
+        ],
+      );
+    }
+    await client.query(
+      `UPDATE compile_state SET compiled_seq = $3, memory_change = $4, memory_count = memory_count + $5,
+         active_count = active_count + $6, active_tokens = active_tokens + $7
+       WHERE tenant_key = $1 AND subject_id = $2`,
       [
         tenant,
         subjectId,
-        context.now,
-        chunk.map((item) => item.memory.id),
-        chunk.map((item) => item.memory.kind),
-        chunk.map((item) => item.target),
-        chunk.map((item) => item.memory.content),
-        chunk.map((item) => item.memory.summary),
-        chunk.map((item) => item.memory.confidence),
-        chunk.map((item) => item.memory.validFrom),
-        chunk.map((item) => item.memory.validTo),
-        chunk.map((item) => JSON.stringify(item.memory.sourceEpisodeIds)),
-        chunk.map((item) => JSON.stringify(item.memory.metadata)),
-        chunk.map((item) => item.memory.status),
-        chunk.map((item) => item.changeSeq),
-        chunkTerms.map((item) => item.terms.map((term) => prefix + term).join(" ")),
-        chunkTerms.map((item) => item.tokens),
-        chunkTerms.map((item) => JSON.stringify(item.frequencies)),
+        this.#compiledSeq,
+        this.#changeSeq,
+        this.#created.length,
+        this.#statistics.active,
+        this.#statistics.tokens,
       ],
     );
-    // INSERT … SELECT … ORDER BY assigns mseqs in that order; sorted, they follow the chunk.
-    mseqs.push(...result.rows.map((row) => row.mseq).sort((a, b) => Number(a) - Number(b)));
+    if (this.#created.length > 0) {
+      await client.query("SELECT pg_notify($1, $2)", [
+        this.#context.notifyChannel,
+        this.#context.changeKey,
+      ]);
+    }
   }
-  return { mseqs, statistics };
-}
-
-/** The memories with these ids, oldest first (a finished compile job's result). */
-export async function memoriesByIds(
-  client: Pick<PoolClient, "query">,
-  tenant: string,
-  ids: readonly string[],
-): Promise<MemoryRow[]> {
-  const result = await client.query<MemoryRow>(
-    `SELECT ${memoryColumns} FROM memories m WHERE m.tenant_key = $1 AND m.id = ANY($2::text[]) ORDER BY m.mseq`,
-    [tenant, ids],
-  );
-  return result.rows;
 }
