@@ -30,13 +30,34 @@ export function summariseEpisode(episode: Episode): string {
   // A class other than the default is said first: a person's decision must read as one.
   const authority = authorityOf(episode.metadata);
   const lead = authority === defaultAuthority ? "" : `[${authority}] `;
+  const review = promotionReviewLine(episode);
+  if (review !== undefined) return `${lead}${review}`;
   for (const field of ["content", "text", "summary"]) {
     const value = payload[field];
     if (typeof value === "string" && value.trim()) {
       const target = payload.target ?? payload.key;
-      return `${lead}${typeof target === "string" && !value.includes(target) ? `${target}: ${value}` : value}`;
+      const line =
+        typeof target === "string" && !value.includes(target) ? `${target}: ${value}` : value;
+      return `${lead}${line}${promotedFromNote(episode)}`;
     }
   }
   const parts = Object.entries(payload).map(([key, value]) => `${key}=${summariseValue(value)}`);
   return parts.length > 0 ? parts.join(" ") : "(empty)";
+}
+
+/** A promotion's verdict as a sentence: "approved legacy-cache from run-42 (conflict)". */
+function promotionReviewLine(episode: Episode): string | undefined {
+  if (episode.type !== "promotion_review") return undefined;
+  const { verdict, target, memoryId, runSubjectId, status } = episode.payload;
+  const what = typeof target === "string" ? target : String(memoryId);
+  return `${String(verdict)} ${what} from ${String(runSubjectId)}${typeof status === "string" ? ` (${status})` : ""}`;
+}
+
+/** " (promoted from run-42)" after a decision a promotion brought into a project. */
+function promotedFromNote(episode: Episode): string {
+  const promotion = episode.metadata.promotion;
+  if (promotion === null || typeof promotion !== "object" || Array.isArray(promotion)) return "";
+  const approvedBy =
+    typeof promotion.approvedBy === "string" ? `, approved by ${promotion.approvedBy}` : "";
+  return ` (promoted from ${String(promotion.subjectId)}${approvedBy})`;
 }
