@@ -3,6 +3,7 @@ import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { createApp } from "../../../src/server/app.js";
 import { describeBadRequests } from "../../server/bad-requests.js";
 import { describeIdempotentWrites } from "../../server/idempotent-writes.js";
+import { describeServeOnTheWire } from "../../server/serve-wire.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 const skip = postgresSkipReason("serve-on-postgres.test.ts") !== undefined;
@@ -24,6 +25,16 @@ describeBadRequests(
 
 // The embedded store's idempotency tests (test/server/idempotent-writes.test.ts), on Postgres.
 describeIdempotentWrites(
+  "Postgres",
+  () => {
+    const postgres = usePostgres(skip);
+    return async () => new PostgresStore({ url: await postgres.database() });
+  },
+  skip,
+);
+
+// The embedded store's wire tests (test/server/compat-serve-wire.test.ts), on Postgres.
+describeServeOnTheWire(
   "Postgres",
   () => {
     const postgres = usePostgres(skip);
