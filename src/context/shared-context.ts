@@ -20,6 +20,7 @@ import type {
 } from "./context-store.js";
 import { type DecisionHistory, decisionHistory } from "./decision-history.js";
 import { DecisionLifecycleError } from "./errors/decision-lifecycle-error.js";
+import { readWholeTimeline } from "./whole-timeline.js";
 
 /** What `beforeActing` returns: the context ranked for the task, and what changed. */
 export interface ContextRead {
@@ -92,8 +93,6 @@ export interface DecideResult {
 /** The decision kind `beforeActing` reports separately. */
 const decisionKind = "architectural_decision";
 
-/** Timeline page size when a whole timeline is read (Statewave caps a page at 100). */
-const timelinePage = 100;
 /** Bounds the paging, so a huge subject cannot stall a call (100 000 episodes). */
 const timelineMaxPages = 1000;
 
@@ -514,17 +513,7 @@ export class SharedContext {
 
   /** Every episode and memory of the subject, oldest first, page by page. */
   async #wholeTimeline(): Promise<Timeline> {
-    const whole: Timeline = { subjectId: this.#subjectId, episodes: [], memories: [] };
-    for (let page = 0; page < timelineMaxPages; page += 1) {
-      const part = await this.#store.getTimeline(this.#subjectId, {
-        limit: timelinePage,
-        offset: page * timelinePage,
-      });
-      whole.episodes.push(...part.episodes);
-      whole.memories.push(...part.memories);
-      if (part.episodes.length < timelinePage && part.memories.length < timelinePage) break;
-    }
-    return whole;
+    return readWholeTimeline(this.#store, this.#subjectId, { maxPages: timelineMaxPages });
   }
 
   /**

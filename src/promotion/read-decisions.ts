@@ -4,7 +4,8 @@
  */
 import { authorityKey, authorityOf } from "../context/authority.js";
 import { readMemoryIdsOf } from "../context/compile-memories.js";
-import type { ContextStore, Episode, Memory, Timeline } from "../context/context-store.js";
+import type { ContextStore, Episode, Memory } from "../context/context-store.js";
+import { readWholeTimeline } from "../context/whole-timeline.js";
 import type { PromotionCandidate } from "./plan-promotion.js";
 import {
   type PromotionVerdict,
@@ -12,32 +13,10 @@ import {
   promotionVerdictOf,
 } from "./promotion-records.js";
 
+export { readWholeTimeline };
+
 /** The memory kinds a promotion carries: decisions. */
 export const promotedKinds: readonly string[] = ["architectural_decision"];
-
-/** Statewave caps a timeline page at 100 episodes and 100 memories. */
-const pageSize = 100;
-
-/** A subject's whole timeline, page by page (oldest first). */
-export async function readWholeTimeline(
-  store: ContextStore,
-  subjectId: string,
-  options: { signal?: AbortSignal } = {},
-): Promise<Timeline> {
-  const episodes: Episode[] = [];
-  const memories: Memory[] = [];
-  for (let offset = 0; ; offset += pageSize) {
-    const page = await store.getTimeline(subjectId, {
-      limit: pageSize,
-      offset,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    episodes.push(...page.episodes);
-    memories.push(...page.memories);
-    if (page.episodes.length < pageSize && page.memories.length < pageSize) break;
-  }
-  return { subjectId, episodes, memories };
-}
 
 /**
  * One memory as a promotion candidate. Its authority is the memory's own `metadata.authority`

@@ -1,30 +1,13 @@
-import type { ContextStore, Episode, Memory, Timeline } from "../../context/context-store.js";
+import type { ContextStore } from "../../context/context-store.js";
+import { readWholeTimeline as readFullTimeline } from "../../context/whole-timeline.js";
 import { fromRunEventEpisode, fromRunStopEpisode, isRunId } from "../../scenario/run-record.js";
 import type { RunListing } from "../format/runs-table.js";
 
+/** A subject's whole timeline, read page by page (oldest first). */
+export { readFullTimeline };
+
 /** Statewave caps a timeline page at 100 episodes and 100 memories. */
 const pageSize = 100;
-
-/** A subject's whole timeline, read page by page (oldest first). */
-export async function readFullTimeline(
-  store: ContextStore,
-  subjectId: string,
-  options: { signal?: AbortSignal } = {},
-): Promise<Timeline> {
-  const episodes: Episode[] = [];
-  const memories: Memory[] = [];
-  for (let offset = 0; ; offset += pageSize) {
-    const page = await store.getTimeline(subjectId, {
-      limit: pageSize,
-      offset,
-      signal: options.signal,
-    });
-    episodes.push(...page.episodes);
-    memories.push(...page.memories);
-    if (page.episodes.length < pageSize && page.memories.length < pageSize) break;
-  }
-  return { subjectId, episodes, memories };
-}
 
 /** Every subject id in the store that names a run. */
 export async function listRunIds(store: ContextStore, signal?: AbortSignal): Promise<string[]> {
