@@ -17,6 +17,7 @@ import {
   type DecisionMessage,
   decisionOf,
   disagreementsIn,
+  firstClaims,
   resultOf,
   uniqueById,
 } from "./message-pipeline.js";
@@ -222,19 +223,7 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
         ),
       );
       lastRead.set(agentId, uniqueById([...(lastRead.get(agentId) ?? []), ...received]));
-      const claims: Record<string, string> = {};
-      if (isOn(ablation, "read-before-act")) {
-        for (const message of taken) {
-          const module = message.data.module;
-          if (
-            message.topic === "claim" &&
-            typeof module === "string" &&
-            !Object.hasOwn(claims, module)
-          ) {
-            claims[module] = message.from;
-          }
-        }
-      }
+      const claims = isOn(ablation, "read-before-act") ? firstClaims(taken) : {};
       // As on the store: a decision outranked on its target is not acted on (nor disputed over).
       const decisions = highestAuthority(activeDecisions(received));
       const disputes = isOn(ablation, "dispute surfaced") ? disagreementsIn(decisions) : [];

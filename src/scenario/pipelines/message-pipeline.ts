@@ -59,6 +59,18 @@ export function resultOf(message: BusMessage): BuildResult | undefined {
   return { module, agentId: message.from, tokens: Number(tokens), ms: Number(ms) };
 }
 
+/** Who claimed each module first, by the claim messages among `messages` (in their order). */
+export function firstClaims(messages: readonly BusMessage[]): Record<string, string> {
+  const claims: Record<string, string> = {};
+  for (const message of messages) {
+    const module = message.data.module;
+    if (message.topic === "claim" && typeof module === "string" && !Object.hasOwn(claims, module)) {
+      claims[module] = message.from;
+    }
+  }
+  return claims;
+}
+
 /** One of each decision (a transcript replayed or a message read twice is one decision). */
 export function uniqueById(decisions: readonly DecisionMessage[]): DecisionMessage[] {
   const byId = new Map<string, DecisionMessage>();
@@ -152,17 +164,7 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
       const inbox = inboxOf(agentId);
       const received = decisionsIn(agentId);
       lastRead.set(agentId, received);
-      const claims: Record<string, string> = {};
-      for (const message of inbox) {
-        const module = message.data.module;
-        if (
-          message.topic === "claim" &&
-          typeof module === "string" &&
-          !Object.hasOwn(claims, module)
-        ) {
-          claims[module] = message.from;
-        }
-      }
+      const claims = firstClaims(inbox);
       // A group-chat agent reads the whole conversation every time it acts.
       const tokens = estimateTokens(
         inbox.map((message) => `${message.from}: ${message.content}`).join("\n"),
