@@ -66,24 +66,14 @@ export interface VirtualClockOptions {
 export function createVirtualClock(options: VirtualClockOptions = {}): VirtualClock {
   const idleTurns = options.idleTurns ?? 20;
   let time = options.start ?? 0;
-  const startTime = time;
-  const pacing = options.pacing;
-  if (pacing !== undefined && !(pacing.speed > 0)) {
-    throw new RangeError(`speed must be > 0 (got ${pacing.speed})`);
-  }
-  const realNow = pacing?.now ?? Date.now;
-  const realWait =
-    pacing?.wait ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const realOrigin = realNow();
-  const member = pacing?.member;
-  let sequence = 0;
-  let timers: VirtualTimer[] = [];
+  const jumpHold = createJumpHold(options.pacing, time);
+  const member = options.pacing?.member;
+  const timers = createTimerQueue();
   const tracked = new Set<Promise<unknown>>();
   let driving = false;
   let queue: Promise<unknown> = Promise.resolve();
 
-  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
+  /** Moves time while any timer is left: each time everything is waiting, to the next one due. */
   async function drive(): Promise<void> {
     driving = true;
     try {
@@ -94,27 +84,16 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
           await Promise.race([...tracked]).catch(() => undefined);
           continue;
         }
-        const first = timers[0];
+        const first = timers.first();
         member?.idle(time, first?.due ?? Number.POSITIVE_INFINITY);
         if (first === undefined) return;
-        if (member !== undefined && !member.mayJumpTo(first.due)) {
-          // Another run shown beside this one has not reached that moment yet: wait for it.
-          await member.changed();
+        const hold = jumpHold(first.due);
+        if (hold !== undefined) {
+          await hold;
           continue;
         }
-        if (pacing !== undefined) {
-          // Hold the jump until real time catches up; then look again (a timer may be gone).
-          const realDue = realOrigin + (first.due - startTime) / pacing.speed;
-          const ahead = realDue - realNow();
-          if (ahead > 1) {
-            await realWait(ahead);
-            continue;
-          }
-        }
         time = Math.max(time, first.due);
-        const due = timers.filter((timer) => timer.due <= time);
-        timers = timers.filter((timer) => timer.due > time);
-        for (const timer of due) timer.resolve();
+        timers.fireUntil(time);
       }
     } finally {
       driving = false;
@@ -130,12 +109,6 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
     return work;
   }
 
-  function insert(timer: VirtualTimer): void {
-    timers.push(timer);
-    timers.sort((a, b) => a.due - b.due || a.sequence - b.sequence);
-    if (!driving) void drive();
-  }
-
   return {
     now: () => time,
     sleep: (ms, signal) =>
@@ -144,20 +117,16 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
           reject(abortReason(signal));
           return;
         }
-        const timer: VirtualTimer = {
-          due: time + Math.max(0, ms),
-          sequence: sequence++,
-          resolve: () => {
-            signal?.removeEventListener("abort", onAbort);
-            resolve();
-          },
-        };
+        const timer = timers.add(time + Math.max(0, ms), () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        });
         const onAbort = () => {
-          timers = timers.filter((candidate) => candidate !== timer);
+          timers.remove(timer);
           reject(signal ? abortReason(signal) : undefined);
         };
         signal?.addEventListener("abort", onAbort, { once: true });
-        insert(timer);
+        if (!driving) void drive();
       }),
     track,
     exclusive: <T>(work: () => Promise<T>): Promise<T> => {
@@ -165,7 +134,74 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
       queue = run.catch(() => undefined);
       return track(run);
     },
-    pendingTimers: () => timers.length,
+    pendingTimers: () => timers.size(),
+  };
+}
+
+/** One event-loop turn: what the clock waits, a number of times, before it calls everyone idle. */
+function turn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** The timers not yet fired, earliest first (in creation order among timers due at once). */
+interface TimerQueue {
+  first(): VirtualTimer | undefined;
+  size(): number;
+  add(due: number, resolve: () => void): VirtualTimer;
+  /** Drops a timer whose sleep was aborted. */
+  remove(timer: VirtualTimer): void;
+  /** Fires every timer due by `time`, in order. */
+  fireUntil(time: number): void;
+}
+
+function createTimerQueue(): TimerQueue {
+  let sequence = 0;
+  let timers: VirtualTimer[] = [];
+  return {
+    first: () => timers[0],
+    size: () => timers.length,
+    add: (due, resolve) => {
+      const timer: VirtualTimer = { due, sequence: sequence++, resolve };
+      timers.push(timer);
+      timers.sort((a, b) => a.due - b.due || a.sequence - b.sequence);
+      return timer;
+    },
+    remove: (timer) => {
+      timers = timers.filter((candidate) => candidate !== timer);
+    },
+    fireUntil: (time) => {
+      const due = timers.filter((timer) => timer.due <= time);
+      timers = timers.filter((timer) => timer.due > time);
+      for (const timer of due) timer.resolve();
+    },
+  };
+}
+
+/**
+ * What a jump of time to `due` must wait for first, so that pacing only delays what people see:
+ * another run of the playback group that has not reached that moment, or real time catching up
+ * under pacing. Nothing (`undefined`) when time may jump now; after a wait, the clock looks again
+ * (a timer may be gone).
+ */
+function createJumpHold(
+  pacing: ClockPacing | undefined,
+  startTime: number,
+): (due: number) => Promise<void> | undefined {
+  if (pacing !== undefined && !(pacing.speed > 0)) {
+    throw new RangeError(`speed must be > 0 (got ${pacing.speed})`);
+  }
+  const realNow = pacing?.now ?? Date.now;
+  const realWait =
+    pacing?.wait ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const realOrigin = realNow();
+  const member = pacing?.member;
+  return (due) => {
+    // Another run shown beside this one has not reached that moment yet: wait for it.
+    if (member !== undefined && !member.mayJumpTo(due)) return member.changed();
+    if (pacing === undefined) return undefined;
+    const realDue = realOrigin + (due - startTime) / pacing.speed;
+    const ahead = realDue - realNow();
+    return ahead > 1 ? realWait(ahead) : undefined;
   };
 }
 
