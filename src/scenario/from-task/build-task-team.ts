@@ -5,6 +5,7 @@ import {
   planFromText,
   type ReadClause,
   type SentenceDecision,
+  type TaskSlices,
 } from "../../agents/decompose-task.js";
 import type { ScenarioInput } from "../../coordination/scenario-schema.js";
 
@@ -269,36 +270,55 @@ function overlapsOf(members: readonly TeamMember[]): TeamOverlaps {
 export function buildTaskTeam(task: string): TaskTeam {
   const slices = decomposeTask(task);
   const pieces = piecesOf(slices.clauses, slices.inventory);
-  const members: TeamMember[] = [];
+  const members = [
+    ...plannerMembers(task, slices.clauses),
+    ...coderMembers(task, pieces),
+    reviewerMember(),
+  ];
+  return {
+    task,
+    understood: understandingOf(slices, pieces),
+    members,
+    overlaps: overlapsOf(members),
+    hasWork: pieces.length > 0,
+    scenario: scenarioOf(task, members, existingModulesOf(slices.inventory, pieces)),
+  };
+}
 
-  const groups = plannerGroups(slices.clauses);
+/** The Planners, one per group of deciding clauses; one Planner on the whole task when none decides. */
+function plannerMembers(task: string, clauses: readonly ReadClause[]): TeamMember[] {
+  const groups = plannerGroups(clauses);
   const plannerSlices =
     groups.length > 0
       ? groups.map((group) => group.map(asSentence).join(" "))
       : [`Decide the architecture for: ${task.trim()}`];
-  plannerSlices.forEach((slice, index) => {
-    members.push({
-      id: plannerSlices.length === 1 ? "planner" : `planner-${index + 1}`,
-      role: "planner",
-      name: plannerSlices.length === 1 ? "Planner" : `Planner ${index + 1}`,
-      slice,
-      pieces: [],
-      clauses: groups[index] ?? [],
-      decisions: decisionsFromText(slice),
-    });
-  });
+  return plannerSlices.map((slice, index) => ({
+    id: plannerSlices.length === 1 ? "planner" : `planner-${index + 1}`,
+    role: "planner",
+    name: plannerSlices.length === 1 ? "Planner" : `Planner ${index + 1}`,
+    slice,
+    pieces: [],
+    clauses: groups[index] ?? [],
+    decisions: decisionsFromText(slice),
+  }));
+}
 
+/**
+ * The Coders: the pieces of work dealt round to at most {@link maxCoders}; one Coder on the whole
+ * task when the rules found no work.
+ */
+function coderMembers(task: string, pieces: readonly SlicePiece[][]): TeamMember[] {
   const coderCount = Math.max(1, Math.min(pieces.length, maxCoders));
   const dealt: SlicePiece[][] = Array.from({ length: coderCount }, () => []);
   pieces.forEach((piece, index) => {
     dealt[index % coderCount]?.push(...piece);
   });
-  dealt.forEach((coderPieces, index) => {
+  return dealt.map((coderPieces, index) => {
     // One module once per Coder, at its first place.
     const unique = coderPieces.filter(
       (piece, at) => coderPieces.findIndex((other) => other.module === piece.module) === at,
     );
-    members.push({
+    return {
       id: coderCount === 1 ? "coder" : `coder-${index + 1}`,
       role: "coder",
       name: coderCount === 1 ? "Coder" : `Coder ${index + 1}`,
@@ -306,10 +326,13 @@ export function buildTaskTeam(task: string): TaskTeam {
       pieces: unique,
       clauses: [],
       decisions: [],
-    });
+    };
   });
+}
 
-  members.push({
+/** The one Reviewer, the same on every task. */
+function reviewerMember(): TeamMember {
+  return {
     id: "reviewer",
     role: "reviewer",
     name: "Reviewer",
@@ -317,46 +340,58 @@ export function buildTaskTeam(task: string): TaskTeam {
     pieces: [],
     clauses: [],
     decisions: [],
-  });
+  };
+}
 
-  const existing = [
+/** What the rules read from the task: its decisions, its work (each module once), what they could not read. */
+function understandingOf(slices: TaskSlices, pieces: readonly SlicePiece[][]): TaskUnderstanding {
+  return {
+    decisions: slices.decisions.map((decision) => ({
+      target: decision.target,
+      value: decision.value,
+      // The clause as written (the decision's content is it as a sentence).
+      clause:
+        slices.clauses.findLast(({ reading }) =>
+          reading.decisions.some(
+            (read) => read.target === decision.target && read.value === decision.value,
+          ),
+        )?.clause ?? decision.content,
+    })),
+    work: pieces
+      .flat()
+      .filter((piece, at, all) => all.findIndex((other) => other.module === piece.module) === at)
+      .map((piece) => ({ module: piece.module, kind: piece.kind, clause: piece.clause })),
+    unparsed: slices.unparsed,
+  };
+}
+
+/** The modules the project already has: the task's inventory and every existing module worked on. */
+function existingModulesOf(
+  inventory: readonly string[],
+  pieces: readonly SlicePiece[][],
+): string[] {
+  return [
     ...new Set([
-      ...slices.inventory,
+      ...inventory,
       ...pieces
         .flat()
         .filter((p) => p.kind === "existing")
         .map((p) => p.module),
     ]),
   ];
-  const hasWork = pieces.length > 0;
-  let plannerIndex = 0;
-  let coderIndex = 0;
-  const scenario: ScenarioInput = {
+}
+
+/** The scenario the team runs, as a file would hold it; work on an existing module takes longer. */
+function scenarioOf(
+  task: string,
+  members: readonly TeamMember[],
+  existing: string[],
+): ScenarioInput {
+  return {
     name: scenarioNameOf(task),
     title: task.length > 60 ? `${task.slice(0, 57)}…` : task,
     task,
-    agents: members.map((member) => {
-      const common = { id: member.id, role: member.role, name: member.name };
-      if (member.role === "planner") {
-        return {
-          ...common,
-          color: plannerColors[plannerIndex++ % plannerColors.length] ?? "cyan",
-          thinkMs: plannerThinkMs,
-          slice: member.slice,
-        };
-      }
-      if (member.role === "coder") {
-        return {
-          ...common,
-          color: coderColors[coderIndex++ % coderColors.length] ?? "magenta",
-          slice: member.slice,
-          ...(member.pieces.length > 0
-            ? { modules: member.pieces.map((piece) => piece.module) }
-            : {}),
-        };
-      }
-      return { ...common, color: "yellow", slice: member.slice };
-    }),
+    agents: scenarioAgentsOf(members),
     inventory: existing,
     timings: {
       thinkMs: 1500,
@@ -367,30 +402,32 @@ export function buildTaskTeam(task: string): TaskTeam {
     },
     costs: { tokensPerThink: 350, tokensPerModule: 2400, tokensPerReview: 900 },
   };
+}
 
-  return {
-    task,
-    understood: {
-      decisions: slices.decisions.map((decision) => ({
-        target: decision.target,
-        value: decision.value,
-        // The clause as written (the decision's content is it as a sentence).
-        clause:
-          slices.clauses.findLast(({ reading }) =>
-            reading.decisions.some(
-              (read) => read.target === decision.target && read.value === decision.value,
-            ),
-          )?.clause ?? decision.content,
-      })),
-      work: pieces
-        .flat()
-        .filter((piece, at, all) => all.findIndex((other) => other.module === piece.module) === at)
-        .map((piece) => ({ module: piece.module, kind: piece.kind, clause: piece.clause })),
-      unparsed: slices.unparsed,
-    },
-    members,
-    overlaps: overlapsOf(members),
-    hasWork,
-    scenario,
-  };
+/** The members as the scenario's agents: each role's colours dealt round, a Planner's time to decide. */
+function scenarioAgentsOf(members: readonly TeamMember[]): ScenarioInput["agents"] {
+  let plannerIndex = 0;
+  let coderIndex = 0;
+  return members.map((member) => {
+    const common = { id: member.id, role: member.role, name: member.name };
+    if (member.role === "planner") {
+      return {
+        ...common,
+        color: plannerColors[plannerIndex++ % plannerColors.length] ?? "cyan",
+        thinkMs: plannerThinkMs,
+        slice: member.slice,
+      };
+    }
+    if (member.role === "coder") {
+      return {
+        ...common,
+        color: coderColors[coderIndex++ % coderColors.length] ?? "magenta",
+        slice: member.slice,
+        ...(member.pieces.length > 0
+          ? { modules: member.pieces.map((piece) => piece.module) }
+          : {}),
+      };
+    }
+    return { ...common, color: "yellow", slice: member.slice };
+  });
 }
