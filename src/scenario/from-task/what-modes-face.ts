@@ -47,92 +47,118 @@ function list(names: readonly string[]): string {
  * where they meet. A model may plan and decide otherwise; the check says what the rules see.
  */
 export function whatModesFace(scenario: Scenario): ScenarioFaces {
-  const fallback = decomposeTask(scenario.task);
-  const name = (agentId: string) =>
-    scenario.agents.find((agent) => agent.id === agentId)?.name ?? agentId;
-  const modules = scenario.agents
-    .filter((agent) => agent.role === "coder")
-    .map((agent) => ({
-      agentId: agent.id,
-      modules:
-        agent.modules ??
-        planFromText(agent.slice ?? fallback.coder, scenario.inventory).map(
-          (entry) => entry.module,
-        ),
-      startAtMs: agent.startAtMs,
-    }));
-  const decisions = scenario.agents
-    .filter((agent) => agent.role === "planner")
-    .map((agent) => ({
-      agentId: agent.id,
-      decisions: (agent.decisions ?? decisionsFromText(agent.slice ?? fallback.planner)).map(
-        (decision) => ({ target: decision.target, value: decision.value }),
-      ),
-    }));
-  const faces: ModeFace[] = [];
-  const touched = [...new Set(modules.flatMap((coder) => coder.modules))];
+  const team = teamPlans(scenario);
+  const touched = [...new Set(team.coders.flatMap((coder) => coder.modules))];
   const targets = [
-    ...new Set(decisions.flatMap((planner) => planner.decisions.map((d) => d.target))),
+    ...new Set(team.planners.flatMap((planner) => planner.decisions.map((d) => d.target))),
   ];
-  for (const target of targets) {
-    const deciders = decisions.flatMap((planner) =>
-      planner.decisions
-        .filter((decision) => decision.target === target)
-        .map((decision) => ({ agentId: planner.agentId, value: decision.value })),
-    );
-    const workers = modules
-      .filter((coder) => coder.modules.includes(target))
-      .map((coder) => coder.agentId);
-    const values = new Set(deciders.map((decider) => decider.value));
-    if (values.size > 1) {
-      const sides = deciders.map((decider) => `${name(decider.agentId)} says ${decider.value}`);
-      faces.push({
-        module: target,
-        kind: "disputed",
-        text: `${target}: ${list(sides)}. naive and broadcast: nobody is told the two contradict each other; statewave: the dispute is surfaced and work on ${target} is held until it is settled (dispute surfaced).`,
-      });
-      continue;
-    }
-    if (workers.length === 0) continue;
-    const planners = list(deciders.map((decider) => name(decider.agentId)));
-    const coders = list(workers.map(name));
-    if (values.has("keep")) {
-      faces.push({
-        module: target,
-        kind: "agreed",
-        text: `${target}: ${planners} decides to keep it, which agrees with ${coders}'s work on it: nothing to coordinate there.`,
-      });
-      continue;
-    }
-    const late = modules.some((coder) => workers.includes(coder.agentId) && coder.startAtMs > 0);
-    faces.push({
-      module: target,
-      kind: "decided",
-      text:
-        `${target}: ${coders} works on it while ${planners} decides to retire it. ` +
-        "naive: nobody tells the Coder, the Reviewer finds the waste afterwards; " +
-        "broadcast: the message is read at the Coder's next read, before its next module, never during a build; " +
-        `statewave: read before each module, and the decision reaches a build in flight (mid-build invalidation)${late ? "; a late joiner reads what was decided before it joined (history for a late joiner)" : ""}.`,
-    });
-  }
-  for (const module of touched) {
-    const workers = modules
-      .filter((coder) => coder.modules.includes(module))
-      .map((coder) => coder.agentId);
-    if (workers.length < 2) continue;
-    faces.push({
-      module,
-      kind: "shared",
-      text: `${module}: in the slices of ${list(workers.map(name))}. naive: each one builds it; broadcast: a claim is a message, read only at the next read, so Coders who claim it at the same moment both build it; statewave: one claim wins and the others skip it (atomic claim).`,
-    });
-  }
+  const faces: ModeFace[] = [
+    ...targets.flatMap((target) => decidedFace(target, team) ?? []),
+    ...touched.flatMap((module) => sharedFace(module, team) ?? []),
+  ];
   const nothing = faces.every((face) => face.kind === "agreed");
   return {
-    modules: modules.map(({ agentId, modules: planned }) => ({ agentId, modules: planned })),
-    decisions,
+    modules: team.coders.map(({ agentId, modules: planned }) => ({ agentId, modules: planned })),
+    decisions: team.planners,
     faces,
     nothing,
     ...(nothing ? { why: whyNothing(targets.length, touched.length, faces.length > 0) } : {}),
+  };
+}
+
+/** What the offline brain will plan and decide on a scenario, agent by agent. */
+interface TeamPlans {
+  coders: Array<{ agentId: string; modules: string[]; startAtMs: number }>;
+  planners: ScenarioFaces["decisions"];
+  /** An agent's name, for people (its id when the scenario has no such agent). */
+  name(agentId: string): string;
+}
+
+/** Each Coder's modules and each Planner's decisions, as the offline brain reads the scenario. */
+function teamPlans(scenario: Scenario): TeamPlans {
+  const fallback = decomposeTask(scenario.task);
+  return {
+    coders: scenario.agents
+      .filter((agent) => agent.role === "coder")
+      .map((agent) => ({
+        agentId: agent.id,
+        modules:
+          agent.modules ??
+          planFromText(agent.slice ?? fallback.coder, scenario.inventory).map(
+            (entry) => entry.module,
+          ),
+        startAtMs: agent.startAtMs,
+      })),
+    planners: scenario.agents
+      .filter((agent) => agent.role === "planner")
+      .map((agent) => ({
+        agentId: agent.id,
+        decisions: (agent.decisions ?? decisionsFromText(agent.slice ?? fallback.planner)).map(
+          (decision) => ({ target: decision.target, value: decision.value }),
+        ),
+      })),
+    name: (agentId) => scenario.agents.find((agent) => agent.id === agentId)?.name ?? agentId,
+  };
+}
+
+/** The Coders whose modules include `module`. */
+function codersOn(module: string, team: TeamPlans): string[] {
+  return team.coders
+    .filter((coder) => coder.modules.includes(module))
+    .map((coder) => coder.agentId);
+}
+
+/**
+ * What the modes face on a module the Planners decide about: a dispute when they disagree; else,
+ * when a Coder works on it, agreement (kept) or work against the decision (retired).
+ */
+function decidedFace(target: string, team: TeamPlans): ModeFace | undefined {
+  const { name } = team;
+  const deciders = team.planners.flatMap((planner) =>
+    planner.decisions
+      .filter((decision) => decision.target === target)
+      .map((decision) => ({ agentId: planner.agentId, value: decision.value })),
+  );
+  const workers = codersOn(target, team);
+  const values = new Set(deciders.map((decider) => decider.value));
+  if (values.size > 1) {
+    const sides = deciders.map((decider) => `${name(decider.agentId)} says ${decider.value}`);
+    return {
+      module: target,
+      kind: "disputed",
+      text: `${target}: ${list(sides)}. naive and broadcast: nobody is told the two contradict each other; statewave: the dispute is surfaced and work on ${target} is held until it is settled (dispute surfaced).`,
+    };
+  }
+  if (workers.length === 0) return undefined;
+  const planners = list(deciders.map((decider) => name(decider.agentId)));
+  const coders = list(workers.map(name));
+  if (values.has("keep")) {
+    return {
+      module: target,
+      kind: "agreed",
+      text: `${target}: ${planners} decides to keep it, which agrees with ${coders}'s work on it: nothing to coordinate there.`,
+    };
+  }
+  const late = team.coders.some((coder) => workers.includes(coder.agentId) && coder.startAtMs > 0);
+  return {
+    module: target,
+    kind: "decided",
+    text:
+      `${target}: ${coders} works on it while ${planners} decides to retire it. ` +
+      "naive: nobody tells the Coder, the Reviewer finds the waste afterwards; " +
+      "broadcast: the message is read at the Coder's next read, before its next module, never during a build; " +
+      `statewave: read before each module, and the decision reaches a build in flight (mid-build invalidation)${late ? "; a late joiner reads what was decided before it joined (history for a late joiner)" : ""}.`,
+  };
+}
+
+/** What the modes face on a module in more than one Coder's slice. */
+function sharedFace(module: string, team: TeamPlans): ModeFace | undefined {
+  const workers = codersOn(module, team);
+  if (workers.length < 2) return undefined;
+  return {
+    module,
+    kind: "shared",
+    text: `${module}: in the slices of ${list(workers.map(team.name))}. naive: each one builds it; broadcast: a claim is a message, read only at the next read, so Coders who claim it at the same moment both build it; statewave: one claim wins and the others skip it (atomic claim).`,
   };
 }
 
