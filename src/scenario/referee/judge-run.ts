@@ -45,42 +45,45 @@ function dependencyMap(events: readonly ScenarioEvent[]): Map<string, readonly s
   return new Map(Object.entries(start?.dependsOn ?? {}));
 }
 
+/** A module nobody has planned or touched yet. */
+function untouched(): ModuleWork {
+  return { plannedBy: new Set(), builds: [], cancels: [], skips: [], holds: [] };
+}
+
 /** Every module planned (a Coder's `plan`) or touched (claimed, started, built, skipped, cut short). */
 function workByModule(events: readonly ScenarioEvent[]): Map<string, ModuleWork> {
   const work = new Map<string, ModuleWork>();
-  const entry = (module: string): ModuleWork => {
+  /** The work on the event's module, with the event's agent among those who planned it. */
+  const plannedBy = ({ module, agentId }: { module: string; agentId: string }): ModuleWork => {
     let found = work.get(module);
     if (found === undefined) {
-      found = { plannedBy: new Set(), builds: [], cancels: [], skips: [], holds: [] };
+      found = untouched();
       work.set(module, found);
     }
+    found.plannedBy.add(agentId);
     return found;
   };
   for (const event of events) {
     switch (event.type) {
       case "agent-log":
-        for (const module of event.plan ?? []) entry(module).plannedBy.add(event.agentId);
+        for (const module of event.plan ?? []) plannedBy({ module, agentId: event.agentId });
         break;
       case "module-claim":
       case "module-start":
-        entry(event.module).plannedBy.add(event.agentId);
+        plannedBy(event);
         break;
       case "module-end":
-        entry(event.module).plannedBy.add(event.agentId);
-        entry(event.module).builds.push(event);
+        plannedBy(event).builds.push(event);
         break;
       case "module-cancel":
-        entry(event.module).plannedBy.add(event.agentId);
-        entry(event.module).cancels.push(event);
+        plannedBy(event).cancels.push(event);
         break;
       case "module-skip":
-        entry(event.module).plannedBy.add(event.agentId);
-        entry(event.module).skips.push(event);
+        plannedBy(event).skips.push(event);
         break;
       // A hold is neither a build nor a cut: the build it paused ends in one or the other.
       case "module-hold":
-        entry(event.module).plannedBy.add(event.agentId);
-        entry(event.module).holds.push(event);
+        plannedBy(event).holds.push(event);
         break;
       default:
         break;
@@ -102,13 +105,7 @@ function addReplacements(
     if (fateOf(standing) !== "retired" || decision?.replacement === undefined) continue;
     const planners = work.get(target)?.plannedBy ?? new Set<string>();
     if (planners.size === 0) continue;
-    const moved = work.get(decision.replacement) ?? {
-      plannedBy: new Set<string>(),
-      builds: [],
-      cancels: [],
-      skips: [],
-      holds: [],
-    };
+    const moved = work.get(decision.replacement) ?? untouched();
     for (const planner of planners) moved.plannedBy.add(planner);
     work.set(decision.replacement, moved);
   }
