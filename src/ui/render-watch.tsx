@@ -1,5 +1,6 @@
 import { useApp, useInput } from "ink";
 import { useEffect, useState } from "react";
+import { messageOf } from "../errors.js";
 import { SubjectWatchView } from "./components/subject-watch-view.js";
 import type { SubjectView } from "./format/subject-view.js";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
@@ -32,7 +33,7 @@ export function WatchApp({ initial, watch }: WatchAppProps) {
         setError(undefined);
       },
       (failure) => {
-        if (!cancelled) setError(failure instanceof Error ? failure.message : String(failure));
+        if (!cancelled) setError(messageOf(failure));
       },
     );
     return () => {
