@@ -22,3 +22,8 @@ export class SharedCtxError extends Error {
 export function checkExhaustive(value: never): never {
   throw new SharedCtxError(`Unexpected value: ${JSON.stringify(value)}`);
 }
+
+/** What a caught value says, for a person: an Error's message, anything else thrown as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

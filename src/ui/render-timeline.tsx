@@ -1,9 +1,6 @@
-import { render } from "ink";
-import { ThemeProvider } from "./contexts/theme-context.js";
 import type { RunTimeline } from "./format/run-timeline.js";
 import type { TimelineClock } from "./format/timeline-table.js";
-import { scrollbackSafe } from "./scrollback-safe-stdout.js";
-import { createTheme } from "./theme/tokens.js";
+import { renderUntilQuit } from "./render-until-quit.js";
 import { TimelineInspectorApp, type WatchTimeline } from "./timeline-inspector-app.js";
 
 /** Options of {@link renderTimelineInspector}. */
@@ -25,28 +22,13 @@ export interface RenderTimelineOptions {
 
 /** Runs the timeline inspector until the user quits (`q`, Esc, Ctrl-C) or `signal` aborts. */
 export async function renderTimelineInspector(options: RenderTimelineOptions): Promise<void> {
-  const instance = render(
-    <ThemeProvider theme={createTheme({ noColor: options.noColor })}>
-      <TimelineInspectorApp
-        timeline={options.timeline}
-        clock={options.clock}
-        follow={options.follow}
-        watch={options.watch}
-      />
-    </ThemeProvider>,
-    {
-      stdout: scrollbackSafe(options.stdout),
-      stdin: options.stdin,
-      patchConsole: false,
-      exitOnCtrlC: false,
-    },
+  await renderUntilQuit(
+    <TimelineInspectorApp
+      timeline={options.timeline}
+      clock={options.clock}
+      follow={options.follow}
+      watch={options.watch}
+    />,
+    options,
   );
-  const onAbort = () => instance.unmount();
-  if (options.signal?.aborted) onAbort();
-  else options.signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    await instance.waitUntilExit();
-  } finally {
-    options.signal?.removeEventListener("abort", onAbort);
-  }
 }

@@ -1,11 +1,10 @@
-import { render, useApp, useInput } from "ink";
+import { useApp, useInput } from "ink";
 import { useEffect, useState } from "react";
+import { messageOf } from "../errors.js";
 import { SubjectWatchView } from "./components/subject-watch-view.js";
-import { ThemeProvider } from "./contexts/theme-context.js";
 import type { SubjectView } from "./format/subject-view.js";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
-import { scrollbackSafe } from "./scrollback-safe-stdout.js";
-import { createTheme } from "./theme/tokens.js";
+import { renderUntilQuit } from "./render-until-quit.js";
 
 /** Delivers the subject's view again whenever the store changes; returns the unsubscribe function. */
 export type WatchSubject = (
@@ -34,7 +33,7 @@ export function WatchApp({ initial, watch }: WatchAppProps) {
         setError(undefined);
       },
       (failure) => {
-        if (!cancelled) setError(failure instanceof Error ? failure.message : String(failure));
+        if (!cancelled) setError(messageOf(failure));
       },
     );
     return () => {
@@ -57,23 +56,5 @@ export async function renderWatch(options: {
   readonly noColor?: boolean;
   readonly signal?: AbortSignal;
 }): Promise<void> {
-  const instance = render(
-    <ThemeProvider theme={createTheme({ noColor: options.noColor })}>
-      <WatchApp initial={options.initial} watch={options.watch} />
-    </ThemeProvider>,
-    {
-      stdout: scrollbackSafe(options.stdout),
-      stdin: options.stdin,
-      patchConsole: false,
-      exitOnCtrlC: false,
-    },
-  );
-  const onAbort = () => instance.unmount();
-  if (options.signal?.aborted) onAbort();
-  else options.signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    await instance.waitUntilExit();
-  } finally {
-    options.signal?.removeEventListener("abort", onAbort);
-  }
+  await renderUntilQuit(<WatchApp initial={options.initial} watch={options.watch} />, options);
 }

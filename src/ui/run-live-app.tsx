@@ -1,5 +1,6 @@
 import { Box, useApp } from "ink";
 import { useEffect, useReducer } from "react";
+import { messageOf } from "../errors.js";
 import type { RunMode } from "../scenario/scenario-events.js";
 import { RunPane } from "./components/run-pane.js";
 import { useSpinner } from "./hooks/use-spinner.js";
@@ -27,12 +28,7 @@ export function RunLiveApp({ source, mode }: RunLiveAppProps) {
       if (!cancelled) dispatch({ type: "run-event", event });
     });
     source.done.catch((error: unknown) => {
-      if (!cancelled) {
-        dispatch({
-          type: "run-fail",
-          message: error instanceof Error ? error.message : String(error),
-        });
-      }
+      if (!cancelled) dispatch({ type: "run-fail", message: messageOf(error) });
     });
     return () => {
       cancelled = true;

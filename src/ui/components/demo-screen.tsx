@@ -8,7 +8,7 @@ import type { RunPaneState } from "../state/run-pane-reducer.js";
 import { ComparisonLine } from "./comparison-line.js";
 import { ComparisonView } from "./comparison-view.js";
 import { HelpOverlay } from "./help-overlay.js";
-import { KeyHints } from "./key-hints.js";
+import { KeyHints, type KeyHintsProps } from "./key-hints.js";
 import { RunPane } from "./run-pane.js";
 import { type ScenarioChoice, ScenarioPicker } from "./scenario-picker.js";
 import { TimelineView } from "./timeline-view.js";
@@ -79,10 +79,9 @@ export function DemoScreen(props: DemoScreenProps) {
 
   if (state.view === "help") {
     return (
-      <Box flexDirection="column" width={columns}>
-        {header}
+      <DemoPage columns={columns} title={header}>
         <HelpOverlay keys={helpKeys} width={Math.min(columns, 80)} />
-      </Box>
+      </DemoPage>
     );
   }
 
@@ -93,16 +92,14 @@ export function DemoScreen(props: DemoScreenProps) {
 
   if (state.view === "comparison" && comparison) {
     return (
-      <Box flexDirection="column" width={columns}>
-        {header}
+      <DemoPage columns={columns} title={header} hints={comparisonHints}>
         <ComparisonView
           naive={comparison.baseline}
           statewave={comparison.shared}
           width={columns}
           wrap
         />
-        <KeyHints hints={comparisonHints} />
-      </Box>
+      </DemoPage>
     );
   }
 
@@ -110,19 +107,33 @@ export function DemoScreen(props: DemoScreenProps) {
 
   if (state.view === "scenario-picker") {
     return (
-      <Box flexDirection="column" width={columns}>
-        {header}
+      <DemoPage columns={columns} title={header} hints={pickerHints}>
         <ScenarioPicker
           scenarios={props.scenarios}
           selectedIndex={state.pickerIndex}
           current={state.scenario}
         />
-        <KeyHints hints={pickerHints} />
-      </Box>
+      </DemoPage>
     );
   }
 
   return <PanesScreen {...props} header={header} comparison={comparison} />;
+}
+
+/** A demo view, framed alike: its title line above, its key hints below (the help lists its own). */
+function DemoPage(props: {
+  readonly columns: number;
+  readonly title: ReactNode;
+  readonly hints?: KeyHintsProps["hints"];
+  readonly children: ReactNode;
+}) {
+  return (
+    <Box flexDirection="column" width={props.columns}>
+      {props.title}
+      {props.children}
+      {props.hints ? <KeyHints hints={props.hints} /> : null}
+    </Box>
+  );
 }
 
 /** The title line: the scenario, the speed and the brain of the runs. */
@@ -147,11 +158,13 @@ function TimelineScreen(props: DemoScreenProps) {
   const { state, columns } = props;
   const theme = useTheme();
   const load = state.timeline;
+  const title = (
+    <Text bold wrap="truncate-end">
+      Timeline of the shared-context run {state.panes.shared.runId ?? ""}
+    </Text>
+  );
   return (
-    <Box flexDirection="column" width={columns}>
-      <Text bold wrap="truncate-end">
-        Timeline of the shared-context run {state.panes.shared.runId ?? ""}
-      </Text>
+    <DemoPage columns={columns} title={title} hints={timelineHints}>
       {load?.status === "ready" ? (
         <TimelineView
           lines={props.timelineLines}
@@ -163,8 +176,7 @@ function TimelineScreen(props: DemoScreenProps) {
       ) : (
         <Text color={theme.text.muted}>Reading the timeline from the store…</Text>
       )}
-      <KeyHints hints={timelineHints} />
-    </Box>
+    </DemoPage>
   );
 }
 
@@ -199,9 +211,9 @@ function PanesScreen(
     foldStatus: layout.foldStatus,
     cutVerdict: layout.cutVerdict,
   };
+  const hints = comparison && layout.compact ? paneHints : paneHints.filter(([key]) => key !== "c");
   return (
-    <Box flexDirection="column" width={columns}>
-      {props.header}
+    <DemoPage columns={columns} title={props.header} hints={hints}>
       {caption ? (
         <Text bold color={theme.text.accent} wrap="truncate-end">
           {caption}
@@ -222,9 +234,6 @@ function PanesScreen(
           />
         )
       ) : null}
-      <KeyHints
-        hints={comparison && layout.compact ? paneHints : paneHints.filter(([key]) => key !== "c")}
-      />
-    </Box>
+    </DemoPage>
   );
 }

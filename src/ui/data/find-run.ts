@@ -16,14 +16,7 @@ export async function readRunTimeline(
   options: { signal?: AbortSignal; storeName?: string } = {},
 ): Promise<Timeline> {
   const timeline = await readFullTimeline(store, runId, { signal: options.signal });
-  if (timeline.episodes.length === 0) {
-    const recent = await listRuns(store, { limit: suggestions, signal: options.signal });
-    throw new UnknownRunError({
-      runId,
-      recentRunIds: recent.map((run) => run.runId),
-      storeName: options.storeName,
-    });
-  }
+  if (timeline.episodes.length === 0) throw await unknownRunError(store, runId, options);
   return timeline;
 }
 
@@ -40,18 +33,9 @@ export async function resolveRunId(
   input: string,
   options: { signal?: AbortSignal; storeName?: string } = {},
 ): Promise<string> {
-  const unknown = async (matches?: readonly string[]) => {
-    const recent = await listRuns(store, { limit: suggestions, signal: options.signal });
-    return new UnknownRunError({
-      runId: input,
-      recentRunIds: recent.map((run) => run.runId),
-      storeName: options.storeName,
-      ...(matches ? { matches } : {}),
-    });
-  };
   if (input === lastRunAlias) {
     const [newest] = await listRuns(store, { limit: 1, signal: options.signal });
-    if (!newest) throw await unknown();
+    if (!newest) throw await unknownRunError(store, input, options);
     return newest.runId;
   }
   if (isRunId(input)) return input;
@@ -59,5 +43,25 @@ export async function resolveRunId(
   const ids = await listRunIds(store, options.signal);
   const matches = ids.filter((id) => id.startsWith(wanted) || id.slice(3).startsWith(wanted));
   if (matches.length === 1 && matches[0] !== undefined && wanted.length > 0) return matches[0];
-  throw await unknown(matches.length > 1 ? matches.sort() : undefined);
+  const ambiguous = matches.length > 1 ? matches.sort() : undefined;
+  throw await unknownRunError(store, input, options, ambiguous);
+}
+
+/**
+ * The error for a run id that names no run (or, with `matches`, several): it lists the most recent
+ * runs, so the user can pick the one they meant.
+ */
+async function unknownRunError(
+  store: ContextStore,
+  runId: string,
+  options: { signal?: AbortSignal; storeName?: string },
+  matches?: readonly string[],
+): Promise<UnknownRunError> {
+  const recent = await listRuns(store, { limit: suggestions, signal: options.signal });
+  return new UnknownRunError({
+    runId,
+    recentRunIds: recent.map((run) => run.runId),
+    storeName: options.storeName,
+    ...(matches ? { matches } : {}),
+  });
 }

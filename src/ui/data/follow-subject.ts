@@ -30,6 +30,19 @@ export interface FollowedEdits {
   read(): Promise<EditActivity>;
 }
 
+/** The listeners a follower sends to; both quiet until `listen` replaces them. */
+interface FollowerListeners {
+  onView: (view: SubjectView) => void;
+  onError: (error: unknown) => void;
+}
+
+/** What a feed tells the follower: whether it is closed, that something changed, that it failed. */
+interface FeedHooks {
+  isClosed(): boolean;
+  onChange(): void;
+  onError(error: unknown): void;
+}
+
 /**
  * Follows a subject for `shared-ctx watch` at a cost per change that follows the change, not the
  * history: the subject's timeline is read once, then each change from `store.watch` is applied to
@@ -45,125 +58,186 @@ export async function followSubject(
   subjectId: string,
   options: { signal?: AbortSignal; edits?: FollowedEdits } = {},
 ): Promise<SubjectFollower> {
-  const episodes: Episode[] = [];
-  const episodeIds = new Set<string>();
-  const memories: Memory[] = [];
-  /** Position of each memory id in `memories`. */
-  const memoryIndex = new Map<string, number>();
-  let onView: (view: SubjectView) => void = () => undefined;
-  let onError: (error: unknown) => void = () => undefined;
-  let loaded = false;
+  const listeners: FollowerListeners = { onView: () => undefined, onError: () => undefined };
+  const reportError = (error: unknown) => listeners.onError(error);
+  const copy = new SubjectCopy();
   let closed = false;
-  let scheduled = false;
-  const buffered: StoreChange[] = [];
-
-  const apply = (change: StoreChange) => {
-    if (change.type === "episode") {
-      if (episodeIds.has(change.episode.id)) return;
-      episodeIds.add(change.episode.id);
-      episodes.push(change.episode);
-      return;
-    }
-    const at = memoryIndex.get(change.memory.id);
-    if (at === undefined) {
-      memoryIndex.set(change.memory.id, memories.length);
-      memories.push(change.memory);
-    } else {
-      memories[at] = change.memory;
-    }
-  };
-
-  const subscription = store.watch(
-    subjectId,
-    (change) => {
-      if (closed) return;
-      if (!loaded) {
-        buffered.push(change);
-        return;
+  let replica: SharedState | undefined;
+  const schedule = coalesceBursts(
+    () => closed,
+    () => {
+      // Nobody can listen before the follower is returned, and by then the replica is open.
+      if (replica === undefined) return;
+      try {
+        listeners.onView(viewOf(replica));
+      } catch (error) {
+        reportError(error);
       }
-      apply(change);
-      schedule();
     },
-    { onError: (error) => onError(error) },
   );
-  let edits: EditActivity | undefined;
-  const refreshEdits = async () => {
-    if (!options.edits) return;
-    edits = await options.edits.read();
-  };
-  const editsSubscription = options.edits
-    ? store.watch(
-        options.edits.subjectId,
-        () => {
-          if (closed) return;
-          refreshEdits().then(
-            () => schedule(),
-            (error: unknown) => onError(error),
-          );
-        },
-        { onError: (error) => onError(error) },
-      )
-    : undefined;
-  let state: SharedState | undefined;
+  const hooks: FeedHooks = { isClosed: () => closed, onChange: schedule, onError: reportError };
+  const changes = watchChanges(store, subjectId, copy, hooks);
+  const edits = watchEdits(store, options.edits, hooks);
+  const viewOf = (opened: SharedState): SubjectView =>
+    buildSubjectView(
+      { subjectId, episodes: copy.episodes, memories: copy.memories },
+      { values: opened.toJSON(), escalations: opened.escalations() },
+      edits.current(),
+    );
   try {
-    await refreshEdits();
-    const timeline = await readFullTimeline(store, subjectId, options);
-    for (const episode of timeline.episodes) {
-      apply({ type: "episode", episode });
-    }
-    for (const memory of timeline.memories) apply({ type: "memory", memory });
-    for (const change of buffered.splice(0)) apply(change);
-    loaded = true;
-    // One replica for the whole watch: it follows the store itself and imports only new updates.
-    state = await SharedState.open({
-      store: readOnlyStore(store),
-      subjectId,
-      agentId: "shared-ctx-watch",
-      live: true,
-      onError: (error) => onError(error),
-    });
+    await edits.refresh();
+    await readWholeSubject(store, subjectId, copy, options);
+    changes.release();
+    replica = await openWatchReplica(store, subjectId, reportError);
   } catch (error) {
-    subscription.close();
-    editsSubscription?.close();
+    changes.close();
+    edits.close();
     throw error;
   }
-  const replica = state;
-
-  const view = (): SubjectView =>
-    buildSubjectView(
-      { subjectId, episodes, memories },
-      { values: replica.toJSON(), escalations: replica.escalations() },
-      edits,
-    );
-  function schedule() {
-    if (scheduled || closed) return;
-    scheduled = true;
-    // A burst of changes delivered together becomes one view.
-    queueMicrotask(() => {
-      scheduled = false;
-      if (closed) return;
-      try {
-        onView(view());
-      } catch (error) {
-        onError(error);
-      }
-    });
-  }
-  const stopStateChanges = replica.onChange(() => schedule());
+  const opened = replica;
+  const stopStateChanges = opened.onChange(() => schedule());
 
   return {
-    view,
+    view: () => viewOf(opened),
     listen(nextView, nextError) {
-      onView = nextView;
-      onError = nextError;
+      listeners.onView = nextView;
+      listeners.onError = nextError;
     },
     async close() {
       if (closed) return;
       closed = true;
       stopStateChanges();
-      subscription.close();
-      editsSubscription?.close();
-      await replica.close();
+      changes.close();
+      edits.close();
+      await opened.close();
     },
+  };
+}
+
+/**
+ * The subject's episodes and memories as the follower holds them: a change is applied once, by id,
+ * whether it came from the first read or from the feed.
+ */
+class SubjectCopy {
+  readonly episodes: Episode[] = [];
+  readonly memories: Memory[] = [];
+  readonly #episodeIds = new Set<string>();
+  /** Position of each memory id in `memories`. */
+  readonly #memoryIndex = new Map<string, number>();
+
+  /** Appends a new episode (one already held is skipped), or adds or replaces a memory by id. */
+  apply(change: StoreChange): void {
+    if (change.type === "episode") {
+      if (this.#episodeIds.has(change.episode.id)) return;
+      this.#episodeIds.add(change.episode.id);
+      this.episodes.push(change.episode);
+      return;
+    }
+    const at = this.#memoryIndex.get(change.memory.id);
+    if (at === undefined) {
+      this.#memoryIndex.set(change.memory.id, this.memories.length);
+      this.memories.push(change.memory);
+    } else {
+      this.memories[at] = change.memory;
+    }
+  }
+}
+
+/**
+ * The subject's own feed, subscribed before the first read: what arrives during the read is held
+ * until `release`, so it lands after what the read returned; later changes are applied as they come.
+ */
+function watchChanges(store: ContextStore, subjectId: string, copy: SubjectCopy, hooks: FeedHooks) {
+  let loaded = false;
+  const buffered: StoreChange[] = [];
+  const subscription = store.watch(
+    subjectId,
+    (change) => {
+      if (hooks.isClosed()) return;
+      if (!loaded) {
+        buffered.push(change);
+        return;
+      }
+      copy.apply(change);
+      hooks.onChange();
+    },
+    { onError: (error) => hooks.onError(error) },
+  );
+  return {
+    /** Applies the changes held during the first read; from now on each is applied on arrival. */
+    release(): void {
+      for (const change of buffered.splice(0)) copy.apply(change);
+      loaded = true;
+    },
+    close: () => subscription.close(),
+  };
+}
+
+/** The companion edits subject, if any: its activity read whole again on each of its changes. */
+function watchEdits(store: ContextStore, edits: FollowedEdits | undefined, hooks: FeedHooks) {
+  let activity: EditActivity | undefined;
+  const refresh = async () => {
+    if (!edits) return;
+    activity = await edits.read();
+  };
+  const subscription = edits
+    ? store.watch(
+        edits.subjectId,
+        () => {
+          if (hooks.isClosed()) return;
+          refresh().then(
+            () => hooks.onChange(),
+            (error: unknown) => hooks.onError(error),
+          );
+        },
+        { onError: (error) => hooks.onError(error) },
+      )
+    : undefined;
+  return {
+    /** The edit activity as last read; undefined without an edits subject. */
+    current: () => activity,
+    refresh,
+    close: () => subscription?.close(),
+  };
+}
+
+/** Reads the subject's whole timeline into `copy`, oldest first. */
+async function readWholeSubject(
+  store: ContextStore,
+  subjectId: string,
+  copy: SubjectCopy,
+  options: { signal?: AbortSignal },
+): Promise<void> {
+  const timeline = await readFullTimeline(store, subjectId, options);
+  for (const episode of timeline.episodes) copy.apply({ type: "episode", episode });
+  for (const memory of timeline.memories) copy.apply({ type: "memory", memory });
+}
+
+/** The one replica for the whole watch: it follows the store itself and imports only new updates. */
+function openWatchReplica(
+  store: ContextStore,
+  subjectId: string,
+  onError: (error: unknown) => void,
+): Promise<SharedState> {
+  return SharedState.open({
+    store: readOnlyStore(store),
+    subjectId,
+    agentId: "shared-ctx-watch",
+    live: true,
+    onError,
+  });
+}
+
+/** One call of `emit` a microtask after the first of a burst of changes delivered together. */
+function coalesceBursts(isClosed: () => boolean, emit: () => void): () => void {
+  let scheduled = false;
+  return () => {
+    if (scheduled || isClosed()) return;
+    scheduled = true;
+    queueMicrotask(() => {
+      scheduled = false;
+      if (isClosed()) return;
+      emit();
+    });
   };
 }

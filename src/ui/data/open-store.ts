@@ -3,6 +3,7 @@ import type { ContextStore } from "../../context/context-store.js";
 import { openContextStore } from "../../context/open-context-store.js";
 import { redactDatabaseUrl } from "../../context/postgres/database-url.js";
 import { resolveStoreLocation } from "../../context/store-location.js";
+import { messageOf } from "../../errors.js";
 import { StoreOpenError } from "./store-open-error.js";
 
 /** Which store a command reads or writes, as its flags and the environment say. */
@@ -66,7 +67,7 @@ export async function openStore(
   } catch (error) {
     throw new StoreOpenError({
       location,
-      reason: error instanceof Error ? error.message : String(error),
+      reason: messageOf(error),
       cause: error,
     });
   }

@@ -1,4 +1,5 @@
 import { type Dispatch, useEffect } from "react";
+import { messageOf } from "../../errors.js";
 import type { DemoRuns, RunEventSource, StartDemoRuns } from "../run-source.js";
 import type { DemoAction, PaneSide } from "../state/demo-reducer.js";
 
@@ -7,10 +8,6 @@ const sources: ReadonlyArray<readonly [PaneSide, (runs: DemoRuns) => RunEventSou
   ["baseline", (runs) => runs.naive],
   ["shared", (runs) => runs.statewave],
 ];
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Starts both pipelines for `scenario` and feeds their events to the demo reducer. Runs again

@@ -1,4 +1,5 @@
 import { type Dispatch, useEffect } from "react";
+import { messageOf } from "../../errors.js";
 import type { RunTimeline } from "../format/run-timeline.js";
 import type { DemoAction, TimelineLoad } from "../state/demo-reducer.js";
 
@@ -20,12 +21,7 @@ export function useTimelineLoader(
         if (!cancelled) dispatch({ type: "timeline-load", timeline: loaded });
       },
       (error: unknown) => {
-        if (!cancelled) {
-          dispatch({
-            type: "timeline-fail",
-            message: error instanceof Error ? error.message : String(error),
-          });
-        }
+        if (!cancelled) dispatch({ type: "timeline-fail", message: messageOf(error) });
       },
     );
     return () => {
