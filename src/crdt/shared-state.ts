@@ -1,19 +1,17 @@
 import { randomBytes } from "node:crypto";
-import type { ContextStore, Episode, StoreChange, Subscription } from "../context/context-store.js";
+import type { ContextStore, Subscription } from "../context/context-store.js";
 import type { Disputed } from "./disputed.js";
 import { SharedStateClosedError } from "./errors/shared-state-closed-error.js";
 import type { Escalation } from "./escalation.js";
 import type { NamespaceSchema } from "./field-kind.js";
 import {
   escalationEpisode,
-  readSnapshot,
-  readUpdate,
   resolutionEpisode,
   snapshotEpisode,
-  stateEpisodeTypes,
   updateEpisode,
 } from "./state-episodes.js";
 import { type RaisedEscalation, StateReplica } from "./state-replica.js";
+import { TimelineSync } from "./timeline-sync.js";
 
 export type { Contender } from "./disputed.js";
 export { Disputed } from "./disputed.js";
@@ -84,9 +82,6 @@ export interface SharedStateChange {
   local: boolean;
 }
 
-/** Timeline pages are read this many episodes at a time (Statewave's cap). */
-const pageSize = 100;
-
 /**
  * Shared state that merges concurrent writes: one Loro replica per agent, synced through a
  * `ContextStore` as `state_update` episodes. Mergeable fields (sets, text, maps, counters) merge;
@@ -104,10 +99,9 @@ export class SharedState {
   readonly subjectId: string;
   readonly #store: ContextStore;
   readonly #replica: StateReplica;
-  readonly #snapshotEvery: number;
+  readonly #timeline: TimelineSync;
   readonly #onError: (error: unknown) => void;
   readonly #now: () => number;
-  readonly #seenEpisodes = new Set<string>();
   readonly #announced = new Set<string>();
   readonly #escalationListeners = new Set<(escalation: Escalation) => void>();
   readonly #background = new Set<Promise<unknown>>();
@@ -115,24 +109,18 @@ export class SharedState {
   #subscription: Subscription | undefined;
   #publishChain: Promise<void> = Promise.resolve();
   #publishedCounter = 0;
-  #updatesSinceSnapshot = 0;
-  #timelineOffset = 0;
-  #pendingImports: Uint8Array[] = [];
   readonly #announceGraceMs: number;
   readonly #delay: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Aborted by `close()`: a replica that stops announces what it waited on at once. */
   readonly #closing = new AbortController();
   /** Announcements waiting out the grace period: not part of `sync()`, awaited by `close()`. */
   readonly #graceWaits = new Set<Promise<void>>();
-  /** Timeline reads run one at a time: each continues from where the previous one stopped. */
-  #readChain: Promise<void> = Promise.resolve();
   #closed = false;
 
   private constructor(options: OpenSharedStateOptions) {
     this.agentId = options.agentId;
     this.subjectId = options.subjectId;
     this.#store = options.store;
-    this.#snapshotEvery = Math.max(1, options.snapshotEvery ?? 200);
     this.#onError = options.onError ?? (() => {});
     this.#now = options.now ?? Date.now;
     this.#announceGraceMs = Math.max(0, options.announceGraceMs ?? 1000);
@@ -144,6 +132,14 @@ export class SharedState {
       now: this.#now,
       // A throwing listener is reported; the import or publish that called it goes on.
       onError: (error) => this.#onError(error),
+    });
+    this.#timeline = new TimelineSync({
+      store: options.store,
+      subjectId: options.subjectId,
+      replica: this.#replica,
+      snapshotEvery: Math.max(1, options.snapshotEvery ?? 200),
+      onError: (error) => this.#onError(error),
+      onAnnouncement: (escalationId) => this.#announced.add(escalationId),
     });
     this.#replica.onEscalation((raised) => this.#escalated(raised));
     if (options.onEscalation) this.#escalationListeners.add(options.onEscalation);
@@ -158,7 +154,7 @@ export class SharedState {
     if (options.live ?? true) {
       state.#subscription = options.store.watch(
         options.subjectId,
-        (change) => state.#onStoreChange(change),
+        (change) => state.#timeline.onStoreChange(change),
         { onError: (error) => state.#onError(error) },
       );
     }
@@ -247,8 +243,7 @@ export class SharedState {
   /** Waits for every pending publish and for the remote updates already seen in the store. */
   async sync(): Promise<void> {
     await this.#publishChain;
-    await this.#readTimeline(false);
-    this.#flushImports();
+    await this.#timeline.catchUp();
     await this.#settleBackground();
   }
 
@@ -289,11 +284,9 @@ export class SharedState {
       const episode = await this.#store.createEpisode(
         updateEpisode(this.subjectId, agentId, { update, peer: this.#replica.peer, from, to }),
       );
-      this.#seenEpisodes.add(episode.id);
+      const snapshotDue = this.#timeline.notePublished(episode.id);
       this.#publishedCounter = Math.max(this.#publishedCounter, to);
-      this.#updatesSinceSnapshot++;
-      if (this.#updatesSinceSnapshot >= this.#snapshotEvery) {
-        this.#updatesSinceSnapshot = 0;
+      if (snapshotDue) {
         await this.#store.createEpisode(
           snapshotEpisode(this.subjectId, agentId, {
             snapshot: this.#replica.exportSnapshot(),
@@ -309,125 +302,9 @@ export class SharedState {
   }
 
   async #load(): Promise<void> {
-    await this.#readTimeline(true);
+    await this.#timeline.load();
     // A reopened replica (same peer id) must not publish again what is already stored.
     this.#publishedCounter = this.#replica.ownCounter();
-  }
-
-  /** Reads the timeline from where the last read stopped and imports what it has not seen. */
-  #readTimeline(initial: boolean): Promise<void> {
-    // Serialised: two reads from one offset would each advance it by what they read.
-    const result = this.#readChain.then(() => this.#readTimelineNow(initial));
-    this.#readChain = result.catch(() => {});
-    return result;
-  }
-
-  async #readTimelineNow(initial: boolean): Promise<void> {
-    const episodes: Episode[] = [];
-    const read = new Set<string>();
-    for (;;) {
-      const page = await this.#store.getTimeline(this.subjectId, {
-        limit: pageSize,
-        offset: this.#timelineOffset,
-      });
-      // A server that ignores `offset` (a real Statewave v0.7.1) answers every page with the same
-      // episodes: a page starting with one already read here is that, not news, so stop.
-      const first = page.episodes[0];
-      if (first === undefined || read.has(first.id)) break;
-      for (const episode of page.episodes) read.add(episode.id);
-      episodes.push(...page.episodes);
-      this.#timelineOffset += page.episodes.length;
-      // A short page is the last one: asking again would only return an empty page.
-      if (page.episodes.length < pageSize) break;
-    }
-    if (!initial) {
-      for (const episode of episodes) this.#ingest(episode);
-      return;
-    }
-    // Opening: import the latest snapshot and only the updates it does not cover.
-    const snapshotIndex = episodes.findLastIndex(
-      (episode) => episode.type === stateEpisodeTypes.snapshot,
-    );
-    // No snapshot: the index is -1, and `episodes[-1]` is undefined.
-    const snapshot = episodes[snapshotIndex];
-    const base = snapshot ? readSnapshot(snapshot) : undefined;
-    const batch: Uint8Array[] = base ? [base.snapshot] : [];
-    // The next snapshot is due after `snapshotEvery` updates since the latest one.
-    this.#updatesSinceSnapshot += episodes
-      .slice(snapshotIndex + 1)
-      .filter((episode) => episode.type === stateEpisodeTypes.update).length;
-    episodes.forEach((episode) => {
-      this.#seenEpisodes.add(episode.id);
-      if (episode.type === stateEpisodeTypes.escalation) this.#noteAnnouncement(episode);
-      if (episode.type !== stateEpisodeTypes.update) return;
-      const update = readUpdate(episode);
-      if (!update) return;
-      if (base && (base.version[update.peer] ?? 0) >= update.to) return;
-      batch.push(update.update);
-    });
-    this.#importNow(batch);
-  }
-
-  #onStoreChange(change: StoreChange): void {
-    if (change.type !== "episode") return;
-    this.#ingest(change.episode);
-  }
-
-  #ingest(episode: Episode): void {
-    if (this.#seenEpisodes.has(episode.id)) return;
-    this.#seenEpisodes.add(episode.id);
-    // Any other episode (a resolution, an agent's note) is not the replica's: it passes.
-    switch (episode.type) {
-      case stateEpisodeTypes.update: {
-        const update = readUpdate(episode);
-        // Own updates are counted when published (an in-process watch delivers them first).
-        if (!update || update.peer === this.#replica.peer) return;
-        this.#updatesSinceSnapshot++;
-        this.#pendingImports.push(update.update);
-        // Updates arriving together are imported in one batch: the first of these microtasks
-        // imports every update pending by then, the later ones find none.
-        queueMicrotask(() => this.#flushImports());
-        return;
-      }
-      case stateEpisodeTypes.snapshot:
-        if (episode.payload.peer !== this.#replica.peer) this.#updatesSinceSnapshot = 0;
-        return;
-      case stateEpisodeTypes.escalation:
-        this.#noteAnnouncement(episode);
-        return;
-    }
-  }
-
-  /**
-   * An announcement on the timeline: nobody needs to announce that id again. (A resolution is
-   * not one: a dispute reopened after it keeps its id and must be announced.)
-   */
-  #noteAnnouncement(episode: Episode): void {
-    const id = episode.payload.escalationId;
-    if (typeof id === "string") this.#announced.add(id);
-  }
-
-  #flushImports(): void {
-    const batch = this.#pendingImports;
-    this.#pendingImports = [];
-    this.#importNow(batch);
-  }
-
-  /** Imports `batch` (the replica returns at once when it is empty). */
-  #importNow(batch: Uint8Array[]): void {
-    try {
-      this.#replica.import(batch);
-    } catch (error) {
-      // One bad update must not stop the replica: import the rest one by one.
-      this.#onError(error);
-      for (const update of batch) {
-        try {
-          this.#replica.import([update]);
-        } catch (inner) {
-          this.#onError(inner);
-        }
-      }
-    }
   }
 
   /*
@@ -479,8 +356,7 @@ export class SharedState {
     if (this.#announceGraceMs > 0 && !this.#closing.signal.aborted) {
       await this.#delay(this.#announceGraceMs, this.#closing.signal);
     }
-    await this.#readTimeline(false);
-    this.#flushImports();
+    await this.#timeline.catchUp();
     if (this.#announced.has(escalationId)) return;
     const escalation = this.#replica.escalations().find((known) => known.id === escalationId);
     if (escalation === undefined || escalation.resolution !== undefined) return;

@@ -7,9 +7,10 @@ import {
   type NamespaceSchema,
   valueFitsKind,
 } from "./field-kind.js";
-import { canonicalJson, isPlainObject } from "./json-value.js";
+import { isPlainObject } from "./json-value.js";
 import { pathsRelated } from "./map-leaves.js";
 import type { FieldView } from "./materialize-field.js";
+import { uniqueJson } from "./unique-json.js";
 
 // What a write stores, given the field it writes to: the part of a text it adds, a set's new
 // elements, the dispute heads it joins, and the kind a schema declares for the field.
@@ -50,16 +51,7 @@ export function storedValue(
     case "set": {
       // A set write never reads the field (see `needsView` in `write`): it stores its elements
       // once each, and reading the field drops the ones already present.
-      const elements = Array.isArray(value) ? value : [value];
-      const present = new Set<string>();
-      const added: JsonValue[] = [];
-      for (const element of elements) {
-        const canonical = canonicalJson(element);
-        if (present.has(canonical)) continue;
-        present.add(canonical);
-        added.push(element);
-      }
-      return added;
+      return uniqueJson(Array.isArray(value) ? value : [value]);
     }
     case "counter":
     case "register":

@@ -8,6 +8,7 @@ import {
 import {
   type GetDecisionHistoryInput,
   given,
+  givenOptions,
   type PublishDecisionInput,
   type RetractDecisionInput,
 } from "./tool-schemas.js";
@@ -38,29 +39,28 @@ export function createDecisionTools(
     async publishDecision(input) {
       const supersedes = given(input.supersedes);
       const kind = given(input.kind) ?? (supersedes === undefined ? defaultKind : undefined);
-      const target = given(input.target);
-      const confidence = given(input.confidence);
-      const idempotencyKey = given(input.idempotencyKey);
-      const authority = given(input.authority);
       return publishDecisionResult(
-        await shared.decide(callerId, input.content, {
-          ...(kind === undefined ? {} : { kind }),
-          ...(target === undefined ? {} : { target }),
-          ...(confidence === undefined ? {} : { confidence }),
-          ...(supersedes === undefined ? {} : { supersedes }),
-          ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-          ...(authority === undefined ? {} : { authority }),
-        }),
+        await shared.decide(
+          callerId,
+          input.content,
+          givenOptions({
+            kind,
+            target: input.target,
+            confidence: input.confidence,
+            supersedes,
+            idempotencyKey: input.idempotencyKey,
+            authority: input.authority,
+          }),
+        ),
       );
     },
     async retractDecision(input) {
-      const reason = given(input.reason);
-      const idempotencyKey = given(input.idempotencyKey);
       return publishDecisionResult(
-        await shared.retract(callerId, input.memoryId, {
-          ...(reason === undefined ? {} : { reason }),
-          ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-        }),
+        await shared.retract(
+          callerId,
+          input.memoryId,
+          givenOptions({ reason: input.reason, idempotencyKey: input.idempotencyKey }),
+        ),
       );
     },
     async getDecisionHistory(input) {

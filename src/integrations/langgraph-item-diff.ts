@@ -1,13 +1,13 @@
 import type { JsonValue } from "../context/context-store.js";
 import { Disputed } from "../crdt/disputed.js";
 import { canonicalJson, isPlainObject } from "../crdt/json-value.js";
+import { uniqueJson } from "../crdt/unique-json.js";
 import {
   type CellChange,
   cellKey,
   cellLabel,
   type ItemView,
   startsWithPath,
-  unique,
 } from "./langgraph-item-log.js";
 import { encodeValue, typeTag } from "./langgraph-value-codec.js";
 import { UnsupportedItemValueError } from "./unsupported-item-value-error.js";
@@ -88,8 +88,8 @@ function changesBetween(
       changes.push({
         p: cell.path,
         list: cell.value,
-        add: unique(cell.value.filter((element) => !had.has(canonicalJson(element)))),
-        remove: unique(previous.filter((element) => !has.has(canonicalJson(element)))),
+        add: uniqueJson(cell.value.filter((element) => !had.has(canonicalJson(element)))),
+        remove: uniqueJson(previous.filter((element) => !has.has(canonicalJson(element)))),
       });
     } else {
       changes.push({ p: cell.path, set: cell.value });

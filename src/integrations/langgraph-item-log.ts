@@ -2,6 +2,7 @@ import type { JsonValue } from "../context/context-store.js";
 import { type Contender, Disputed } from "../crdt/disputed.js";
 import type { Escalation, EscalationReason } from "../crdt/escalation.js";
 import { canonicalJson, defineOwn, isPlainObject } from "../crdt/json-value.js";
+import { uniqueJson } from "../crdt/unique-json.js";
 import { decodeValue } from "./langgraph-value-codec.js";
 
 /**
@@ -324,19 +325,12 @@ export function startsWithPath(path: readonly string[], prefix: readonly string[
  * merge what it read) removes nothing of theirs. Order: each writer's list in turn, duplicates once.
  */
 function unionOfLists(heads: readonly CellEvent[]): JsonValue[] {
-  const merged: JsonValue[] = [];
-  const present = new Set<string>();
-  for (const head of heads) {
-    const written = writtenValue(head.change);
-    if (!Array.isArray(written)) continue;
-    for (const element of written) {
-      const canonical = canonicalJson(element);
-      if (present.has(canonical)) continue;
-      present.add(canonical);
-      merged.push(element);
-    }
-  }
-  return merged;
+  return uniqueJson(
+    heads.flatMap((head) => {
+      const written = writtenValue(head.change);
+      return Array.isArray(written) ? written : [];
+    }),
+  );
 }
 
 function kindOf(value: JsonValue | undefined): string {
@@ -391,16 +385,6 @@ function ancestry(
     }
     return false;
   };
-}
-
-export function unique(values: readonly JsonValue[]): JsonValue[] {
-  const seen = new Set<string>();
-  return values.filter((value) => {
-    const canonical = canonicalJson(value);
-    if (seen.has(canonical)) return false;
-    seen.add(canonical);
-    return true;
-  });
 }
 
 function cloneJson<T>(value: T): T {

@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
 import {
-  AsyncBatchedStore,
   BaseStore,
-  getConfig,
   type LangGraphRunnableConfig,
   type Operation,
   type OperationResults,
@@ -31,6 +29,11 @@ import {
   toItem,
   type Viewpoint,
 } from "./langgraph-items.js";
+import {
+  TaskViewpoints,
+  tagOperationsWithTheirTask,
+  unwrapBatchedStore,
+} from "./langgraph-task-viewpoints.js";
 import { UnsupportedStoreOperationError } from "./unsupported-store-operation-error.js";
 
 /** Options of {@link SyncedStore.open}. */
@@ -102,8 +105,7 @@ export class SyncedStore extends BaseStore {
   readonly #agentId: string;
   readonly #now: () => number;
   readonly #generateId: () => string;
-  readonly #steps = new Map<string, { graph: string; snapshot: number }>();
-  readonly #tasks = new Map<string, { step: string; viewpoint: Viewpoint }>();
+  readonly #tasks: TaskViewpoints;
   readonly #escalationListeners = new Set<(escalation: Escalation) => void>();
   readonly #announced: Set<string>;
   readonly #unsubscribe: () => void;
@@ -115,6 +117,7 @@ export class SyncedStore extends BaseStore {
     super();
     this.state = state;
     this.#index = new ItemIndex(state);
+    this.#tasks = new TaskViewpoints(() => this.#index.sequence);
     this.#agentId = options.agentId ?? "langgraph";
     this.#now = options.now ?? Date.now;
     this.#generateId = options.generateId ?? randomUUID;
@@ -131,7 +134,7 @@ export class SyncedStore extends BaseStore {
       });
     });
     this.#announced = new Set(this.#itemEscalations().map((escalation) => escalation.id));
-    tagOperationsWithTheirTask();
+    tagOperationsWithTheirTask((store) => store instanceof SyncedStore);
   }
 
   /** Opens the store's replica of the subject's shared state (rebuilt from the stored updates). */
@@ -169,7 +172,7 @@ export class SyncedStore extends BaseStore {
    * own; this is for code that holds a config but not LangGraph's run context.
    */
   forNode(config: LangGraphRunnableConfig): BaseStore {
-    const viewpoint = this.#taskViewpoint(config);
+    const viewpoint = this.#tasks.of(config);
     return viewpoint ? new ViewpointStore(this, viewpoint) : this;
   }
 
@@ -231,7 +234,6 @@ export class SyncedStore extends BaseStore {
     this.#unsubscribe();
     this.#index.close();
     this.#tasks.clear();
-    this.#steps.clear();
     await this.state.close();
   }
 
@@ -260,7 +262,7 @@ export class SyncedStore extends BaseStore {
     const puts = new Map<Viewpoint | undefined, Map<string, PutOperation>>();
     const searches: Array<{ position: number; reader: Viewpoint | undefined }> = [];
     for (const operation of operations) {
-      const reader = viewpoint ?? this.#viewpointOf(operation);
+      const reader = viewpoint ?? this.#tasks.ofOperation(operation);
       if ("value" in operation) {
         const own = puts.get(reader) ?? new Map<string, PutOperation>();
         puts.set(reader, own);
@@ -356,57 +358,6 @@ export class SyncedStore extends BaseStore {
     });
   }
 
-  #viewpointOf(operation: Operation): Viewpoint | undefined {
-    const config = taskConfigs.get(operation);
-    return config ? this.#taskViewpoint(config) : undefined;
-  }
-
-  /**
-   * The viewpoint of the LangGraph task running with `config`: attributed to its node, seeing
-   * what was stored when the first task of its step touched the store, plus its own writes.
-   */
-  #taskViewpoint(config: LangGraphRunnableConfig): Viewpoint | undefined {
-    const metadata = config.metadata ?? {};
-    const node = metadata.langgraph_node;
-    if (typeof node !== "string") return undefined;
-    const task =
-      typeof metadata.langgraph_checkpoint_ns === "string"
-        ? metadata.langgraph_checkpoint_ns
-        : `${node}:${String(metadata.langgraph_step)}`;
-    const existing = this.#tasks.get(task);
-    if (existing) return existing.viewpoint;
-    // Runs on different threads are different graphs, even at the same step number.
-    const thread = config.configurable?.thread_id;
-    const graph = `${typeof thread === "string" ? thread : ""}\u0000${parentOf(task)}`;
-    const step = `${graph}\u0000${String(metadata.langgraph_step)}\u0000${checkpointOf(config, parentOf(task))}`;
-    let snapshot = this.#steps.get(step);
-    if (!snapshot) {
-      this.#releaseFinishedSteps(graph);
-      snapshot = { graph, snapshot: this.#index.sequence };
-      this.#steps.set(step, snapshot);
-    }
-    const own = new Set<string>();
-    const cut = snapshot.snapshot;
-    const viewpoint: Viewpoint = {
-      agentId: node,
-      sees: (entry) => entry.sequence <= cut || own.has(entry.operation.id),
-      wrote: (id) => own.add(id),
-    };
-    this.#tasks.set(task, { step, viewpoint });
-    return viewpoint;
-  }
-
-  /** Once a graph moves to another step, the previous step's tasks are over. */
-  #releaseFinishedSteps(graph: string): void {
-    for (const [step, entry] of this.#steps) {
-      if (entry.graph !== graph) continue;
-      this.#steps.delete(step);
-      for (const [task, taskEntry] of this.#tasks) {
-        if (taskEntry.step === step) this.#tasks.delete(task);
-      }
-    }
-  }
-
   #itemEscalations(): Escalation[] {
     return this.#index.escalations();
   }
@@ -457,67 +408,6 @@ class ViewpointStore extends BaseStore {
   override batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     return this.synced.runBatch(operations, this.viewpoint);
   }
-}
-
-/**
- * The task config each queued operation was issued under. LangGraph hands every node the same
- * `AsyncBatchedStore`, which queues operations and runs them later from its own loop, where the
- * run context no longer says which node issued them: so the queueing itself records it.
- */
-const taskConfigs = new WeakMap<object, LangGraphRunnableConfig>();
-let tagging = false;
-
-/**
- * Wraps `AsyncBatchedStore`'s queueing once, so operations queued for a `SyncedStore` carry the
- * config of the node that queued them. If a LangGraph version renames the method, nothing is
- * wrapped and writes through `config.store` are attributed to the store's agent id instead
- * (`nodeStore(config)` still attributes them).
- */
-function tagOperationsWithTheirTask(): void {
-  if (tagging) return;
-  tagging = true;
-  const prototype: object = AsyncBatchedStore.prototype;
-  const original: unknown = Reflect.get(prototype, "enqueueOperation");
-  if (typeof original !== "function") return;
-  Reflect.set(prototype, "enqueueOperation", function (this: unknown, operation: Operation) {
-    if (this instanceof AsyncBatchedStore && unwrapBatchedStore(this) instanceof SyncedStore) {
-      const config = currentConfig();
-      if (config) taskConfigs.set(operation, config);
-    }
-    return Reflect.apply(original, this, [operation]);
-  });
-}
-
-function currentConfig(): LangGraphRunnableConfig | undefined {
-  try {
-    return getConfig();
-  } catch {
-    return undefined;
-  }
-}
-
-/** LangGraph wraps the compiled store in an `AsyncBatchedStore` whose `store` field is the original. */
-function unwrapBatchedStore(store: BaseStore): BaseStore {
-  if (!(store instanceof AsyncBatchedStore)) return store;
-  // `store` is protected in the typings; it is the documented way `extractStore` unwraps it.
-  const inner: unknown = Reflect.get(store, "store");
-  return inner instanceof BaseStore ? inner : store;
-}
-
-/** Which checkpoint a task's step started from: tells two runs' steps of the same number apart. */
-function checkpointOf(config: LangGraphRunnableConfig, graph: string): string {
-  const info: unknown = Reflect.get(config, "executionInfo");
-  const id =
-    typeof info === "object" && info !== null ? Reflect.get(info, "checkpointId") : undefined;
-  if (typeof id === "string") return id;
-  const map: unknown = config.configurable?.checkpoint_map;
-  const fromMap = typeof map === "object" && map !== null ? Reflect.get(map, graph) : undefined;
-  return typeof fromMap === "string" ? fromMap : "";
-}
-
-function parentOf(task: string): string {
-  const separator = task.lastIndexOf("|");
-  return separator === -1 ? "" : task.slice(0, separator);
 }
 
 function compareText(left: string, right: string): number {

@@ -1,41 +1,17 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
-  type CallToolResult,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ContextStore } from "../context/context-store.js";
-import { DecisionLifecycleError } from "../context/errors/decision-lifecycle-error.js";
 import { type InvalidationNotice, SharedContext } from "../context/shared-context.js";
 import { type Escalation, SharedState } from "../crdt/shared-state.js";
-import { checkResultText, checkSharedDecisions } from "./decision-checks.js";
-import { createDecisionTools } from "./decision-tools.js";
 import { ItemIndex } from "./langgraph-items.js";
+import { registerDecisionTools, registerStateTools } from "./mcp-tools.js";
 import { registerPromoteDecisionsTool } from "./promote-tool.js";
-import { createStateTools, type StateTools, ToolInputError } from "./state-tools.js";
+import { createStateTools, type StateTools } from "./state-tools.js";
 import { decisionDisputeView, decisionView, escalationView } from "./tool-results.js";
-import {
-  checkSharedDecisionsInput,
-  checkSharedDecisionsOutput,
-  getDecisionHistoryInput,
-  getDecisionHistoryOutput,
-  getStateInput,
-  getStateOutput,
-  getTimelineInput,
-  getTimelineOutput,
-  publishDecisionInput,
-  publishDecisionOutput,
-  putStateInput,
-  putStateOutput,
-  resolveEscalationInput,
-  resolveEscalationOutput,
-  retractDecisionInput,
-  retractDecisionOutput,
-  toolAnnotations,
-  toolDescriptions,
-  toolNames,
-  toolTitles,
-} from "./tool-schemas.js";
+import { toolNames } from "./tool-schemas.js";
 
 /** Options of {@link createSharedContextMcpServer}. */
 export interface SharedContextMcpServerOptions {
@@ -121,8 +97,14 @@ export function createSharedContextMcpServer(options: SharedContextMcpServerOpti
   pushInvalidations(parts);
   pushDisputes(parts);
   registerDecisionsResource(parts);
-  registerDecisionTools(parts);
-  registerStateTools(parts);
+  registerDecisionTools(server, {
+    shared,
+    agentId,
+    projectSubjectId: options.projectSubjectId,
+    tools,
+    pending: parts.pending,
+  });
+  registerStateTools(server, tools);
   registerPromoteDecisionsTool(server, {
     store,
     subjectId,
@@ -277,120 +259,6 @@ function registerDecisionsResource(parts: ServerParts): void {
   );
 }
 
-/** `check_shared_decisions`, `publish_decision`, `retract_decision` and `get_decision_history`. */
-function registerDecisionTools(parts: ServerParts): void {
-  const { server, options, tools, pending } = parts;
-  const { shared, agentId } = options;
-  const life = createDecisionTools(shared, { callerId: agentId });
-  server.registerTool(
-    toolNames.checkSharedDecisions,
-    {
-      title: toolTitles.checkSharedDecisions,
-      description: toolDescriptions.checkSharedDecisions,
-      inputSchema: checkSharedDecisionsInput,
-      outputSchema: checkSharedDecisionsOutput,
-      annotations: toolAnnotations.checkSharedDecisions,
-    },
-    async ({ task }) => {
-      const notices = pending.splice(0);
-      const result = await checkSharedDecisions(shared, agentId, task, {
-        notices,
-        ...(options.projectSubjectId ? { projectSubjectId: options.projectSubjectId } : {}),
-        // beforeActing caught the replica up; LangGraph items' disputes are listed beside its own.
-        disputes: () =>
-          tools.items.escalations().filter((escalation) => escalation.resolution === undefined),
-      });
-      return {
-        // The summary first: it is what a model reads before anything else.
-        content: [{ type: "text", text: checkResultText(result) }],
-        structuredContent: { ...result },
-      };
-    },
-  );
-  server.registerTool(
-    toolNames.publishDecision,
-    {
-      title: toolTitles.publishDecision,
-      description: toolDescriptions.publishDecision,
-      inputSchema: publishDecisionInput,
-      outputSchema: publishDecisionOutput,
-      annotations: toolAnnotations.publishDecision,
-    },
-    (input) => answer(() => life.publishDecision(input)),
-  );
-  server.registerTool(
-    toolNames.retractDecision,
-    {
-      title: toolTitles.retractDecision,
-      description: toolDescriptions.retractDecision,
-      inputSchema: retractDecisionInput,
-      outputSchema: retractDecisionOutput,
-      annotations: toolAnnotations.retractDecision,
-    },
-    (input) => answer(() => life.retractDecision(input)),
-  );
-  server.registerTool(
-    toolNames.getDecisionHistory,
-    {
-      title: toolTitles.getDecisionHistory,
-      description: toolDescriptions.getDecisionHistory,
-      inputSchema: getDecisionHistoryInput,
-      outputSchema: getDecisionHistoryOutput,
-      annotations: toolAnnotations.getDecisionHistory,
-    },
-    (input) => answer(() => life.getDecisionHistory(input)),
-  );
-}
-
-/** `get_timeline`, `put_state`, `get_state` and `resolve_escalation`. */
-function registerStateTools(parts: ServerParts): void {
-  const { server, tools } = parts;
-  server.registerTool(
-    toolNames.getTimeline,
-    {
-      title: toolTitles.getTimeline,
-      description: toolDescriptions.getTimeline,
-      inputSchema: getTimelineInput,
-      outputSchema: getTimelineOutput,
-      annotations: toolAnnotations.getTimeline,
-    },
-    (input) => answer(() => tools.getTimeline(input)),
-  );
-  server.registerTool(
-    toolNames.putState,
-    {
-      title: toolTitles.putState,
-      description: toolDescriptions.putState,
-      inputSchema: putStateInput,
-      outputSchema: putStateOutput,
-      annotations: toolAnnotations.putState,
-    },
-    (input) => answer(() => tools.putState(input)),
-  );
-  server.registerTool(
-    toolNames.getState,
-    {
-      title: toolTitles.getState,
-      description: toolDescriptions.getState,
-      inputSchema: getStateInput,
-      outputSchema: getStateOutput,
-      annotations: toolAnnotations.getState,
-    },
-    (input) => answer(() => tools.getState(input)),
-  );
-  server.registerTool(
-    toolNames.resolveEscalation,
-    {
-      title: toolTitles.resolveEscalation,
-      description: toolDescriptions.resolveEscalation,
-      inputSchema: resolveEscalationInput,
-      outputSchema: resolveEscalationOutput,
-      annotations: toolAnnotations.resolveEscalation,
-    },
-    (input) => answer(() => tools.resolveEscalation(input)),
-  );
-}
-
 /** Options of {@link openSharedContextMcpServer}. */
 export interface OpenSharedContextMcpServerOptions {
   store: ContextStore;
@@ -469,30 +337,5 @@ export async function openSharedContextMcpServer(
       })();
       return closing;
     },
-  };
-}
-
-/** A refused call: the model reads the message (what to do instead) and may try again. */
-function toolError(message: string): CallToolResult {
-  return { content: [{ type: "text", text: message }], isError: true };
-}
-
-/** A tool's result as MCP's: JSON, or the refusal's message as an `isError` result. */
-async function answer(run: () => Promise<object>): Promise<CallToolResult> {
-  try {
-    return jsonResult(await run());
-  } catch (error) {
-    // Refusals the model can act on; anything else is a failure of the server.
-    if (error instanceof ToolInputError || error instanceof DecisionLifecycleError) {
-      return toolError(error.message);
-    }
-    throw error;
-  }
-}
-
-function jsonResult(result: object): CallToolResult {
-  return {
-    content: [{ type: "text", text: JSON.stringify(result, null, 2) }],
-    structuredContent: result as Record<string, unknown>,
   };
 }

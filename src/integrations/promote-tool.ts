@@ -11,6 +11,7 @@ import { applyPromotion } from "../promotion/apply-promotion.js";
 import { PromotionInputError } from "../promotion/errors/promotion-input-error.js";
 import { planRunPromotion } from "../promotion/promote-run.js";
 import { promotionDocument } from "../promotion/promotion-document.js";
+import { toolError } from "./mcp-tools.js";
 import { optionalInput, text, toolInput } from "./tool-schemas.js";
 
 /** The tool's name, title, description and annotations, as the other tools declare theirs. */
@@ -110,10 +111,6 @@ function promotionSummary(document: ReturnType<typeof promotionDocument>): strin
   return `Promotion of ${document.runSubjectId} into ${document.projectSubjectId}: ${tally}.${held}${dry}`;
 }
 
-function refusal(message: string): CallToolResult {
-  return { content: [{ type: "text", text: message }], isError: true };
-}
-
 /** Registers `promote_decisions` on `server`. */
 export function registerPromoteDecisionsTool(
   server: McpServer,
@@ -131,7 +128,7 @@ export function registerPromoteDecisionsTool(
     async (input): Promise<CallToolResult> => {
       const into = input.into ?? options.projectSubjectId;
       if (into === undefined) {
-        return refusal(
+        return toolError(
           "promote_decisions needs `into`: the project subject (or start the server with --project)",
         );
       }
@@ -155,7 +152,7 @@ export function registerPromoteDecisionsTool(
           structuredContent: document,
         };
       } catch (error) {
-        if (error instanceof PromotionInputError) return refusal(error.message);
+        if (error instanceof PromotionInputError) return toolError(error.message);
         throw error;
       }
     },

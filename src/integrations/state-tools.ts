@@ -87,42 +87,19 @@ export function createStateTools(options: {
   const generateId = options.generateId ?? randomUUID;
   const items = new ItemIndex(state);
   const allEscalations = (): Escalation[] => [...state.escalations(), ...items.escalations()];
-  /** A namespace's fields; a LangGraph item shows as its value. */
-  const fieldsOf = (name: string): Record<string, unknown> =>
-    parseItemNamespace(name)
-      ? viewFields(itemFields(items.view(name, undefined).value))
-      : viewFields(state.list(name));
+  const replica: ReplicaView = {
+    state,
+    escalations: allEscalations,
+    fieldsOf: (name) =>
+      parseItemNamespace(name)
+        ? viewFields(itemFields(items.view(name, undefined).value))
+        : viewFields(state.list(name)),
+  };
 
   return {
     items,
     escalations: allEscalations,
-    async getState(input) {
-      const namespace = given(input.namespace);
-      const key = given(input.key);
-      // Pull in what the other agents already stored, so a read never lags a finished write.
-      await state.sync();
-      if (key !== undefined && namespace === undefined) {
-        const holding = Object.keys(state.toJSON()).filter((name) => key in fieldsOf(name));
-        throw new ToolInputError(
-          `get_state: "key" needs a "namespace" (a key is only unique within one). ${
-            holding.length > 0
-              ? `"${key}" is a field of: ${holding.map((name) => JSON.stringify(name)).join(", ")}.`
-              : `No namespace has a field "${key}" yet.`
-          } Call get_state with { namespace, key }, or { namespace } for all its fields.`,
-        );
-      }
-      const escalations = openEscalations(allEscalations(), namespace, key).map(escalationView);
-      if (namespace !== undefined && key !== undefined) {
-        const value = parseItemNamespace(namespace)
-          ? fieldsOf(namespace)[key]
-          : stateValueView(state.get(namespace, key));
-        return { namespace, key, value, escalations };
-      }
-      if (namespace !== undefined) return { namespace, fields: fieldsOf(namespace), escalations };
-      const everything: Record<string, Record<string, unknown>> = {};
-      for (const name of Object.keys(state.toJSON())) everything[name] = fieldsOf(name);
-      return { state: everything, escalations };
-    },
+    getState: (input) => readState(replica, input),
     async putState({ namespace, key, ...input }) {
       const value = writtenValue("put_state", input);
       await state.put(namespace, key, value);
@@ -143,19 +120,7 @@ export function createStateTools(options: {
           `resolve_escalation: ${escalationId} was already resolved by ${known.resolution.by} at ${new Date(known.resolution.at).toISOString()} with ${JSON.stringify(known.resolution.value)}; a resolution is final. To change the value now, write it with put_state (everyone reads the new write).`,
         );
       }
-      if (!known) {
-        const decision = (await shared.contradictions()).find(
-          (dispute) => decisionDisputeView(dispute).id === escalationId,
-        );
-        const open = allEscalations()
-          .filter((escalation) => escalation.resolution === undefined)
-          .map((escalation) => escalation.id);
-        throw new ToolInputError(
-          decision
-            ? `resolve_escalation: ${escalationId} is a dispute between decisions on "${decision.target}", not a state field: settle it with publish_decision (same kind "${decision.kind}" and target "${decision.target}"), which supersedes every side.`
-            : `resolve_escalation: no escalation ${escalationId} on this subject. Open escalations: ${open.length > 0 ? open.join(", ") : "none"} (see get_state or check_shared_decisions).`,
-        );
-      }
+      if (!known) throw await unknownEscalation(shared, escalationId, allEscalations);
       const item = await items.resolve(escalationId, value, {
         by: agentId,
         at: now(),
@@ -177,6 +142,67 @@ export function createStateTools(options: {
       items.close();
     },
   };
+}
+
+/** What `get_state` reads: the replica's fields and LangGraph items, and every escalation of both. */
+interface ReplicaView {
+  readonly state: SharedState;
+  escalations(): Escalation[];
+  /** A namespace's fields; a LangGraph item shows as its value. */
+  fieldsOf(name: string): Record<string, unknown>;
+}
+
+/** `get_state`: one field, one namespace or everything, caught up with what others stored. */
+async function readState(replica: ReplicaView, input: GetStateInput): Promise<GetStateResult> {
+  const { state, fieldsOf } = replica;
+  const namespace = given(input.namespace);
+  const key = given(input.key);
+  // Pull in what the other agents already stored, so a read never lags a finished write.
+  await state.sync();
+  if (key !== undefined && namespace === undefined) {
+    const holding = Object.keys(state.toJSON()).filter((name) => key in fieldsOf(name));
+    throw new ToolInputError(
+      `get_state: "key" needs a "namespace" (a key is only unique within one). ${
+        holding.length > 0
+          ? `"${key}" is a field of: ${holding.map((name) => JSON.stringify(name)).join(", ")}.`
+          : `No namespace has a field "${key}" yet.`
+      } Call get_state with { namespace, key }, or { namespace } for all its fields.`,
+    );
+  }
+  const escalations = openEscalations(replica.escalations(), namespace, key).map(escalationView);
+  if (namespace !== undefined && key !== undefined) {
+    const value = parseItemNamespace(namespace)
+      ? fieldsOf(namespace)[key]
+      : stateValueView(state.get(namespace, key));
+    return { namespace, key, value, escalations };
+  }
+  if (namespace !== undefined) return { namespace, fields: fieldsOf(namespace), escalations };
+  const everything: Record<string, Record<string, unknown>> = {};
+  for (const name of Object.keys(state.toJSON())) everything[name] = fieldsOf(name);
+  return { state: everything, escalations };
+}
+
+/**
+ * `resolve_escalation`'s refusal of an id no field or item has: a dispute between decisions is
+ * settled by publishing one, anything else names the open escalations to choose from.
+ */
+async function unknownEscalation(
+  shared: SharedContext,
+  escalationId: string,
+  escalations: () => Escalation[],
+): Promise<ToolInputError> {
+  const decision = (await shared.contradictions()).find(
+    (dispute) => decisionDisputeView(dispute).id === escalationId,
+  );
+  // Listed after the decisions were read, as they stand then.
+  const open = escalations()
+    .filter((escalation) => escalation.resolution === undefined)
+    .map((escalation) => escalation.id);
+  return new ToolInputError(
+    decision
+      ? `resolve_escalation: ${escalationId} is a dispute between decisions on "${decision.target}", not a state field: settle it with publish_decision (same kind "${decision.kind}" and target "${decision.target}"), which supersedes every side.`
+      : `resolve_escalation: no escalation ${escalationId} on this subject. Open escalations: ${open.length > 0 ? open.join(", ") : "none"} (see get_state or check_shared_decisions).`,
+  );
 }
 
 /**

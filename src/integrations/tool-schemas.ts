@@ -120,6 +120,19 @@ export function given<Value>(value: Value | null | undefined): Value | undefined
   return value ?? undefined;
 }
 
+/**
+ * Optional inputs as the library's options: a key whose input is absent or `null` is left out,
+ * so that the option takes its default (as {@link given}, for several inputs at once).
+ */
+export function givenOptions<Inputs extends Record<string, unknown>>(
+  inputs: Inputs,
+): { [Key in keyof Inputs]?: NonNullable<Inputs[Key]> } {
+  // Only absent options are dropped: the keys left keep their inputs' types.
+  return Object.fromEntries(
+    Object.entries(inputs).filter(([, value]) => value !== undefined && value !== null),
+  ) as { [Key in keyof Inputs]?: NonNullable<Inputs[Key]> };
+}
+
 /** A tool's input object: every key required in its JSON schema, no other key allowed. */
 export function toolInput<Shape extends z.ZodRawShape>(shape: Shape) {
   return z.object(shape).meta({ required: Object.keys(shape), additionalProperties: false });
