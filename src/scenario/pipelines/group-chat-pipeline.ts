@@ -1,29 +1,19 @@
 import { isOn, type RunAblation, type UnstampedEvent } from "../../agents/agent-runtime.js";
-import type { BuildResult, KnownDecision } from "../../agents/brain.js";
-import {
-  type Authority,
-  compareAuthority,
-  defaultAuthority,
-  mayOverrule,
-} from "../../context/authority.js";
-import type { BusMessage, MessageBus } from "../../context/message-bus.js";
-import type {
-  Coordination,
-  InvalidationNotice,
-  KnownState,
-} from "../../coordination/coordination.js";
-import {
-  activeDecisions,
-  type DecisionMessage,
-  decisionOf,
-  disagreementsIn,
-  firstClaims,
-  resultOf,
-  uniqueById,
-} from "./message-pipeline.js";
-import { estimateTokens, resultReport } from "./read-tokens.js";
-import { highestAuthority } from "./statewave/read-context.js";
-import { bearingOn, moduleOfTask } from "./task-modules.js";
+import type { KnownDecision } from "../../agents/brain.js";
+import { mayOverrule } from "../../context/authority.js";
+import type { MessageBus } from "../../context/message-bus.js";
+import type { ClaimOutcome, Coordination } from "../../coordination/coordination.js";
+import type { PlannedDecision } from "../../coordination/scenario-schema.js";
+import { DecisionIds } from "./decision-ids.js";
+import { ClaimCoordinator } from "./group-chat/claims.js";
+import { authorityOf, ChatListener } from "./group-chat/listener.js";
+import { readChat } from "./group-chat/reading.js";
+import { ChatRoom, type GroupChat } from "./group-chat/room.js";
+import { AgentMemories } from "./message-memory.js";
+import { decisionData, nobodyArbitrates, resultData, reviewOfInbox } from "./messages.js";
+import { resultReport } from "./read-tokens.js";
+
+export { claimCoordinatorId } from "./group-chat/claims.js";
 
 /** Options of {@link createGroupChatCoordination}. */
 export interface GroupChatCoordinationOptions {
@@ -37,320 +27,126 @@ export interface GroupChatCoordinationOptions {
   ablation?: RunAblation;
 }
 
-/** Who answers claims: not an agent of the team, a bot in the chat that grants the first. */
-export const claimCoordinatorId = "claim-coordinator";
+/** The chat's shared state: the room on the bus, and what each agent remembers. */
+function openGroupChat(options: GroupChatCoordinationOptions): GroupChat {
+  const { bus, emit, now } = options;
+  const ablation = options.ablation ?? {};
+  return {
+    emit,
+    now,
+    ablation,
+    dependsOn: options.dependsOn ?? new Map<string, readonly string[]>(),
+    room: new ChatRoom({ bus, emit, now, ablation }),
+    memories: new AgentMemories(bus),
+  };
+}
 
-const retiringValues = new Set(["deprecate", "replace"]);
+/**
+ * Crash-restart in the chat: the agent forgets every message it had received, then fetches the
+ * room's history again as a rejoining client (its own messages too: how it learns what it built).
+ */
+function restartMember(chat: GroupChat, agentId: string): void {
+  chat.memories.forgetOnCrash(agentId);
+  chat.room.readmit(agentId);
+}
 
-interface Watcher {
-  agentId: string;
-  module: string;
-  onInvalid(notice: InvalidationNotice): void;
+/**
+ * What a new decision overrules: what its author had read on the target, and what it had said on
+ * it itself before; by the authority said in the messages, an agent's later word never overrules
+ * a person's.
+ */
+function overruledBy(chat: GroupChat, agentId: string, decision: PlannedDecision): string[] {
+  const known = [...chat.memories.lastRead(agentId), ...chat.memories.ownDecisions(agentId)];
+  return [
+    ...new Set(
+      known
+        .filter((earlier) => earlier.target === decision.target)
+        .filter((earlier) => mayOverrule(authorityOf(decision), authorityOf(earlier)))
+        .map((earlier) => earlier.id),
+    ),
+  ];
+}
+
+/** Says a decision to the room, with its authority; returns it as the listener hears it. */
+function sayDecision(
+  chat: GroupChat,
+  agentId: string,
+  decision: PlannedDecision,
+  id: string,
+): KnownDecision & { id: string } {
+  const at = Math.round(chat.now());
+  const overrules = overruledBy(chat, agentId, decision);
+  const { authority } = decision;
+  chat.memories.rememberOwn(agentId, {
+    id,
+    target: decision.target,
+    ...(authority !== undefined ? { authority } : {}),
+  });
+  chat.room.say(agentId, "decision", decision.content, {
+    ...decisionData(id, decision, at, overrules),
+    ...(authority !== undefined ? { authority } : {}),
+  });
+  return { ...decision, id, by: agentId, at };
+}
+
+/** A claim, refused by the coordinator (atomic claim) or announced to the room. */
+function claimInChat(
+  chat: GroupChat,
+  coordinator: ClaimCoordinator,
+  agentId: string,
+  module: string,
+): ClaimOutcome {
+  if (isOn(chat.ablation, "atomic claim")) {
+    const answer = coordinator.ask(agentId, module);
+    if (!answer.granted) return answer;
+  }
+  chat.emit({ type: "module-claim", agentId, module });
+  chat.room.say(agentId, "claim", `Taking ${module}`, { module });
+  return { granted: true };
 }
 
 /**
  * The strongest message passing we can build, mechanism by mechanism, under the names the shared
  * context's mechanisms carry (each can be switched off alone, `ablation`):
- * - `read-before-act`: every message goes to every agent; an agent reads its inbox before acting.
+ * - `read-before-act`: every message goes to every agent; an agent reads its inbox before acting
+ *   (`group-chat/reading.ts`).
  * - `bounded context` (filtered reading): a read before a module takes only the messages that
- *   name it or a module it depends on; a planning read takes the decisions; results are not read.
- * - `history for a late joiner` (transcript replay): a joiner gets every message sent before it.
+ *   name it or a module it depends on; a planning read takes the decisions; results are not read
+ *   (`relevantMessages`).
+ * - `history for a late joiner` (transcript replay): a joiner gets every message sent before it
+ *   (`ChatRoom`, `group-chat/room.ts`).
  * - `mid-build invalidation` (a bus listener): a decision that retires the module an agent is
- *   working on (or one it depends on) interrupts the work as it is sent.
+ *   working on (or one it depends on) interrupts the work as it is sent (`ChatListener`).
  * - `atomic claim` (a first-come coordinator): before building, an agent re-reads its inbox for
- *   claims, then asks the coordinator, which grants the first claim on a module and refuses the rest.
+ *   claims, then asks the coordinator, which grants the first claim on a module and refuses the
+ *   rest (`ClaimCoordinator`).
  * - `dispute surfaced` (contradictions flagged): two standing decisions that disagree are shown
- *   as a dispute, not as two facts.
+ *   as a dispute, not as two facts (`readChat`; for work in flight, `standsInDispute`).
+ * A crashed member forgets its inbox and fetches the room's history again (`restartMember`).
  * What it has no way to do without becoming a shared store is the shared context's to show.
  */
 export function createGroupChatCoordination(options: GroupChatCoordinationOptions): Coordination {
-  const { bus, emit, now } = options;
-  const ablation = options.ablation ?? {};
-  const dependsOn = options.dependsOn ?? new Map<string, readonly string[]>();
-  const members: string[] = [];
-  const joinedAt = new Map<string, number>();
-  /** Every message said to the room, in order: what a joiner is replayed. */
-  const transcript: Array<Omit<BusMessage, "sequence" | "to">> = [];
-  const lastRead = new Map<string, DecisionMessage[]>();
-  const decisionCounts = new Map<string, number>();
-  /** Each agent's own decisions so far: a later one on the same target overrules them. */
-  const ownDecisions = new Map<
-    string,
-    Array<{ id: string; target: string; authority?: Authority }>
-  >();
-  const holders = new Map<string, string>();
-  const watchers = new Set<Watcher>();
-  /** Agent -> the last bus message it had received when it restarted: it remembers none of those. */
-  const forgotten = new Map<string, number>();
-  const restarted = new Set<string>();
-  const inboxOf = (agentId: string): BusMessage[] =>
-    bus.inbox(agentId).filter((message) => message.sequence > (forgotten.get(agentId) ?? 0));
-
-  const say = (
-    from: string,
-    topic: string,
-    content: string,
-    data: Record<string, string | number>,
-  ) => {
-    transcript.push({ from, topic, content, data });
-    // A chat shows its author what it said: its own decisions are part of what it reads.
-    if (topic === "decision") bus.send({ from, to: from, topic, content, data });
-    for (const to of members) {
-      if (to === from) continue;
-      bus.send({ from, to, topic, content, data });
-      emit({ type: "message-send", from, to, content });
-    }
-  };
-  const tell = (from: string, to: string, content: string) => {
-    bus.send({ from, to, topic: "direct", content });
-    emit({ type: "message-send", from, to, content });
-  };
-
-  /**
-   * What a read takes from the inbox: everything, or (filtered reading) what bears on the task.
-   * A restarted agent also takes its own result on the module: it no longer remembers building it.
-   */
-  const relevant = (agentId: string, inbox: readonly BusMessage[], task: string): BusMessage[] => {
-    if (!isOn(ablation, "bounded context")) return [...inbox];
-    const module = moduleOfTask(task);
-    if (module === undefined) return inbox.filter((message) => message.topic === "decision");
-    const names = bearingOn(module, dependsOn);
-    return inbox.filter((message) => {
-      const about = message.topic === "decision" ? message.data.target : message.data.module;
-      const ownResult =
-        message.topic === "result" && message.from === agentId && restarted.has(agentId);
-      return (
-        (message.topic === "decision" || message.topic === "claim" || ownResult) &&
-        names.has(String(about))
-      );
-    });
-  };
-
-  /** Decisions an agent may use: before it joined through the transcript, after through reads. */
-  const usable = (agentId: string, decisions: readonly DecisionMessage[]) => {
-    const joined = joinedAt.get(agentId) ?? 0;
-    const history = isOn(ablation, "history for a late joiner");
-    const fresh = isOn(ablation, "read-before-act");
-    return decisions.filter((decision) => ((decision.at ?? 0) < joined ? history : fresh));
-  };
-
-  /** Whether the agent had read a decision on `decision`'s target of higher authority. */
-  const outranked = (agentId: string, decision: KnownDecision) =>
-    (lastRead.get(agentId) ?? []).some(
-      (known) =>
-        known.target === decision.target &&
-        compareAuthority(authorityOf(known), authorityOf(decision)) > 0,
-    );
-
-  const interruptWatchers = (decision: KnownDecision & { id: string }) => {
-    if (!retiringValues.has(decision.value)) return;
-    for (const watcher of [...watchers]) {
-      if (watcher.agentId === decision.by) continue;
-      if (!bearingOn(watcher.module, dependsOn).has(decision.target)) continue;
-      if (outranked(watcher.agentId, decision)) continue;
-      // The listener hands the agent the one message that contradicts its work: a read of its own.
-      const line = `${decision.by}: ${decision.content}`;
-      emit({
-        type: "context-read",
-        agentId: watcher.agentId,
-        task: `Build module ${watcher.module}`,
-        memoryIds: [],
-        decisions: [line],
-        decisionIds: [decision.id],
-        disputes: [],
-        tokens: estimateTokens(line),
-        source: "inbox",
-      });
-      watcher.onInvalid({
-        reason: `deprecated by ${decision.by}: ${decision.content}`,
-        by: decision.by,
-        ...(standsInDispute(watcher.agentId, watcher.module) ? { disputed: true } : {}),
-      });
-    }
-  };
-
-  /**
-   * Contradictions flagged reach work in flight too: when the retiring decision stands against
-   * another that its author had not read (both still stand, in the watcher's inbox), the listener
-   * says so, and the work is held for the lead's ruling instead of cut short.
-   */
-  const standsInDispute = (agentId: string, module: string): boolean => {
-    if (!isOn(ablation, "dispute surfaced")) return false;
-    const known = usable(
-      agentId,
-      uniqueById(
-        inboxOf(agentId)
-          .map(decisionOf)
-          .filter((decision): decision is DecisionMessage => decision !== undefined),
-      ),
-    );
-    const bearing = bearingOn(module, dependsOn);
-    return disagreementsIn(activeDecisions(known)).some((dispute) => bearing.has(dispute.target));
-  };
-
+  const chat = openGroupChat(options);
+  const listener = new ChatListener(chat);
+  const coordinator = new ClaimCoordinator(chat);
+  const ids = new DecisionIds();
+  const invalidating = () => isOn(chat.ablation, "mid-build invalidation");
   return {
-    join: (agentId) => {
-      if (members.includes(agentId)) return;
-      members.push(agentId);
-      joinedAt.set(agentId, Math.round(now()));
-      if (!isOn(ablation, "history for a late joiner")) return;
-      for (const said of transcript) {
-        if (said.from !== agentId) bus.send({ ...said, to: agentId });
-      }
-    },
-    // A chat client that restarts fetches the room's history again: the whole transcript, its
-    // own messages too (that is how it learns what it built), however long the history is.
-    restart: async (agentId) => {
-      forgotten.set(agentId, bus.all().length);
-      lastRead.delete(agentId);
-      restarted.add(agentId);
-      joinedAt.set(agentId, Math.round(now()));
-      if (!isOn(ablation, "history for a late joiner")) return;
-      for (const said of transcript) bus.send({ ...said, to: agentId });
-    },
-    read: async (agentId, task): Promise<KnownState> => {
-      const inbox = inboxOf(agentId);
-      const taken = relevant(agentId, inbox, task);
-      const inInbox = new Set(
-        inbox.flatMap((message) => (message.topic === "decision" ? [String(message.data.id)] : [])),
-      );
-      const received = usable(
-        agentId,
-        uniqueById(
-          taken
-            .map(decisionOf)
-            .filter((decision): decision is DecisionMessage => decision !== undefined),
-        ),
-      );
-      lastRead.set(agentId, uniqueById([...(lastRead.get(agentId) ?? []), ...received]));
-      const claims = isOn(ablation, "read-before-act") ? firstClaims(taken) : {};
-      // As on the store: a decision outranked on its target is not acted on (nor disputed over).
-      const decisions = highestAuthority(activeDecisions(received));
-      const disputes = isOn(ablation, "dispute surfaced") ? disagreementsIn(decisions) : [];
-      const tokens = estimateTokens(
-        taken.map((message) => `${message.from}: ${message.content}`).join("\n"),
-      );
-      emit({
-        type: "context-read",
-        agentId,
-        task,
-        memoryIds: [],
-        decisions: decisions.map((decision) => `${decision.by}: ${decision.content}`),
-        decisionIds: decisions.flatMap((decision) =>
-          decision.id === undefined ? [] : [decision.id],
-        ),
-        disputes: disputes.map(
-          (dispute) =>
-            `${dispute.target}: ${dispute.contenders.map((contender) => `${contender.agentId} says ${contender.value}`).join(" vs ")}`,
-        ),
-        tokens,
-        // Filtered reading says what it left out: the decisions in the inbox it did not take.
-        decisionsLeftOut: Math.max(0, inInbox.size - received.length),
-        source: "inbox",
-      });
-      const ownBuilds = restarted.has(agentId)
-        ? taken.flatMap((message) =>
-            message.topic === "result" && message.from === agentId
-              ? [String(message.data.module)]
-              : [],
-          )
-        : undefined;
-      return { decisions, disputes, claims, tokens, ...(ownBuilds ? { ownBuilds } : {}) };
-    },
+    join: (agentId) => chat.room.admit(agentId),
+    restart: async (agentId) => restartMember(chat, agentId),
+    read: async (agentId, task) => readChat(chat, agentId, task),
     publishDecision: async (agentId, decision, given) => {
-      const count = (decisionCounts.get(agentId) ?? 0) + 1;
-      decisionCounts.set(agentId, count);
-      const id = given ?? `${agentId}#${count}`;
-      const at = Math.round(now());
-      // What its author had read on the target, and what it had said on it itself before.
-      const overrules = [
-        ...new Set(
-          [...(lastRead.get(agentId) ?? []), ...(ownDecisions.get(agentId) ?? [])]
-            .filter((known) => known.target === decision.target)
-            // Authority said in the messages: an agent's later word never overrules a person's.
-            .filter((known) => mayOverrule(authorityOf(decision), authorityOf(known)))
-            .map((known) => known.id),
-        ),
-      ];
-      ownDecisions.set(agentId, [
-        ...(ownDecisions.get(agentId) ?? []),
-        {
-          id,
-          target: decision.target,
-          ...(decision.authority !== undefined ? { authority: decision.authority } : {}),
-        },
-      ]);
-      say(agentId, "decision", decision.content, {
-        id,
-        target: decision.target,
-        value: decision.value,
-        at,
-        supersedes: overrules.join(","),
-        ...(decision.by !== undefined ? { replacement: decision.by } : {}),
-        ...(decision.authority !== undefined ? { authority: decision.authority } : {}),
-      });
-      if (isOn(ablation, "mid-build invalidation")) {
-        interruptWatchers({ ...decision, id, by: agentId, at });
-      }
+      const said = sayDecision(chat, agentId, decision, ids.next(agentId, given));
+      if (invalidating()) listener.hear(said);
     },
-    claim: async (agentId, module) => {
-      if (isOn(ablation, "atomic claim")) {
-        const seen = inboxOf(agentId).find(
-          (message) => message.topic === "claim" && message.data.module === module,
-        );
-        const holder = seen?.from ?? holders.get(module);
-        tell(agentId, claimCoordinatorId, `May I take ${module}?`);
-        if (holder !== undefined && holder !== agentId) {
-          tell(claimCoordinatorId, agentId, `${module} is taken by ${holder}`);
-          return { granted: false, reason: `already claimed by ${holder}`, causedBy: holder };
-        }
-        holders.set(module, agentId);
-        tell(claimCoordinatorId, agentId, `${module} is yours`);
-      }
-      emit({ type: "module-claim", agentId, module });
-      say(agentId, "claim", `Taking ${module}`, { module });
-      return { granted: true };
-    },
-    watchModule: (agentId, module, onInvalid) => {
-      if (!isOn(ablation, "mid-build invalidation")) return () => undefined;
-      const watcher: Watcher = { agentId, module, onInvalid };
-      watchers.add(watcher);
-      return () => {
-        watchers.delete(watcher);
-      };
-    },
+    claim: async (agentId, module) => claimInChat(chat, coordinator, agentId, module),
+    watchModule: (agentId, module, onInvalid) =>
+      invalidating() ? listener.watch(agentId, module, onInvalid) : () => undefined,
     reportResult: async (agentId, result) => {
-      say(agentId, "result", resultReport(result.module, agentId), {
-        module: result.module,
-        tokens: result.tokens,
-        ms: result.ms,
-      });
+      chat.room.say(agentId, "result", resultReport(result.module, agentId), resultData(result));
     },
-    collectForReview: async (agentId) => {
-      const inbox = inboxOf(agentId);
-      const decisions = activeDecisions(
-        uniqueById(
-          inbox
-            .map(decisionOf)
-            .filter((decision): decision is DecisionMessage => decision !== undefined),
-        ),
-      );
-      return {
-        decisions,
-        results: inbox.map(resultOf).filter((item): item is BuildResult => item !== undefined),
-        disputes: disagreementsIn(decisions),
-      };
-    },
-    arbitrate: async (_agentId, _choose, until) => {
-      await until;
-    },
-    close: async () => {
-      watchers.clear();
-    },
+    collectForReview: async (agentId) => reviewOfInbox(chat.memories.inbox(agentId)),
+    arbitrate: nobodyArbitrates,
+    close: async () => listener.close(),
   };
-}
-
-/** A decision's authority: the one its message says, else an agent's. */
-function authorityOf(decision: { authority?: Authority }): Authority {
-  return decision.authority ?? defaultAuthority;
 }

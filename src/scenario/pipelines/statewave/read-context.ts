@@ -6,6 +6,7 @@ import type { ContextRead, MemoryDispute, SharedContext } from "../../../context
 import type { KnownState } from "../../../coordination/coordination.js";
 import type { Escalation } from "../../../crdt/escalation.js";
 import type { SharedState } from "../../../crdt/shared-state.js";
+import { decisionIdsOf, decisionLines, disputeLines } from "../read-event.js";
 import { estimateTokens } from "../read-tokens.js";
 import { bearingOn, moduleOfTask } from "../task-modules.js";
 import type { DecisionIndex } from "./decision-index.js";
@@ -188,12 +189,9 @@ export async function readContext(
     agentId,
     task,
     memoryIds: [...new Set([...raw.bundle.facts, ...decisionMemories].map((memory) => memory.id))],
-    decisions: decisions.map((decision) => `${decision.by}: ${decision.content}`),
-    decisionIds: decisions.flatMap((decision) => (decision.id === undefined ? [] : [decision.id])),
-    disputes: disputes.map(
-      (dispute) =>
-        `${dispute.target}: ${dispute.contenders.map((contender) => `${contender.agentId} says ${contender.value}`).join(" vs ")}`,
-    ),
+    decisions: decisionLines(decisions),
+    decisionIds: decisionIdsOf(decisions),
+    disputes: disputeLines(disputes),
     tokens,
     decisionsLeftOut: Math.max(0, index.size - index.decisionsIn(decisionMemories).length),
   });
