@@ -33,9 +33,10 @@ export function makeBenchStartupCommand(deps: CliDeps): Command {
     .option("--repeats <n>", "runs per figure (the median is reported)", parseRepeats, 5)
     .option("--bin <path>", "measure another build's bin/shared-ctx.js (a before/after comparison)")
     .action(async (flags: BenchStartupFlags) => {
-      const { formatStartupBenchTable, runStartupBench } = await import(
-        "../../bench/startup-bench.js"
-      );
+      const [{ runStartupBench }, { formatStartupBenchTable }] = await Promise.all([
+        import("../../bench/startup-bench.js"),
+        import("../../bench/startup-bench-table.js"),
+      ]);
       const dir = mkdtempSync(join(tmpdir(), "shared-ctx-startup-"));
       try {
         const result = await runStartupBench({
