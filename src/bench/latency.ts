@@ -1,4 +1,4 @@
-/** Percentiles and timed calls, shared by the store benchmarks. */
+/** Percentiles, medians and timed calls, shared by the benchmarks. */
 
 /** Latency figures in milliseconds. */
 export interface LatencyFigures {
@@ -15,10 +15,23 @@ export function latency(samples: number[]): LatencyFigures {
   return { p50: round(at(0.5), 3), p95: round(at(0.95), 3), samples: sorted.length };
 }
 
-/** `value` rounded to `digits` decimals. */
-export function round(value: number, digits: number): number {
+/** `value` rounded to `digits` decimals (one, as the start-up figures are shown, unless told). */
+export function round(value: number, digits = 1): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
+}
+
+/** The middle value (the mean of the two middle ones for an even count); 0 for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const upper = sorted[middle] ?? 0;
+  return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? 0) + upper) / 2;
+}
+
+/** The smallest and the largest value, rounded as the figures are. */
+export function spread(values: readonly number[]): readonly [number, number] {
+  return [round(Math.min(...values)), round(Math.max(...values))];
 }
 
 /** Wall-clock samples in ms, plus the CPU time (user + system) each call used. */

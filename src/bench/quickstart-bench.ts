@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { availableParallelism, loadavg, platform } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type BenchMachine, benchMachine, loadAverage } from "./bench-machine.js";
+import { round } from "./latency.js";
 
 /**
  * The README's quickstart as a newcomer runs it, on a fresh clone: `git clone`, `npm install`
@@ -30,13 +31,7 @@ export interface QuickstartBenchOptions {
 
 /** What {@link runQuickstartBench} measured. */
 export interface QuickstartBenchResult {
-  readonly machine: {
-    readonly node: string;
-    readonly cpus: number;
-    readonly platform: string;
-    readonly loadBefore: number;
-    readonly loadAfter: number;
-  };
+  readonly machine: BenchMachine;
   /** Wall milliseconds of `git clone` and of `npm install` (the build included); absent with `installed`. */
   readonly cloneMs?: number;
   readonly installMs?: number;
@@ -61,10 +56,6 @@ export const packageRoot = fileURLToPath(new URL("../..", import.meta.url));
 export const quickstartTargetMs = 1000;
 
 const script = ["/usr/bin/script", "/bin/script"].find((path) => existsSync(path));
-
-function round(value: number): number {
-  return Math.round(value * 10) / 10;
-}
 
 /** Runs a command to its end; rejects with its last stderr line on a non-zero exit. */
 function runToEnd(
@@ -144,7 +135,7 @@ export async function runQuickstartBench(
 ): Promise<QuickstartBenchResult> {
   const progress = options.onProgress ?? (() => undefined);
   const repeats = Math.max(0, options.repeats ?? 3);
-  const loadBefore = round(loadavg()[0] ?? 0);
+  const loadBefore = loadAverage(1);
   const clone = options.installed ?? join(options.dir, "clone");
   // As a newcomer's shell: no store, model or server settings of the caller's, not CI (Ink draws
   // only the last frame under CI).
@@ -192,13 +183,7 @@ export async function runQuickstartBench(
     againMs.push(round(await timeFirstFrame(clone, env)));
   }
   return {
-    machine: {
-      node: process.version,
-      cpus: availableParallelism(),
-      platform: `${platform()}-${process.arch}`,
-      loadBefore,
-      loadAfter: round(loadavg()[0] ?? 0),
-    },
+    machine: benchMachine({ loadBefore, loadAfter: loadAverage(1) }),
     ...setUp,
     firstFrameMs: round(firstFrameMs),
     againMs,

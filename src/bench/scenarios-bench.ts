@@ -75,7 +75,8 @@ function addTo<Key extends string>(into: Partial<Record<Key, number>>, key: Key,
   into[key] = (into[key] ?? 0) + count;
 }
 
-function emptyRow(scenario: string, mode: RunMode): ScenarioBenchRow {
+/** A row of no runs yet: each run's figures are added to it (a test's rows start from it too). */
+export function emptyRow(scenario: string, mode: RunMode): ScenarioBenchRow {
   return {
     scenario,
     mode,

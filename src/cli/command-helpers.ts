@@ -1,10 +1,11 @@
-import { InvalidArgumentError, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import type { Brain } from "../agents/brain.js";
+import type { ContextStore } from "../context/context-store.js";
 import { LlmConfigError } from "../llm/errors/llm-config-error.js";
 import { readLlmSettings } from "../llm/llm-settings.js";
 import type { StoreSelection } from "../ui/data/open-store.js";
 import type { CliDeps, OutputStream } from "./cli-deps.js";
-import { UsageError } from "./fatal-error.js";
+import { asUsageErrorWhen } from "./fatal-error.js";
 
 /** Commander parser for `--speed`: a finite number above zero. */
 export function parsePositiveNumber(raw: string): number {
@@ -60,19 +61,23 @@ export async function brainFromEnv(deps: CliDeps): Promise<Brain> {
     const { createBrainFromEnv } = await import("../agents/create-brain.js");
     return createBrainFromEnv(deps.env);
   } catch (error) {
-    if (error instanceof LlmConfigError) throw new UsageError(error.message, { cause: error });
-    throw error;
+    throw asUsageErrorWhen(error, LlmConfigError);
   }
+}
+
+/** The store flags as commander parses them: `--store`, `--db`, `--url`, `--database-url`. */
+export interface StoreFlags {
+  store?: "embedded" | "statewave";
+  db?: string;
+  url?: string;
+  databaseUrl?: string;
 }
 
 /**
  * The store a command's `--store`, `--db`, `--url` (and `--database-url`) flags select, with the
  * environment's defaults (`SHARED_CTX_DATABASE_URL` selects Postgres).
  */
-export function storeSelection(
-  options: { store?: "embedded" | "statewave"; db?: string; url?: string; databaseUrl?: string },
-  deps: CliDeps,
-): StoreSelection {
+export function storeSelection(options: StoreFlags, deps: CliDeps): StoreSelection {
   return {
     store: options.store,
     db: options.db,
@@ -104,3 +109,35 @@ export const storeOptions = {
       "a Postgres database, postgres://… (default: $SHARED_CTX_DATABASE_URL)",
     ),
 };
+
+/** Adds the four {@link storeOptions} to `command`; `what` is what the store keeps ("the runs"). */
+export function addStoreOptions(command: Command, what: string): Command {
+  return command
+    .addOption(storeOptions.kind(what))
+    .addOption(storeOptions.db())
+    .addOption(storeOptions.url())
+    .addOption(storeOptions.databaseUrl());
+}
+
+/**
+ * Runs `use` on the store the flags select and closes the store afterwards, whatever happens.
+ * `storeName` is where the store lives, for messages that name it (a password never shows).
+ * @param open.mustExist refuse to create a new embedded file (commands that only read)
+ */
+export async function withSelectedStore<T>(
+  flags: StoreFlags,
+  deps: CliDeps,
+  open: { mustExist?: boolean },
+  use: (store: ContextStore, storeName: string) => Promise<T>,
+): Promise<T> {
+  // Loaded here, not at the top: the store's driver is for a command's action, not for `--help`.
+  const { describeStoreLocation, openStore } = await import("../ui/data/open-store.js");
+  const selection = storeSelection(flags, deps);
+  const storeName = describeStoreLocation(selection).location;
+  const store = await openStore(selection, open);
+  try {
+    return await use(store, storeName);
+  } finally {
+    await store.close();
+  }
+}

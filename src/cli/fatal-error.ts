@@ -20,3 +20,14 @@ export class UsageError extends FatalError {
     super(message, { exitCode: ExitCode.usage, cause: options?.cause });
   }
 }
+
+/**
+ * `error` as a {@link UsageError} when it is a `userInput` error (the user's input was wrong: exit
+ * 2, one line), else `error` itself: what a command rethrows from a library call.
+ */
+export function asUsageErrorWhen(
+  error: unknown,
+  userInput: abstract new (...args: never[]) => Error,
+): unknown {
+  return error instanceof userInput ? new UsageError(error.message, { cause: error }) : error;
+}

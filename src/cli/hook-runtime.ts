@@ -5,7 +5,7 @@ import { ProjectConfigError } from "../hooks/errors/project-config-error.js";
 import { findProjectRoot, loadProject } from "../hooks/load-project.js";
 import type { ProjectConfig } from "../hooks/project-config.js";
 import type { CliDeps } from "./cli-deps.js";
-import { UsageError } from "./fatal-error.js";
+import { asUsageErrorWhen, UsageError } from "./fatal-error.js";
 
 /**
  * What the edit-hook commands (`hook …`, `check`, `modules`, `init claude-code`) share: the
@@ -51,8 +51,7 @@ export function resolveHookProject(
   try {
     project = loadProject(root);
   } catch (error) {
-    if (error instanceof ProjectConfigError) throw new UsageError(error.message, { cause: error });
-    throw error;
+    throw asUsageErrorWhen(error, ProjectConfigError);
   }
   const subjectId =
     options.subject ?? project.subject ?? deps.env.SHARED_CTX_SUBJECT ?? basename(root);

@@ -1,9 +1,11 @@
 import { resolve } from "node:path";
+import type { FileVerdict } from "../hooks/edit-hooks.js";
 import type { CliDeps } from "./cli-deps.js";
 import { ExitCode } from "./exit-codes.js";
 import { FatalError } from "./fatal-error.js";
 import {
   type HookCommandOptions,
+  type HookProject,
   hookContext,
   resolveHookProject,
   StoreUnavailable,
@@ -35,10 +37,24 @@ export const checkExitCodes = {
  */
 export async function runCheck(options: CheckCommandOptions, deps: CliDeps): Promise<void> {
   const setup = resolveHookProject(options, deps);
+  const result = await checkAndRecordRefusals(options, deps, setup);
+  if (result instanceof StoreUnavailable) reportStoreDown(result, options, deps, setup);
+  else reportVerdicts(result, options, deps, setup);
+}
+
+/**
+ * Each path judged against the subject's decisions; each refused (or asked) file recorded as a
+ * denial episode, so that `watch` shows who was refused what.
+ */
+async function checkAndRecordRefusals(
+  options: CheckCommandOptions,
+  deps: CliDeps,
+  setup: HookProject,
+): Promise<FileVerdict[] | StoreUnavailable> {
   const { checkEdits, conflictSummary } = await import("../hooks/edit-hooks.js");
   const { editsSubjectOf, denialEpisode } = await import("../hooks/edit-activity.js");
   const paths = options.path.map((file) => resolve(deps.cwd, file));
-  const result = await withHookStore(options, deps, setup, async (store, signal) => {
+  return withHookStore(options, deps, setup, async (store, signal) => {
     const files = await checkEdits(hookContext(setup, store, options.agent, signal), paths);
     const refused = files.filter((file) => file.verdict && file.verdict.decision !== "allow");
     for (const file of refused) {
@@ -60,31 +76,54 @@ export async function runCheck(options: CheckCommandOptions, deps: CliDeps): Pro
       await store.compileMemories(editsSubjectOf(setup.subjectId), { signal });
     return files;
   });
-  if (result instanceof StoreUnavailable) {
-    const deny = setup.project.hooks.whenStoreDown === "deny";
-    deps.stdout.write(
-      `${JSON.stringify(
-        {
-          decision: deny ? "deny" : "allow",
-          subject: setup.subjectId,
-          agent: options.agent,
-          files: [],
-          storeDown: true,
-          warning: `the shared context store is unreachable (${result.message}); nothing was checked (hooks.whenStoreDown = "${setup.project.hooks.whenStoreDown}")`,
-        },
-        null,
-        2,
-      )}\n`,
-    );
-    if (deny) {
-      throw new FatalError('check: the store is down and hooks.whenStoreDown is "deny"', {
-        exitCode: checkExitCodes.deny,
-      });
-    }
-    deps.stderr.write(`shared-ctx: check: the store is down; allowed unchecked\n`);
-    return;
+}
+
+/**
+ * A store that is down: nothing was checked; the JSON says so, and `hooks.whenStoreDown` decides
+ * whether the edit goes on.
+ * @throws FatalError (deny) when `hooks.whenStoreDown` is "deny"
+ */
+function reportStoreDown(
+  down: StoreUnavailable,
+  options: CheckCommandOptions,
+  deps: CliDeps,
+  setup: HookProject,
+): void {
+  const deny = setup.project.hooks.whenStoreDown === "deny";
+  deps.stdout.write(
+    `${JSON.stringify(
+      {
+        decision: deny ? "deny" : "allow",
+        subject: setup.subjectId,
+        agent: options.agent,
+        files: [],
+        storeDown: true,
+        warning: `the shared context store is unreachable (${down.message}); nothing was checked (hooks.whenStoreDown = "${setup.project.hooks.whenStoreDown}")`,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  if (deny) {
+    throw new FatalError('check: the store is down and hooks.whenStoreDown is "deny"', {
+      exitCode: checkExitCodes.deny,
+    });
   }
-  const verdicts = result.flatMap((file) => (file.verdict ? [file.verdict] : []));
+  deps.stderr.write(`shared-ctx: check: the store is down; allowed unchecked\n`);
+}
+
+/**
+ * The verdict as JSON on stdout (the contract) and, when not allowed, one line on stderr for a
+ * person.
+ * @throws FatalError with {@link checkExitCodes}' code when the edit is refused or asked
+ */
+function reportVerdicts(
+  files: readonly FileVerdict[],
+  options: CheckCommandOptions,
+  deps: CliDeps,
+  setup: HookProject,
+): void {
+  const verdicts = files.flatMap((file) => (file.verdict ? [file.verdict] : []));
   const decision = verdicts.some((verdict) => verdict.decision === "deny")
     ? "deny"
     : verdicts.some((verdict) => verdict.decision === "ask")
@@ -98,7 +137,7 @@ export async function runCheck(options: CheckCommandOptions, deps: CliDeps): Pro
         subject: setup.subjectId,
         agent: options.agent,
         ...(reasons.length > 0 ? { reason: reasons.join("\n") } : {}),
-        files: result.map((file) => ({
+        files: files.map((file) => ({
           path: file.path,
           module: file.verdict?.module ?? null,
           decision: file.verdict?.decision ?? "allow",

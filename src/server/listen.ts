@@ -12,6 +12,12 @@ import {
   defaultMaxConnections,
   defaultRequestTimeoutMs,
 } from "./server-limits.js";
+import {
+  clientErrorResponse,
+  incompleteBodyResponse,
+  maxRefusalsInFlight,
+  refuseConnection,
+} from "./socket-answers.js";
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -114,100 +120,6 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 const shutdownUploadGraceMs = 1000;
 
 /**
- * A raw HTTP/1.1 answer in Statewave's error envelope, for the answers written to the socket
- * itself (no route, no request object: the socket is closed right after).
- */
-function rawErrorResponse(
-  status: number,
-  reason: string,
-  error: { code: string; message: string },
-  headers: readonly string[] = [],
-): string {
-  const body = JSON.stringify({ error });
-  return [
-    `HTTP/1.1 ${status} ${reason}`,
-    "Content-Type: application/json",
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    ...headers,
-    "Connection: close",
-    "",
-    body,
-  ].join("\r\n");
-}
-
-/**
- * The raw 400 for a body that stopped arriving. Written to the socket itself: the route is still
- * waiting for the body, and the socket is closed right after.
- */
-function incompleteBodyResponse(idleMs: number): string {
-  return rawErrorResponse(400, "Bad Request", {
-    code: "request_body_incomplete",
-    message: `The request body stopped arriving: no byte for ${idleMs} ms before its end (is it shorter than its Content-Length?)`,
-  });
-}
-
-/**
- * Node's own answers to a request it could not parse or that timed out (it writes them without
- * a body), with the same status in Statewave's envelope: 408 for the header and request timeouts,
- * 431 for headers over Node's limit, 400 for anything else it cannot parse.
- */
-function clientErrorResponse(error: NodeJS.ErrnoException): string {
-  switch (error.code) {
-    case "ERR_HTTP_REQUEST_TIMEOUT":
-      return rawErrorResponse(408, "Request Timeout", {
-        code: "request_timeout",
-        message:
-          "The request did not arrive in time (see serve's --headers-timeout and --request-timeout)",
-      });
-    case "HPE_HEADER_OVERFLOW":
-      return rawErrorResponse(431, "Request Header Fields Too Large", {
-        code: "headers_too_large",
-        message: "The request's headers are larger than the server accepts (16 KiB)",
-      });
-    default:
-      return rawErrorResponse(400, "Bad Request", {
-        code: "bad_request",
-        message: "The request is not valid HTTP/1.1",
-      });
-  }
-}
-
-/** `Retry-After` of the 503 a connection past the cap gets: the timeouts free slow sockets soon. */
-const connectionCapRetryAfterSeconds = 1;
-
-/** How long a refused connection may take to read its 503 before it is cut. */
-const refusedConnectionLingerMs = 2000;
-
-/**
- * Refused connections being answered at once; past this a refused connection is closed without
- * an answer, so that a flood cannot use up file descriptors through the refusals themselves.
- */
-const maxRefusalsInFlight = 64;
-
-/**
- * Answers a connection past the cap with a 503 in Statewave's envelope and closes it. The socket
- * is half-closed and what the client still sends is read and dropped until it closes too (or
- * {@link refusedConnectionLingerMs}): closing a socket with unread input would send a reset,
- * which can destroy the answer before the client reads it.
- */
-function refuseConnection(socket: Socket, maxConnections: number): void {
-  socket.on("error", () => undefined);
-  socket.setTimeout(refusedConnectionLingerMs, () => socket.destroy());
-  socket.end(
-    rawErrorResponse(
-      503,
-      "Service Unavailable",
-      {
-        code: "service_unavailable",
-        message: `The server has ${maxConnections} connections open, its limit (--max-connections); retry shortly`,
-      },
-      [`Retry-After: ${connectionCapRetryAfterSeconds}`],
-    ),
-  );
-  socket.resume();
-}
-
-/**
  * Serves an `EmbeddedStore` over Statewave's `/v1` subset with Node's HTTP server
  * (`shared-ctx serve` uses it). Binds 127.0.0.1 by default.
  *
@@ -220,16 +132,46 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   if (!isLoopbackHost(host) && !anyKey && options.insecureNoAuth !== true) {
     throw new InsecureBindError(host);
   }
-  const headersTimeoutMs = options.headersTimeoutMs ?? defaultHeadersTimeoutMs;
-  const requestTimeoutMs = options.requestTimeoutMs ?? defaultRequestTimeoutMs;
-  const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? defaultBodyIdleTimeoutMs;
-  const requestedPort = options.port ?? 8100;
-  let closing = false;
+  const state: ServerState = { closing: false };
   // Known once the port is bound; no request can arrive before that.
   let hostCheck: ((host: string | undefined) => boolean) | undefined;
-
   const app = createApp({
     isAllowedHost: (hostHeader) => hostCheck?.(hostHeader) ?? true,
+    ...appOptions(options),
+  });
+  const server = createHttpServer(app, host, options, state);
+  capConnections(server, options.maxConnections ?? defaultMaxConnections);
+  const { serving, answering } = trackRequests(server, state);
+  answerClientErrors(server, answering);
+  cutStalledBodies(server, serving, options.bodyIdleTimeoutMs ?? defaultBodyIdleTimeoutMs);
+
+  const port = await listen(server, options.port ?? 8100, host);
+  hostCheck = createHostCheck({
+    listenHost: host,
+    port,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+  });
+  const close = closeGracefully(server, serving, options, state);
+  const closed = new Promise<void>((resolve) => {
+    server.once("close", () => {
+      // `closed` settles after the store is closed too.
+      close().then(resolve, (error: unknown) => {
+        options.onUnexpectedError?.(error);
+        resolve();
+      });
+    });
+  });
+  return { url: formatUrl(host, port), port, close, closed };
+}
+
+/** What the server's parts share: whether shutdown has begun. */
+interface ServerState {
+  closing: boolean;
+}
+
+/** The options of `startServer` that `createApp` takes as they are (the unset ones left out). */
+function appOptions(options: StartServerOptions) {
+  return {
     store: options.store,
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     ...(options.tenantKeys ? { tenantKeys: options.tenantKeys } : {}),
@@ -239,12 +181,23 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       ? { maxResponseBytes: options.maxResponseBytes }
       : {}),
     ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
-  });
-  const server = createAdaptorServer({
+  };
+}
+
+/** Node's HTTP server over `app`, with the header and request timeouts Node enforces itself. */
+function createHttpServer(
+  app: ReturnType<typeof createApp>,
+  host: string,
+  options: StartServerOptions,
+  state: ServerState,
+): Server {
+  const headersTimeoutMs = options.headersTimeoutMs ?? defaultHeadersTimeoutMs;
+  const requestTimeoutMs = options.requestTimeoutMs ?? defaultRequestTimeoutMs;
+  return createAdaptorServer({
     fetch: async (request) => {
       const response = await app.fetch(request);
       // While shutting down, tell keep-alive clients not to send another request on this socket.
-      if (closing) response.headers.set("Connection", "close");
+      if (state.closing) response.headers.set("Connection", "close");
       return response;
     },
     hostname: host,
@@ -262,10 +215,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       ),
     },
   }) as Server;
-  // The connection cap, counted here rather than by `server.maxConnections` (which closes a
-  // connection past it without a word): a connection past the cap gets a 503 with Retry-After.
-  // HTTP's own connection handler runs only for the connections let in.
-  const maxConnections = options.maxConnections ?? defaultMaxConnections;
+}
+
+/**
+ * The connection cap, counted here rather than by `server.maxConnections` (which closes a
+ * connection past it without a word): a connection past the cap gets a 503 with Retry-After.
+ * HTTP's own connection handler runs only for the connections let in.
+ */
+function capConnections(server: Server, maxConnections: number): void {
   const httpConnectionListeners = server.listeners("connection") as Array<(socket: Socket) => void>;
   server.removeAllListeners("connection");
   let openConnections = 0;
@@ -289,20 +246,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     });
     for (const listener of httpConnectionListeners) listener.call(server, socket);
   });
-  // Node's own 400/408/431 (a request it cannot parse, a timeout) in the envelope too.
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
-    // A reset connection, or one whose answer has begun, can only be closed.
-    if (error.code === "ECONNRESET" || !socket.writable || answering.get(socket)?.headersSent) {
-      socket.destroy();
-      return;
-    }
-    socket.end(clientErrorResponse(error));
-    socket.destroySoon();
-  });
-  // The request each socket is serving, until its response is done: for the body-idle timeout.
+}
+
+/**
+ * The request each socket is serving, until its response is done (for the body-idle timeout and
+ * the shutdown), and the response each socket is writing (for clientError: once its headers are
+ * out, no other answer can be written on that socket).
+ */
+function trackRequests(server: Server, state: ServerState) {
   const serving = new Map<Socket, IncomingMessage>();
-  // The response each socket is writing, for clientError: once its headers are out, no other
-  // answer can be written on that socket.
   const answering = new WeakMap<Socket, ServerResponse>();
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
     serving.set(request.socket, request);
@@ -312,36 +264,61 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     });
     response.once("finish", () => {
       // A connection that was busy when close() began becomes idle now: release it.
-      if (closing) setImmediate(() => server.closeIdleConnections());
+      if (state.closing) setImmediate(() => server.closeIdleConnections());
     });
   });
-  if (bodyIdleTimeoutMs > 0) {
-    server.setTimeout(bodyIdleTimeoutMs, (socket: Socket) => {
-      const request = serving.get(socket);
-      // Idle between requests (keepAliveTimeout usually closed it already): close it.
-      if (request === undefined) {
-        socket.destroy();
-        return;
-      }
-      // Received whole: the route is working on it, which is not the client's fault.
-      if (request.complete) return;
-      serving.delete(socket);
-      socket.end(incompleteBodyResponse(bodyIdleTimeoutMs));
-      socket.destroySoon();
-    });
-  }
+  return { serving, answering };
+}
 
-  const port = await listen(server, requestedPort, host);
-  hostCheck = createHostCheck({
-    listenHost: host,
-    port,
-    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+/** Node's own 400/408/431 (a request it cannot parse, a timeout) in the envelope too. */
+function answerClientErrors(server: Server, answering: WeakMap<Socket, ServerResponse>): void {
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    // A reset connection, or one whose answer has begun, can only be closed.
+    if (error.code === "ECONNRESET" || !socket.writable || answering.get(socket)?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    socket.end(clientErrorResponse(error));
+    socket.destroySoon();
   });
+}
 
+/** A request body that stops arriving for `idleMs` gets the raw 400 and its socket is closed. */
+function cutStalledBodies(
+  server: Server,
+  serving: Map<Socket, IncomingMessage>,
+  idleMs: number,
+): void {
+  if (idleMs <= 0) return;
+  server.setTimeout(idleMs, (socket: Socket) => {
+    const request = serving.get(socket);
+    // Idle between requests (keepAliveTimeout usually closed it already): close it.
+    if (request === undefined) {
+      socket.destroy();
+      return;
+    }
+    // Received whole: the route is working on it, which is not the client's fault.
+    if (request.complete) return;
+    serving.delete(socket);
+    socket.end(incompleteBodyResponse(idleMs));
+    socket.destroySoon();
+  });
+}
+
+/**
+ * The server's `close()`: stop accepting, let in-flight requests finish (uploads get a grace
+ * period, everything a deadline), then close the store. Also run when `options.signal` aborts.
+ */
+function closeGracefully(
+  server: Server,
+  serving: ReadonlyMap<Socket, IncomingMessage>,
+  options: StartServerOptions,
+  state: ServerState,
+): () => Promise<void> {
   let closePromise: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closePromise ??= (async () => {
-      closing = true;
+      state.closing = true;
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // A request still arriving a second after close() began (a slow or stalled upload) has
@@ -373,18 +350,5 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   };
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener("abort", onAbort, { once: true });
-
-  let resolveClosed: () => void = () => undefined;
-  const closed = new Promise<void>((resolve) => {
-    resolveClosed = resolve;
-  });
-  server.once("close", () => {
-    // `closed` settles after the store is closed too.
-    close().then(resolveClosed, (error: unknown) => {
-      options.onUnexpectedError?.(error);
-      resolveClosed();
-    });
-  });
-
-  return { url: formatUrl(host, port), port, close, closed };
+  return close;
 }

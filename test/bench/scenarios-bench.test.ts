@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ScenarioBenchRow, verdictsOf } from "../../src/bench/scenarios-bench.js";
+import { emptyRow, type ScenarioBenchRow, verdictsOf } from "../../src/bench/scenarios-bench.js";
 import { loadScenario } from "../../src/scenario/load-scenario.js";
 import { withTeamSize } from "../../src/scenario/team-size.js";
 
@@ -8,21 +8,12 @@ function row(
   fields: Partial<ScenarioBenchRow> = {},
 ): ScenarioBenchRow {
   return {
-    scenario: "s",
-    mode,
+    ...emptyRow("s", mode),
     runs: 2,
     verdicts: { clean: 2, collision: 0, unresolved: 0 },
-    collisions: 0,
-    wastedMean: 0,
-    wastedMax: 0,
-    dropped: 0,
-    staleActions: 0,
-    messagesMean: 0,
     readMean: 10,
     readLargest: 10,
     avoidedBy: { "read-before-act": 2 },
-    collisionCauses: {},
-    openDisputes: 0,
     ...fields,
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatStartupBenchTable, type StartupBenchResult } from "../../src/bench/startup-bench.js";
+import type { StartupBenchResult } from "../../src/bench/startup-bench.js";
+import { formatStartupBenchTable } from "../../src/bench/startup-bench-table.js";
 
 const result: StartupBenchResult = {
   machine: { node: "v20.20.2", cpus: 2, platform: "linux-x64", loadBefore: 0.5, loadAfter: 0.7 },

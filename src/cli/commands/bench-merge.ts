@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { CliDeps } from "../cli-deps.js";
 import { UsageError } from "../fatal-error.js";
+import { progressOnStderr } from "./bench-helpers.js";
 
 interface BenchMergeFlags {
   json?: boolean;
@@ -47,7 +48,7 @@ export function makeBenchMergeCommand(deps: CliDeps): Command {
       const result = runMergeBench({
         agentCounts,
         writesPerAgent,
-        onProgress: (message) => deps.stderr.write(`… ${message}\n`),
+        onProgress: progressOnStderr(deps),
       });
       if (flags.json) {
         deps.stderr.write(

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { CliDeps } from "../cli-deps.js";
 import { UsageError } from "../fatal-error.js";
+import { progressOnStderr } from "./bench-helpers.js";
 
 interface BenchScenariosFlags {
   seeds: string;
@@ -65,7 +66,7 @@ export function makeBenchScenariosCommand(deps: CliDeps): Command {
         seeds,
         // A fresh in-memory store per run: runs never see each other.
         openStore: () => new EmbeddedStore({ path: ":memory:" }),
-        onProgress: (message: string) => deps.stderr.write(`… ${message}\n`),
+        onProgress: progressOnStderr(deps),
       };
       const result = await bench.runScenarioBench({ ...common, scenarios });
       const sweep =

@@ -1,22 +1,13 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { Command, InvalidArgumentError } from "commander";
+import { resolve } from "node:path";
+import { Command } from "commander";
 import type { CliDeps } from "../cli-deps.js";
 import { FatalError } from "../fatal-error.js";
+import { inScratchFolder, progressOnStderr, wholeNumberWithin } from "./bench-helpers.js";
 
 interface BenchStartupFlags {
   json?: boolean;
   repeats: number;
   bin?: string;
-}
-
-function parseRepeats(raw: string): number {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0 || value > 100) {
-    throw new InvalidArgumentError("expected a whole number 1..100");
-  }
-  return value;
 }
 
 /**
@@ -30,19 +21,24 @@ export function makeBenchStartupCommand(deps: CliDeps): Command {
       "measure start-up of the built bin: --help and runs CPU vs node -e 0, the demo's first frame, mcp initialize, the edit hook (hook pre-tool-use)",
     )
     .option("--json", "print the figures as one JSON document")
-    .option("--repeats <n>", "runs per figure (the median is reported)", parseRepeats, 5)
+    .option(
+      "--repeats <n>",
+      "runs per figure (the median is reported)",
+      wholeNumberWithin(1, 100),
+      5,
+    )
     .option("--bin <path>", "measure another build's bin/shared-ctx.js (a before/after comparison)")
     .action(async (flags: BenchStartupFlags) => {
-      const { formatStartupBenchTable, runStartupBench } = await import(
-        "../../bench/startup-bench.js"
-      );
-      const dir = mkdtempSync(join(tmpdir(), "shared-ctx-startup-"));
-      try {
+      const [{ runStartupBench }, { formatStartupBenchTable }] = await Promise.all([
+        import("../../bench/startup-bench.js"),
+        import("../../bench/startup-bench-table.js"),
+      ]);
+      await inScratchFolder("shared-ctx-startup-", async (dir) => {
         const result = await runStartupBench({
           dir,
           repeats: flags.repeats,
           ...(flags.bin !== undefined ? { binPath: resolve(deps.cwd, flags.bin) } : {}),
-          onProgress: (message) => deps.stderr.write(`… ${message}\n`),
+          onProgress: progressOnStderr(deps),
         });
         deps.stdout.write(
           flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatStartupBenchTable(result),
@@ -54,8 +50,6 @@ export function makeBenchStartupCommand(deps: CliDeps): Command {
             `could not measure ${broken.map((figure) => `${figure.name} (${figure.error})`).join(", ")}`,
           );
         }
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      });
     });
 }

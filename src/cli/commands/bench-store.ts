@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Command } from "commander";
 import type { CliDeps } from "../cli-deps.js";
 import { UsageError } from "../fatal-error.js";
+import { inScratchFolder, progressOnStderr } from "./bench-helpers.js";
 
 interface BenchStoreFlags {
   json?: boolean;
@@ -39,43 +37,36 @@ export function makeBenchStoreCommand(deps: CliDeps): Command {
       if (!Number.isFinite(serveSeconds) || serveSeconds <= 0) {
         throw new UsageError("--serve-seconds must be a positive number");
       }
-      const dir = mkdtempSync(join(tmpdir(), "shared-ctx-bench-"));
-      if (flags.databaseUrl !== undefined) {
-        const { formatPostgresBenchTable, runPostgresBench } = await import(
-          "../../bench/postgres-bench.js"
-        );
-        try {
+      await inScratchFolder("shared-ctx-bench-", async (dir) => {
+        if (flags.databaseUrl !== undefined) {
+          const { formatPostgresBenchTable, runPostgresBench } = await import(
+            "../../bench/postgres-bench.js"
+          );
           const result = await runPostgresBench({
             databaseUrl: flags.databaseUrl,
             dir,
             ...(flags.quick ? { sizes: [1000, 10_000], ingestSeconds: 3 } : {}),
-            onProgress: (message) => deps.stderr.write(`… ${message}\n`),
+            onProgress: progressOnStderr(deps),
           });
           deps.stdout.write(
             flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatPostgresBenchTable(result),
           );
-        } finally {
-          rmSync(dir, { recursive: true, force: true });
+          return;
         }
-        return;
-      }
-      const [{ runStoreBench }, { formatStoreBenchTable }] = await Promise.all([
-        import("../../bench/store-bench.js"),
-        import("../../bench/store-bench-table.js"),
-      ]);
-      try {
+        const [{ runStoreBench }, { formatStoreBenchTable }] = await Promise.all([
+          import("../../bench/store-bench.js"),
+          import("../../bench/store-bench-table.js"),
+        ]);
         const result = await runStoreBench({
           dir,
           sizes: flags.quick ? [1000, 10_000] : undefined,
           skipServe: flags.skipServe,
           serveSeconds,
-          onProgress: (message) => deps.stderr.write(`… ${message}\n`),
+          onProgress: progressOnStderr(deps),
         });
         deps.stdout.write(
           flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatStoreBenchTable(result),
         );
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      });
     });
 }

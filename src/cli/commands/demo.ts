@@ -6,30 +6,27 @@ import type { Scenario } from "../../scenario/scenario-schema.js";
 import type { DemoRuns } from "../../ui/run-source.js";
 import type { CliDeps } from "../cli-deps.js";
 import {
+  addStoreOptions,
   brainFromEnv,
   drawsLive,
   isTerminal,
   parsePositiveNumber,
   parseSeed,
-  storeOptions,
-  storeSelection,
+  type StoreFlags,
+  withSelectedStore,
 } from "../command-helpers.js";
 import { FatalError, UsageError } from "../fatal-error.js";
 import { InterruptedError } from "../interrupted-error.js";
 import { checkModelServer } from "../model-server-check.js";
 import { defaultRunSpeed } from "./run.js";
 
-interface DemoCommandOptions {
+interface DemoCommandOptions extends StoreFlags {
   scenario?: string;
   task?: string;
   baseline: "naive" | "broadcast" | "group-chat";
   speed: number;
   seed?: number;
   color: boolean;
-  db?: string;
-  url?: string;
-  databaseUrl?: string;
-  store?: "embedded" | "statewave";
 }
 
 /**
@@ -119,7 +116,7 @@ async function taskScenario(task: string): Promise<{ scenario: Scenario; before:
 
 /** `shared-ctx demo`: naive vs shared context, side by side, live. */
 export function makeDemoCommand(deps: CliDeps): Command {
-  return new Command("demo")
+  const command = new Command("demo")
     .description(
       "the same agents on the same task: message passing vs one shared context, side by side, live",
     )
@@ -143,11 +140,8 @@ export function makeDemoCommand(deps: CliDeps): Command {
     )
     .option("--task <text>", "your own task instead of a scenario (the team run --task puts on it)")
     .option("--seed <n>", "fix the timing jitter (both pipelines use the same seed)", parseSeed)
-    .option("--no-color", "draw without colour (NO_COLOR is honoured too)")
-    .addOption(storeOptions.kind("the runs"))
-    .addOption(storeOptions.db())
-    .addOption(storeOptions.url())
-    .addOption(storeOptions.databaseUrl())
+    .option("--no-color", "draw without colour (NO_COLOR is honoured too)");
+  return addStoreOptions(command, "the runs")
     .addHelpText("after", demoHelpText)
     .action((parsed: DemoCommandOptions) => demo(parsed, deps));
 }
@@ -180,8 +174,8 @@ async function demo(parsed: DemoCommandOptions, deps: CliDeps): Promise<void> {
   // In a terminal, the UI (Ink and React: the slowest imports) starts loading at once, so its
   // file reads overlap the scenario's validation; the import below awaits the same module.
   if (drawsLive(deps)) import("../../ui/render-demo.js").catch(() => undefined);
-  // The store's module loads while the scenario is validated.
-  const [scenario, { openStore }] = await Promise.all([
+  // The store's module loads while the scenario is validated (withSelectedStore then has it).
+  const [scenario] = await Promise.all([
     onTask?.scenario ?? validatedScenario(options.scenario, deps),
     import("../../ui/data/open-store.js"),
   ]);
@@ -190,28 +184,29 @@ async function demo(parsed: DemoCommandOptions, deps: CliDeps): Promise<void> {
   const brain = await brainFromEnv(deps);
   // Before any agent starts: a model server that is down is named now, in one line.
   await checkModelServer(deps.env, { signal: deps.signal });
-  const store = await openStore(storeSelection(options, deps));
-  const rounds = createRoundStarter(deps, store, brain, options, {
-    name: options.scenario,
-    scenario,
-    keep: onTask !== undefined,
-  });
-  try {
-    // Who does what on the task, and where each piece came from, above the runs.
-    if (onTask !== undefined) deps.stdout.write(`${onTask.before.join("\n")}\n`);
-    if (drawsLive(deps) && isTerminal(deps.stdout)) {
-      await playLive(deps, deps.stdout, store, rounds.start, options);
-    } else {
-      const { printDemoPlain } = await import("../../ui/plain-demo.js");
-      await printDemoPlain(await rounds.start(options.scenario), deps.stdout, {
-        width: deps.stdout.columns ?? 80,
-        storeFlags: options,
-      });
+  await withSelectedStore(options, deps, {}, async (store) => {
+    const rounds = createRoundStarter(deps, store, brain, options, {
+      name: options.scenario,
+      scenario,
+      keep: onTask !== undefined,
+    });
+    try {
+      // Who does what on the task, and where each piece came from, above the runs.
+      if (onTask !== undefined) deps.stdout.write(`${onTask.before.join("\n")}\n`);
+      if (drawsLive(deps) && isTerminal(deps.stdout)) {
+        await playLive(deps, deps.stdout, store, rounds.start, options);
+      } else {
+        const { printDemoPlain } = await import("../../ui/plain-demo.js");
+        await printDemoPlain(await rounds.start(options.scenario), deps.stdout, {
+          width: deps.stdout.columns ?? 80,
+          storeFlags: options,
+        });
+      }
+    } finally {
+      // Whatever still runs stops before the store closes.
+      await rounds.stopAll();
     }
-  } finally {
-    await rounds.stopAll();
-    await store.close();
-  }
+  });
 }
 
 /** The scenario a name or path names, refused before anything is drawn or stored when bad. */

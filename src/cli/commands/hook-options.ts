@@ -1,5 +1,23 @@
 import { type Command, Option } from "commander";
 
+/**
+ * The store flags a coding agent's commands (`hook`, `check`, `mcp`) word alike: `--store` with
+ * Postgres among its kinds, and `--url` (each a fresh `Option`: commander owns what it adds).
+ */
+export const agentStoreOptions = {
+  kind: (): Option =>
+    new Option("--store <kind>", "where the shared context lives").choices([
+      "embedded",
+      "statewave",
+      "postgres",
+    ]),
+  url: (): Option =>
+    new Option(
+      "--url <url>",
+      "Statewave server URL (default: $STATEWAVE_URL or http://localhost:8100)",
+    ),
+};
+
 /** Adds `--subject`, `--agent`, `--root` and `mcp`'s store flags to `command`. */
 export function addHookOptions(command: Command, options: { agent: boolean }): Command {
   command
@@ -22,19 +40,10 @@ export function addHookOptions(command: Command, options: { agent: boolean }): C
       "--db <path>",
       "embedded store file, relative to the project root (default: $SHARED_CTX_DB or <root>/.shared-ctx/store.db)",
     )
-    .addOption(
-      new Option("--store <kind>", "where the shared context lives").choices([
-        "embedded",
-        "statewave",
-        "postgres",
-      ]),
-    )
+    .addOption(agentStoreOptions.kind())
     .option(
       "--database-url <url>",
       "Postgres URL, with --store postgres (default: $SHARED_CTX_DATABASE_URL)",
     )
-    .option(
-      "--url <url>",
-      "Statewave server URL (default: $STATEWAVE_URL or http://localhost:8100)",
-    );
+    .addOption(agentStoreOptions.url());
 }

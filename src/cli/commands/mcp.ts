@@ -1,8 +1,9 @@
 import { Writable } from "node:stream";
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import type { CliDeps, OutputStream } from "../cli-deps.js";
 import { FatalError } from "../fatal-error.js";
 import { packageVersion } from "../version.js";
+import { agentStoreOptions } from "./hook-options.js";
 
 interface McpCommandOptions {
   subject: string;
@@ -37,21 +38,12 @@ export function makeMcpCommand(deps: CliDeps): Command {
       "--db <path>",
       "embedded store file (default: $SHARED_CTX_DB or ./.shared-ctx/store.db)",
     )
-    .addOption(
-      new Option("--store <kind>", "where the shared context lives").choices([
-        "embedded",
-        "statewave",
-        "postgres",
-      ]),
-    )
+    .addOption(agentStoreOptions.kind())
     .option(
       "--database-url <url>",
       "Postgres URL, with --store postgres (default: $SHARED_CTX_DATABASE_URL, which selects it)",
     )
-    .option(
-      "--url <url>",
-      "Statewave server URL (default: $STATEWAVE_URL or http://localhost:8100)",
-    )
+    .addOption(agentStoreOptions.url())
     .addHelpText(
       "after",
       [

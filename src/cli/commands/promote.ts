@@ -1,23 +1,31 @@
 import { Writable } from "node:stream";
 import { Command } from "commander";
 import type { ContextStore } from "../../context/context-store.js";
+import type { PromotionResult } from "../../promotion/apply-promotion.js";
 import type { PromotionPlan } from "../../promotion/plan-promotion.js";
 import type { CliDeps } from "../cli-deps.js";
-import { isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
+import {
+  addStoreOptions,
+  isTerminal,
+  type StoreFlags,
+  withSelectedStore,
+} from "../command-helpers.js";
 import { ExitCode } from "../exit-codes.js";
-import { FatalError, UsageError } from "../fatal-error.js";
+import { asUsageErrorWhen, FatalError, UsageError } from "../fatal-error.js";
 
-interface PromoteCommandOptions {
+interface PromoteCommandOptions extends StoreFlags {
   into: string;
   approve: string[];
   reject: string[];
   approver?: string;
   dryRun?: boolean;
   json?: boolean;
-  db?: string;
-  url?: string;
-  databaseUrl?: string;
-  store?: "embedded" | "statewave";
+}
+
+/** The items a person settled: by the flags, then by the answers in a terminal. */
+interface Review {
+  approve: string[];
+  reject: string[];
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -57,7 +65,7 @@ async function resolveSubject(
 async function askAboutConflicts(
   deps: CliDeps,
   plan: PromotionPlan,
-  review: { approve: string[]; reject: string[] },
+  review: Review,
 ): Promise<void> {
   const stdin = deps.stdin;
   if (!stdin || !(deps.stdout instanceof Writable)) return;
@@ -85,7 +93,7 @@ async function askAboutConflicts(
 
 /** `shared-ctx promote <run-id|subject> --into <project-subject>`: a reviewed promotion. */
 export function makePromoteCommand(deps: CliDeps): Command {
-  return new Command("promote")
+  const command = new Command("promote")
     .description(
       "propose a run's active decisions to a long-lived project subject; apply what does not conflict",
     )
@@ -109,103 +117,117 @@ export function makePromoteCommand(deps: CliDeps): Command {
       "who reviews: every approval and rejection is attributed to them (default: $USER)",
     )
     .option("--dry-run", "print the plan, write nothing")
-    .option("--json", "print one JSON document instead of the report")
-    .addOption(storeOptions.kind("the subjects"))
-    .addOption(storeOptions.db())
-    .addOption(storeOptions.url())
-    .addOption(storeOptions.databaseUrl())
-    .addHelpText(
-      "after",
-      [
-        "",
-        "Each item is one of the run's active decisions, named by its memory id:",
-        "  new         the project has no decision on its target: promoted at once",
-        "  supersedes  its writer had read the project's decision and has at least its authority:",
-        "              promoted at once, superseding it",
-        "  conflict    a project decision its writer never read, or one of higher authority: held",
-        "              until --approve <id> (or --reject <id>); in a terminal it asks",
-        "  unchanged   promoted before; rejected: rejected before (--approve <id> reopens it)",
-        "Approvals and rejections are episodes in the project subject, attributed to --approver.",
-        "",
-        `Exit codes: 0 nothing held; ${ExitCode.promotionHeld} a conflicting item is held (also with --dry-run:`,
-        `it would be), so a script knows a person must review; ${ExitCode.usage} a bad id or subject.`,
-        "",
-        "Examples:",
-        "  $ shared-ctx promote monday-session --into my-repo --dry-run",
-        "  $ shared-ctx promote monday-session --into my-repo --approve mem-1a2b --reject mem-3c4d",
-        "  $ shared-ctx promote last --into my-repo --json | jq .held",
-      ].join("\n"),
-    )
-    .action(async (input: string, options: PromoteCommandOptions) => {
-      const [
-        { describeStoreLocation, openStore },
-        { planRunPromotion },
-        { applyPromotion },
-        { PromotionInputError },
-        { formatPromotionReport },
-        { promotionDocument },
-      ] = await Promise.all([
-        import("../../ui/data/open-store.js"),
-        import("../../promotion/promote-run.js"),
-        import("../../promotion/apply-promotion.js"),
-        import("../../promotion/errors/promotion-input-error.js"),
-        import("../../ui/format/promotion-report.js"),
-        import("../../promotion/promotion-document.js"),
-      ]);
-      const selection = storeSelection(options, deps);
-      const storeName = describeStoreLocation(selection).location;
-      const store = await openStore(selection, { mustExist: true });
-      try {
-        const runSubjectId = await resolveSubject(store, input, { signal: deps.signal, storeName });
-        const plan = await planRunPromotion(store, {
-          runSubjectId,
-          projectSubjectId: options.into,
-          signal: deps.signal,
-        }).catch((error: unknown) => {
-          throw error instanceof PromotionInputError
-            ? new UsageError(error.message, { cause: error })
-            : error;
-        });
-        const review = { approve: [...options.approve], reject: [...options.reject] };
-        const interactive =
-          !options.json && !options.dryRun && isTerminal(deps.stdout) && deps.stdin?.isTTY === true;
-        if (interactive && plan.items.some((item) => item.status === "conflict")) {
-          deps.stdout.write(`${formatPromotionReport(plan).slice(0, -1).join("\n")}\n`);
-          await askAboutConflicts(deps, plan, review);
-        }
-        const result = options.dryRun
-          ? undefined
-          : await applyPromotion(
-              store,
-              plan,
-              {
-                ...review,
-                approver: options.approver ?? deps.env.USER ?? "person",
-                approverAuthority: "user",
-              },
-              { signal: deps.signal },
-            ).catch((error: unknown) => {
-              throw error instanceof PromotionInputError
-                ? new UsageError(error.message, { cause: error })
-                : error;
-            });
-        deps.stdout.write(
-          options.json
-            ? `${JSON.stringify(promotionDocument(plan, result), null, 2)}\n`
-            : `${formatPromotionReport(plan, result).join("\n")}\n`,
-        );
-        const settled = new Set([...review.approve, ...review.reject]);
-        const held = result
-          ? result.held.length
-          : plan.items.filter((item) => item.status === "conflict" && !settled.has(item.id)).length;
-        if (held > 0) {
-          throw new FatalError(
-            `${held} conflicting decision${held === 1 ? " is" : "s are"} held: approve or reject ${held === 1 ? "it" : "each"} (see above)`,
-            { exitCode: ExitCode.promotionHeld },
-          );
-        }
-      } finally {
-        await store.close();
-      }
+    .option("--json", "print one JSON document instead of the report");
+  return addStoreOptions(command, "the subjects")
+    .addHelpText("after", promoteHelpText)
+    .action((input: string, options: PromoteCommandOptions) => promote(input, options, deps));
+}
+
+/** The help after the options: what each item's status means, exit codes, examples. */
+const promoteHelpText = [
+  "",
+  "Each item is one of the run's active decisions, named by its memory id:",
+  "  new         the project has no decision on its target: promoted at once",
+  "  supersedes  its writer had read the project's decision and has at least its authority:",
+  "              promoted at once, superseding it",
+  "  conflict    a project decision its writer never read, or one of higher authority: held",
+  "              until --approve <id> (or --reject <id>); in a terminal it asks",
+  "  unchanged   promoted before; rejected: rejected before (--approve <id> reopens it)",
+  "Approvals and rejections are episodes in the project subject, attributed to --approver.",
+  "",
+  `Exit codes: 0 nothing held; ${ExitCode.promotionHeld} a conflicting item is held (also with --dry-run:`,
+  `it would be), so a script knows a person must review; ${ExitCode.usage} a bad id or subject.`,
+  "",
+  "Examples:",
+  "  $ shared-ctx promote monday-session --into my-repo --dry-run",
+  "  $ shared-ctx promote monday-session --into my-repo --approve mem-1a2b --reject mem-3c4d",
+  "  $ shared-ctx promote last --into my-repo --json | jq .held",
+].join("\n");
+
+/**
+ * `promote`'s action: the plan, the person's review (flags, then a terminal's answers), the
+ * promotion applied unless `--dry-run`, the report; exits {@link ExitCode.promotionHeld} while an
+ * item is held.
+ */
+async function promote(input: string, options: PromoteCommandOptions, deps: CliDeps) {
+  const [
+    { planRunPromotion },
+    { PromotionInputError },
+    { formatPromotionReport },
+    { promotionDocument },
+  ] = await Promise.all([
+    import("../../promotion/promote-run.js"),
+    import("../../promotion/errors/promotion-input-error.js"),
+    import("../../ui/format/promotion-report.js"),
+    import("../../promotion/promotion-document.js"),
+  ]);
+  await withSelectedStore(options, deps, { mustExist: true }, async (store, storeName) => {
+    const runSubjectId = await resolveSubject(store, input, { signal: deps.signal, storeName });
+    const plan = await planRunPromotion(store, {
+      runSubjectId,
+      projectSubjectId: options.into,
+      signal: deps.signal,
+    }).catch((error: unknown) => {
+      throw asUsageErrorWhen(error, PromotionInputError);
     });
+    const review = { approve: [...options.approve], reject: [...options.reject] };
+    const interactive =
+      !options.json && !options.dryRun && isTerminal(deps.stdout) && deps.stdin?.isTTY === true;
+    if (interactive && plan.items.some((item) => item.status === "conflict")) {
+      deps.stdout.write(`${formatPromotionReport(plan).slice(0, -1).join("\n")}\n`);
+      await askAboutConflicts(deps, plan, review);
+    }
+    const result = options.dryRun
+      ? undefined
+      : await applyReviewed(store, plan, review, options, deps);
+    deps.stdout.write(
+      options.json
+        ? `${JSON.stringify(promotionDocument(plan, result), null, 2)}\n`
+        : `${formatPromotionReport(plan, result).join("\n")}\n`,
+    );
+    throwWhileHeld(plan, review, result);
+  });
+}
+
+/** The plan applied as the person reviewed it, each approval and rejection attributed to them. */
+async function applyReviewed(
+  store: ContextStore,
+  plan: PromotionPlan,
+  review: Review,
+  options: PromoteCommandOptions,
+  deps: CliDeps,
+): Promise<PromotionResult> {
+  const [{ applyPromotion }, { PromotionInputError }] = await Promise.all([
+    import("../../promotion/apply-promotion.js"),
+    import("../../promotion/errors/promotion-input-error.js"),
+  ]);
+  return applyPromotion(
+    store,
+    plan,
+    {
+      ...review,
+      approver: options.approver ?? deps.env.USER ?? "person",
+      approverAuthority: "user",
+    },
+    { signal: deps.signal },
+  ).catch((error: unknown) => {
+    throw asUsageErrorWhen(error, PromotionInputError);
+  });
+}
+
+/**
+ * Exits {@link ExitCode.promotionHeld} while a conflicting item is held (with `--dry-run`: would
+ * be), so that a script knows a person must review.
+ */
+function throwWhileHeld(plan: PromotionPlan, review: Review, result?: PromotionResult): void {
+  const settled = new Set([...review.approve, ...review.reject]);
+  const held = result
+    ? result.held.length
+    : plan.items.filter((item) => item.status === "conflict" && !settled.has(item.id)).length;
+  if (held > 0) {
+    throw new FatalError(
+      `${held} conflicting decision${held === 1 ? " is" : "s are"} held: approve or reject ${held === 1 ? "it" : "each"} (see above)`,
+      { exitCode: ExitCode.promotionHeld },
+    );
+  }
 }

@@ -6,13 +6,14 @@ import type { StartRunOptions } from "../../scenario/scenario-runner.js";
 import type { Scenario } from "../../scenario/scenario-schema.js";
 import type { CliDeps } from "../cli-deps.js";
 import {
+  addStoreOptions,
   brainFromEnv,
   drawsLive,
   isTerminal,
   parsePositiveNumber,
   parseSeed,
-  storeOptions,
-  storeSelection,
+  type StoreFlags,
+  withSelectedStore,
 } from "../command-helpers.js";
 import { UsageError } from "../fatal-error.js";
 import { checkModelServer } from "../model-server-check.js";
@@ -20,17 +21,13 @@ import { checkModelServer } from "../model-server-check.js";
 /** The CLI's default speed: the shipped scenarios take 15–30 s of scenario time, so 2–3 s. */
 export const defaultRunSpeed = 10;
 
-interface RunCommandOptions {
+interface RunCommandOptions extends StoreFlags {
   mode: RunMode;
   scenario?: string;
   task?: string;
   json?: boolean;
   speed: number;
   seed?: number;
-  store?: "embedded" | "statewave";
-  db?: string;
-  url?: string;
-  databaseUrl?: string;
   color: boolean;
 }
 
@@ -88,7 +85,7 @@ async function prepareTask(
 
 /** `shared-ctx run`: one pipeline on one scenario (or a free-text task), with a summary. */
 export function makeRunCommand(deps: CliDeps): Command {
-  return new Command("run")
+  const command = new Command("run")
     .description(
       "run one coordination mode (isolated messages, broadcast messages, a group chat, or the shared context) and summarise it",
     )
@@ -116,11 +113,8 @@ export function makeRunCommand(deps: CliDeps): Command {
       defaultRunSpeed,
     )
     .option("--seed <n>", "fix the timing jitter", parseSeed)
-    .option("--no-color", "draw without colour")
-    .addOption(storeOptions.kind("the run"))
-    .addOption(storeOptions.db())
-    .addOption(storeOptions.url())
-    .addOption(storeOptions.databaseUrl())
+    .option("--no-color", "draw without colour");
+  return addStoreOptions(command, "the run")
     .addHelpText("after", runHelpText)
     .action((options: RunCommandOptions) => run(options, deps));
 }
@@ -152,10 +146,7 @@ async function run(options: RunCommandOptions, deps: CliDeps): Promise<void> {
     throw new UsageError("use either --scenario or --task, not both");
   }
   // Loaded here, not at the top, so `--help` and the other commands start fast.
-  const [{ loadScenario, scenarioFromTask }, { openStore }] = await Promise.all([
-    import("../../scenario/load-scenario.js"),
-    import("../../ui/data/open-store.js"),
-  ]);
+  const { loadScenario, scenarioFromTask } = await import("../../scenario/load-scenario.js");
   const brain = await brainFromEnv(deps);
   const onTask =
     options.task !== undefined ? await prepareTask(deps, options.task, brain, options) : undefined;
@@ -166,12 +157,9 @@ async function run(options: RunCommandOptions, deps: CliDeps): Promise<void> {
       : await loadScenario(options.scenario ?? defaultScenarioName, { cwd: deps.cwd }));
   // Before any agent starts: a model server that is down is named now, in one line.
   await checkModelServer(deps.env, { signal: deps.signal });
-  const store = await openStore(storeSelection(options, deps));
-  try {
-    await playRun(deps, { scenario, store, brain }, options, onTask);
-  } finally {
-    await store.close();
-  }
+  await withSelectedStore(options, deps, {}, (store) =>
+    playRun(deps, { scenario, store, brain }, options, onTask),
+  );
 }
 
 /** One run, shown as JSON, live in a terminal, or as plain lines, then summarised. */

@@ -14,38 +14,38 @@ import type { CliDeps } from "../cli-deps.js";
 import { ExitCode } from "../exit-codes.js";
 import { FatalError, UsageError } from "../fatal-error.js";
 
-function parseMilliseconds(value: string): number {
-  const ms = Number(value);
-  if (!/^\d+$/.test(value) || ms > 3_600_000) {
-    throw new InvalidArgumentError("expected milliseconds 0..3600000 (0 = no timeout)");
-  }
-  return ms;
+/**
+ * A commander parser for a whole number written in digits only (no sign, point or exponent),
+ * refused with `expected` unless `allowed` holds for it.
+ */
+function digitsParser(allowed: (value: number) => boolean, expected: string) {
+  return (raw: string): number => {
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || !allowed(value)) throw new InvalidArgumentError(expected);
+    return value;
+  };
 }
 
-function parseCount(value: string): number {
-  const count = Number(value);
-  if (!/^\d+$/.test(value) || count < 1 || count > 1_000_000) {
-    throw new InvalidArgumentError("expected a number 1..1000000");
-  }
-  return count;
-}
+const parseMilliseconds = digitsParser(
+  (ms) => ms <= 3_600_000,
+  "expected milliseconds 0..3600000 (0 = no timeout)",
+);
 
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65_535) {
-    throw new InvalidArgumentError("expected a port number 0..65535 (0 = any free port)");
-  }
-  return port;
-}
+const parseCount = digitsParser(
+  (count) => count >= 1 && count <= 1_000_000,
+  "expected a number 1..1000000",
+);
+
+const parsePort = digitsParser(
+  (port) => port <= 65_535,
+  "expected a port number 0..65535 (0 = any free port)",
+);
 
 /** A positive whole number of bytes or milliseconds, for the limit and timeout flags. */
-function parsePositive(value: string): number {
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || number < 1 || !Number.isSafeInteger(number)) {
-    throw new InvalidArgumentError("expected a whole number of at least 1");
-  }
-  return number;
-}
+const parsePositive = digitsParser(
+  (number) => number >= 1 && Number.isSafeInteger(number),
+  "expected a whole number of at least 1",
+);
 
 /** The parsed options of `serve`. */
 interface ServeOptions {
@@ -147,7 +147,7 @@ const serveHelpText = [
 
 /** `shared-ctx serve`: the embedded store over Statewave's `/v1` HTTP API. */
 export function makeServeCommand(deps: CliDeps): Command {
-  return new Command("serve")
+  const command = new Command("serve")
     .description(
       "serve the embedded store over Statewave's /v1 HTTP API, so Statewave clients (and other machines' agents) can share it",
     )
@@ -181,7 +181,26 @@ export function makeServeCommand(deps: CliDeps): Command {
     .option(
       "--insecure-no-auth",
       "serve a non-loopback --host without any API key (refused otherwise: anyone on the network could read and write)",
+    );
+  return addLimitOptions(command)
+    .option(
+      "--compat <version>",
+      "instead of the store, serve an in-memory emulation of a real Statewave server version, quirks included (statewave-0.7.1), to try shared-ctx against it",
+      (value: string) => {
+        if (value !== "statewave-0.7.1") throw new InvalidArgumentError("expected statewave-0.7.1");
+        return value;
+      },
     )
+    .addHelpText("after", serveHelpText)
+    .action((options: ServeOptions) => serve(options, deps));
+}
+
+/**
+ * The request and socket limits, each with its default: how long a request may take to arrive,
+ * how many connections, how large a body or an answer, how long a Postgres statement.
+ */
+function addLimitOptions(command: Command): Command {
+  return command
     .option(
       "--headers-timeout <ms>",
       "a request's headers must arrive within this (408 otherwise)",
@@ -220,17 +239,7 @@ export function makeServeCommand(deps: CliDeps): Command {
       "--statement-timeout-ms <ms>",
       "with --database-url: a statement (or a silent database) past this answers 503 instead of hanging (default 15000)",
       parsePositive,
-    )
-    .option(
-      "--compat <version>",
-      "instead of the store, serve an in-memory emulation of a real Statewave server version, quirks included (statewave-0.7.1), to try shared-ctx against it",
-      (value: string) => {
-        if (value !== "statewave-0.7.1") throw new InvalidArgumentError("expected statewave-0.7.1");
-        return value;
-      },
-    )
-    .addHelpText("after", serveHelpText)
-    .action((options: ServeOptions) => serve(options, deps));
+    );
 }
 
 /** What `serve` does with its options: an emulation when `--compat`, else the store over HTTP. */

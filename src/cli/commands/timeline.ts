@@ -3,11 +3,17 @@ import type { ContextStore, Episode } from "../../context/context-store.js";
 import type { RunTimeline, TimelineFilter } from "../../ui/format/run-timeline.js";
 import type { TimelineClock } from "../../ui/format/timeline-table.js";
 import type { CliDeps } from "../cli-deps.js";
-import { drawsLive, isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
+import {
+  addStoreOptions,
+  drawsLive,
+  isTerminal,
+  type StoreFlags,
+  withSelectedStore,
+} from "../command-helpers.js";
 import { UsageError } from "../fatal-error.js";
 import { serialRefresh } from "../serial-refresh.js";
 
-interface TimelineCommandOptions {
+interface TimelineCommandOptions extends StoreFlags {
   json?: boolean;
   agent?: string;
   type?: string;
@@ -17,10 +23,6 @@ interface TimelineCommandOptions {
   subject?: string;
   plain?: boolean;
   color: boolean;
-  db?: string;
-  url?: string;
-  databaseUrl?: string;
-  store?: "embedded" | "statewave";
 }
 
 /** Pipes get a wide table (nothing re-wraps it); terminals get their own width. */
@@ -180,7 +182,7 @@ function validateFilter(
 
 /** `shared-ctx timeline <run-id>`: who knew what, when. */
 export function makeTimelineCommand(deps: CliDeps): Command {
-  return new Command("timeline")
+  const command = new Command("timeline")
     .description("the audit trail of a run: every event, the final memory state, who read what")
     .argument(
       "[run-id]",
@@ -200,11 +202,8 @@ export function makeTimelineCommand(deps: CliDeps): Command {
     .option("--raw", "show the machinery too: CRDT updates, claim encodings as stored")
     .option("--utc", "times as wall-clock UTC instead of the run's own clock since its start")
     .option("--plain", "print the table even in a terminal (no interactive view)")
-    .option("--no-color", "draw without colour (NO_COLOR is honoured too)")
-    .addOption(storeOptions.kind("the run"))
-    .addOption(storeOptions.db())
-    .addOption(storeOptions.url())
-    .addOption(storeOptions.databaseUrl())
+    .option("--no-color", "draw without colour (NO_COLOR is honoured too)");
+  return addStoreOptions(command, "the run")
     .addHelpText("after", timelineHelpText)
     .action((runIdInput: string | undefined, options: TimelineCommandOptions) =>
       timeline(runIdInput, options, deps),
@@ -252,27 +251,21 @@ async function timeline(
   deps: CliDeps,
 ): Promise<void> {
   checkTarget(runIdInput, options.subject);
-  // Loaded here, not at the top: the store's driver and the Unicode width tables (string-width)
-  // are for this command's action, not for `--help` or the other commands.
-  const { describeStoreLocation, openStore } = await import("../../ui/data/open-store.js");
-  const selection = storeSelection(options, deps);
-  const storeName = describeStoreLocation(selection).location;
-  const store = await openStore(selection, { mustExist: true });
   const view: TimelineView = {
     filter: { agent: options.agent, type: options.type, raw: options.raw === true },
     clock: options.utc ? "utc" : "scenario",
     width: deps.stdout.isTTY && deps.stdout.columns ? deps.stdout.columns : pipeWidth,
   };
-  try {
+  // The store's driver and the Unicode width tables (string-width) load only now: they are for
+  // this command's action, not for `--help` or the other commands.
+  await withSelectedStore(options, deps, { mustExist: true }, async (store, storeName) => {
     if (options.subject !== undefined) {
       const { filter, width, clock } = view;
       await printSubject(deps, store, options.subject, filter, width, clock, options.json);
       return;
     }
     await showRun(deps, store, { input: runIdInput ?? "", storeName }, view, options);
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 /** A run's timeline: followed, as JSON, in the interactive inspector, or as a printed report. */

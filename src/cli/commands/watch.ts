@@ -1,16 +1,18 @@
 import { Command } from "commander";
 import type { ContextStore } from "../../context/context-store.js";
 import type { CliDeps } from "../cli-deps.js";
-import { drawsLive, isTerminal, storeOptions, storeSelection } from "../command-helpers.js";
+import {
+  addStoreOptions,
+  drawsLive,
+  isTerminal,
+  type StoreFlags,
+  withSelectedStore,
+} from "../command-helpers.js";
 
-interface WatchCommandOptions {
+interface WatchCommandOptions extends StoreFlags {
   once?: boolean;
   json?: boolean;
   color: boolean;
-  db?: string;
-  url?: string;
-  databaseUrl?: string;
-  store?: "embedded" | "statewave";
 }
 
 /**
@@ -18,18 +20,15 @@ interface WatchCommandOptions {
  * repository, library users, LangGraph nodes, a demo run).
  */
 export function makeWatchCommand(deps: CliDeps): Command {
-  return new Command("watch")
+  const command = new Command("watch")
     .description(
       "live view of a subject: who works on what, decisions and what superseded them, open disputes, stale reads",
     )
     .argument("<subject>", "the subject id the agents share (a run id works too)")
     .option("--once", "print the view once and exit (the default without a terminal)")
     .option("--json", "print the view once as one JSON document")
-    .option("--no-color", "draw without colour (NO_COLOR is honoured too)")
-    .addOption(storeOptions.kind("the subject"))
-    .addOption(storeOptions.db())
-    .addOption(storeOptions.url())
-    .addOption(storeOptions.databaseUrl())
+    .option("--no-color", "draw without colour (NO_COLOR is honoured too)");
+  return addStoreOptions(command, "the subject")
     .addHelpText(
       "after",
       [
@@ -50,27 +49,17 @@ async function watch(
   deps: CliDeps,
 ): Promise<void> {
   // Loaded here, not at the top: the store's driver and the UI are this command's alone.
-  const [
-    { describeStoreLocation, openStore },
-    { formatSubjectView, isEmptySubjectView },
-    { unknownSubjectError },
-  ] = await Promise.all([
-    import("../../ui/data/open-store.js"),
+  const [{ formatSubjectView, isEmptySubjectView }, { unknownSubjectError }] = await Promise.all([
     import("../../ui/format/subject-view.js"),
     import("../../ui/data/find-subject.js"),
   ]);
-  const selection = storeSelection(options, deps);
-  const store = await openStore(selection, { mustExist: true });
-  try {
+  await withSelectedStore(options, deps, { mustExist: true }, async (store, storeName) => {
     const initial = await readSubject(store, subjectId, deps);
     const live = !options.json && !options.once && drawsLive(deps) && deps.stdin?.isTTY === true;
     // Printed once, an empty view of a typo looks like a subject where nothing happened. Live,
     // the agents may simply not have started: the view waits and says so.
     if (!live && isEmptySubjectView(initial)) {
-      throw await unknownSubjectError(store, subjectId, {
-        storeName: describeStoreLocation(selection).location,
-        signal: deps.signal,
-      });
+      throw await unknownSubjectError(store, subjectId, { storeName, signal: deps.signal });
     }
     if (options.json) {
       deps.stdout.write(`${JSON.stringify(initial, null, 2)}\n`);
@@ -81,9 +70,7 @@ async function watch(
       return;
     }
     await watchLive(deps, deps.stdout, store, subjectId, options);
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 /**
