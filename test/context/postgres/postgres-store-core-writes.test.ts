@@ -5,7 +5,7 @@ import { StoreClosedError } from "../../../src/context/errors/store-closed-error
 import { StoreSchemaError } from "../../../src/context/errors/store-schema-error.js";
 import { StoreValidationError } from "../../../src/context/errors/store-validation-error.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
-import { postgresSkipReason, usePostgres } from "./use-postgres.js";
+import { backendCount, postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 const skip = postgresSkipReason("postgres-store-core-writes.test.ts") !== undefined;
 
@@ -202,15 +202,7 @@ describe.skipIf(skip)("PostgresStore writes", () => {
       // the reader would catch up on (re)listening instead.
       const client = await admin(url);
       await expect
-        .poll(
-          async () =>
-            (
-              await client.query(
-                "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'",
-              )
-            ).rows[0]?.n,
-          { timeout: 10_000 },
-        )
+        .poll(() => backendCount(client, "query LIKE 'LISTEN %'"), { timeout: 10_000 })
         .toBe(1);
       const { episodes } = await writer.createEpisodesBatch([
         note("s", "from the writer"),

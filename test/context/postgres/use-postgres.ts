@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import {
   postgresUnavailableReason,
@@ -44,4 +45,20 @@ export function usePostgres(skip: boolean): {
     cluster: started,
     database: () => started().createDatabase(`t_${randomUUID().replaceAll("-", "").slice(0, 16)}`),
   };
+}
+
+/**
+ * How many backends of the client's database match `where` (a condition on pg_stat_activity):
+ * how a test sees a compile waiting on a lock or a reader's LISTEN connection come up.
+ */
+export async function backendCount(
+  client: pg.Client,
+  where: string,
+  parameters: unknown[] = [],
+): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND ${where}`,
+    parameters,
+  );
+  return rows[0]?.n ?? 0;
 }
