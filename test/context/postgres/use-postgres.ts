@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { afterAll, beforeAll } from "vitest";
+import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import {
   postgresUnavailableReason,
   startTestPostgres,
@@ -61,4 +62,15 @@ export async function backendCount(
     parameters,
   );
   return rows[0]?.n ?? 0;
+}
+
+/**
+ * The `prepare` a shared store suite takes (bad requests, idempotent writes, the wire): run inside
+ * the suite's `describe`, it starts the file's cluster and opens a store on a fresh database per test.
+ */
+export function freshPostgresStores(skip: boolean): () => () => Promise<PostgresStore> {
+  return () => {
+    const postgres = usePostgres(skip);
+    return async () => new PostgresStore({ url: await postgres.database() });
+  };
 }
