@@ -9,7 +9,7 @@ import {
   requiredString,
   toValidationDetails,
 } from "../../src/server/pydantic-fields.js";
-import { missing, stringTooShort } from "./support/pydantic-details.js";
+import { missing, stringTooShort } from "./support/pydantic-errors.js";
 
 /** Validates `{ field: value }` (or `{}` when `value` is undefined) and returns the data or the details. */
 function check(field: z.ZodType, input: Record<string, unknown>) {

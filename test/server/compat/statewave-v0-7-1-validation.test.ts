@@ -6,7 +6,7 @@ import {
   notString,
   stringTooLong,
   stringTooShort,
-} from "../support/pydantic-details.js";
+} from "../support/pydantic-errors.js";
 import { emulatorClient } from "./emulator-client.js";
 
 /** The body of a v0.7.1 validation failure: the envelope with pydantic's details. */
