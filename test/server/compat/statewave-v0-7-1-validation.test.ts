@@ -21,6 +21,15 @@ function invalid(details: unknown[], requestId = "generated-request-id") {
   };
 }
 
+/** The answer to a route v0.7.1 does not have (Starlette's HTTPException, in the envelope). */
+function httpError(status: number, message: string) {
+  return {
+    status,
+    requestId: "generated-request-id",
+    body: { error: { code: "http_error", message, request_id: "generated-request-id" } },
+  };
+}
+
 describe("the Statewave v0.7.1 emulation: POST /v1/episodes validation", () => {
   const long = (count: number) => "x".repeat(count);
 
@@ -362,13 +371,7 @@ describe("the Statewave v0.7.1 emulation: errors, request ids and routing", () =
     ["GET", "/v1/subjects/a/b"],
   ])("answers %s %s with the 404 envelope", async (method, path) => {
     const { send } = emulatorClient();
-    expect(await send(method, path)).toEqual({
-      status: 404,
-      requestId: "generated-request-id",
-      body: {
-        error: { code: "http_error", message: "Not Found", request_id: "generated-request-id" },
-      },
-    });
+    expect(await send(method, path)).toEqual(httpError(404, "Not Found"));
   });
 
   it.each([
@@ -383,17 +386,7 @@ describe("the Statewave v0.7.1 emulation: errors, request ids and routing", () =
     ["GET", "/v1/subjects/someone"],
   ])("answers %s %s with the 405 envelope", async (method, path) => {
     const { send } = emulatorClient();
-    expect(await send(method, path)).toEqual({
-      status: 405,
-      requestId: "generated-request-id",
-      body: {
-        error: {
-          code: "http_error",
-          message: "Method Not Allowed",
-          request_id: "generated-request-id",
-        },
-      },
-    });
+    expect(await send(method, path)).toEqual(httpError(405, "Method Not Allowed"));
   });
 
   it.each(["/healthz", "/health"])("answers GET %s", async (path) => {
