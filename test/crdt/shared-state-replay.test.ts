@@ -10,6 +10,12 @@ async function episodeTypes(store: ContextStore): Promise<string[]> {
   return timeline.episodes.map((episode) => episode.type);
 }
 
+/**
+ * The writer's replica, snapshotting every third update; its fixed peer id makes a reopen the same
+ * replica, which must carry on its count from the timeline.
+ */
+const openWriter = (store: ContextStore) => open(store, "writer", { peerId: 5, snapshotEvery: 3 });
+
 /** The episode type each of two puts of `plan/tags` ended on: an update, or the snapshot it completed. */
 async function typesOfTwoPuts(
   store: ContextStore,
@@ -74,12 +80,12 @@ describe("SharedState replaying the timeline", () => {
 
     it("counts toward the next snapshot only the updates, not the other episodes", async () => {
       const store = memoryStore();
-      const first = await open(store, "writer", { peerId: 5, snapshotEvery: 3 });
+      const first = await openWriter(store);
       await first.put("plan", "tags", ["a"]);
       await addNotes(store, 2);
       await first.close();
       // One update so far: the third, not the second, completes the snapshot's count.
-      const reopened = await open(store, "writer", { peerId: 5, snapshotEvery: 3 });
+      const reopened = await openWriter(store);
       expect(await typesOfTwoPuts(store, reopened, "b", "c")).toStrictEqual([
         "state_update",
         "state_snapshot",
@@ -88,11 +94,11 @@ describe("SharedState replaying the timeline", () => {
 
     it("counts toward the next snapshot from the latest of several", async () => {
       const store = memoryStore();
-      const first = await open(store, "writer", { peerId: 5, snapshotEvery: 3 });
+      const first = await openWriter(store);
       // Snapshots after "c" and after "f"; "g" is the one update after the latest.
       for (const tag of ["a", "b", "c", "d", "e", "f", "g"]) await first.put("plan", "tags", [tag]);
       await first.close();
-      const reopened = await open(store, "writer", { peerId: 5, snapshotEvery: 3 });
+      const reopened = await openWriter(store);
       expect(await typesOfTwoPuts(store, reopened, "h", "i")).toStrictEqual([
         "state_update",
         "state_snapshot",
