@@ -45,6 +45,13 @@ describe.skipIf(skip)("listenForChanges (the LISTEN connection)", () => {
     const url = await postgres.database();
     return { url, channel: freshChannel(), db: await admin(url) };
   };
+  /** A listener on a fresh database and channel, once it LISTENs. */
+  const startedListener = async (overrides: Partial<ListenOptions> = {}) => {
+    const { url, channel, db } = await freshDatabase();
+    const options = listen({ url, channel, ...overrides });
+    await eventually(() => expect(options.onListening).toHaveBeenCalledTimes(1));
+    return { channel, db, options };
+  };
   const listen = (overrides: Partial<ListenOptions> & { url: string; channel: string }) => {
     const options = {
       reconnectDelayMs: 50,
@@ -60,9 +67,7 @@ describe.skipIf(skip)("listenForChanges (the LISTEN connection)", () => {
   };
 
   it("delivers NOTIFY payloads on its channel, and listens again after the backend is killed", async () => {
-    const { url, channel, db } = await freshDatabase();
-    const options = listen({ url, channel });
-    await eventually(() => expect(options.onListening).toHaveBeenCalledTimes(1));
+    const { channel, db, options } = await startedListener();
     await db.query(`NOTIFY ${channel}, 'first'`);
     await eventually(() => expect(options.onChange).toHaveBeenCalledWith("first"));
 
@@ -77,9 +82,7 @@ describe.skipIf(skip)("listenForChanges (the LISTEN connection)", () => {
   }, 30_000);
 
   it("once stopped, closes its connection and never reconnects", async () => {
-    const { url, channel, db } = await freshDatabase();
-    const options = listen({ url, channel });
-    await eventually(() => expect(options.onListening).toHaveBeenCalledTimes(1));
+    const { channel, db, options } = await startedListener();
     stops.pop()?.();
     await eventually(async () => expect(await listeners(db, channel)).toEqual([]));
     await sleep(300);
@@ -88,10 +91,8 @@ describe.skipIf(skip)("listenForChanges (the LISTEN connection)", () => {
   }, 30_000);
 
   it("does not reconnect a dropped connection once its store is closed", async () => {
-    const { url, channel, db } = await freshDatabase();
     let closed = false;
-    const options = listen({ url, channel, closed: () => closed });
-    await eventually(() => expect(options.onListening).toHaveBeenCalledTimes(1));
+    const { channel, db, options } = await startedListener({ closed: () => closed });
     closed = true;
     const [pid] = await listeners(db, channel);
     await db.query("SELECT pg_terminate_backend($1)", [pid]);
