@@ -1,6 +1,5 @@
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
-import { StatewaveStore } from "../../src/context/statewave/statewave-store.js";
-import { createApp } from "../../src/server/app.js";
+import { statewaveClientOfServe } from "../support/serve-fetch.js";
 import { describeDecisionLife } from "./support/decision-life-suite.js";
 
 describeDecisionLife("the embedded store", () => async () => {
@@ -11,20 +10,7 @@ describeDecisionLife("the embedded store", () => async () => {
 // Over the wire: a Statewave client of `shared-ctx serve`, an embedded store behind it.
 describeDecisionLife(
   "serve (StatewaveStore over HTTP)",
-  () => async () => {
-    const behind = new EmbeddedStore({ path: ":memory:" });
-    const app = createApp({ store: behind });
-    const fetch: typeof globalThis.fetch = async (input, init) =>
-      app.fetch(new Request(input, init));
-    const store = new StatewaveStore({ fetch });
-    return {
-      store,
-      close: async () => {
-        await store.close();
-        await behind.close();
-      },
-    };
-  },
+  () => async () => statewaveClientOfServe(new EmbeddedStore({ path: ":memory:" })),
   // Its change feed polls the server: the notice arrives, but not within a test's settle.
   { notifies: false },
 );

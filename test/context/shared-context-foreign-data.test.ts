@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { JsonObject, Memory } from "../../src/context/context-store.js";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
-import { type InvalidationNotice, SharedContext } from "../../src/context/shared-context.js";
+import { SharedContext } from "../../src/context/shared-context.js";
 import { captureFeed, closeAfterEach } from "./support/shared-context-fixture.js";
+import { decision, listen, subjectId } from "./support/shared-context-setups.js";
 
 /**
  * Memories another writer's store hands back (a Statewave server, an older `serve`) need not carry
@@ -10,7 +11,6 @@ import { captureFeed, closeAfterEach } from "./support/shared-context-fixture.js
  * not a string is no target, no known author, no contradiction.
  */
 
-const subjectId = "project-1";
 const opened = closeAfterEach();
 
 function setUp() {
@@ -35,7 +35,14 @@ function setUp() {
   return { store, shared, send, rewriteMetadata };
 }
 
-const decision = (target: string) => ({ kind: "architectural_decision", target });
+/** The coder has read the project's cache decision, and listens for what becomes of it. */
+async function coderReadTheCacheDecision(shared: SharedContext) {
+  const { memories } = await shared.decide("project", "cache in use", decision("cache"));
+  const [memory] = memories;
+  if (memory === undefined) throw new Error("no memory compiled");
+  await shared.beforeActing("coder", "Build module cache");
+  return { memory, notices: listen(shared, "coder") };
+}
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -101,12 +108,7 @@ describe("SharedContext with another writer's metadata", () => {
 
   it("tells a reader a memory was superseded without naming a target it does not have", async () => {
     const { shared, send } = setUp();
-    const { memories } = await shared.decide("project", "cache in use", decision("cache"));
-    const [memory] = memories;
-    if (memory === undefined) throw new Error("no memory compiled");
-    await shared.beforeActing("coder", "Build module cache");
-    const notices: InvalidationNotice[] = [];
-    shared.onInvalidated("coder", (notice) => notices.push(notice));
+    const { memory, notices } = await coderReadTheCacheDecision(shared);
     send({
       type: "memory",
       memory: { ...memory, status: "superseded", metadata: { ...memory.metadata, target: 7 } },
@@ -124,12 +126,7 @@ describe("SharedContext with another writer's metadata", () => {
 
   it("names neither an author nor a target the contradicting memory does not have", async () => {
     const { shared, send } = setUp();
-    const { memories } = await shared.decide("project", "cache in use", decision("cache"));
-    const [memory] = memories;
-    if (memory === undefined) throw new Error("no memory compiled");
-    await shared.beforeActing("coder", "Build module cache");
-    const notices: InvalidationNotice[] = [];
-    shared.onInvalidated("coder", (notice) => notices.push(notice));
+    const { memory, notices } = await coderReadTheCacheDecision(shared);
     send({
       type: "memory",
       memory: {

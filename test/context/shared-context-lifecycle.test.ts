@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Memory } from "../../src/context/context-store.js";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
-import { type InvalidationNotice, SharedContext } from "../../src/context/shared-context.js";
+import { SharedContext } from "../../src/context/shared-context.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
 import { deferred } from "../support/deferred.js";
 import { captureFeed, closeAfterEach } from "./support/shared-context-fixture.js";
+import { decision, listen, subjectId } from "./support/shared-context-setups.js";
 
-const subjectId = "project-1";
 const opened = closeAfterEach();
 
 function setUp(options: { onError?: (error: unknown) => void; state?: SharedState } = {}) {
@@ -16,14 +16,6 @@ function setUp(options: { onError?: (error: unknown) => void; state?: SharedStat
   opened.push(store, shared);
   return { store, shared, send };
 }
-
-function listen(shared: SharedContext, callerId: string): InvalidationNotice[] {
-  const notices: InvalidationNotice[] = [];
-  shared.onInvalidated(callerId, (notice) => notices.push(notice));
-  return notices;
-}
-
-const decision = (target: string) => ({ kind: "architectural_decision", target });
 
 /** Lets pending promise callbacks (a replacement lookup) run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));

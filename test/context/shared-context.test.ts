@@ -1,35 +1,24 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
-import { type InvalidationNotice, SharedContext } from "../../src/context/shared-context.js";
+import { describe, expect, it } from "vitest";
+import type { InvalidationNotice, SharedContext } from "../../src/context/shared-context.js";
 import { deferred } from "../support/deferred.js";
 import { plannersDisagree } from "../support/fixtures/planners-disagree.js";
+import {
+  decision,
+  listen,
+  listenForFirst,
+  sharedContextSetups,
+} from "./support/shared-context-setups.js";
 
-const opened: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const item of opened.splice(0).reverse()) await item.close();
-});
-
-function setUp(options: { onError?: (error: unknown) => void } = {}) {
-  const store = new EmbeddedStore({ path: ":memory:" });
-  const shared = new SharedContext({ store, subjectId: "project-1", ...options });
-  opened.push(store, shared);
-  return { store, shared };
-}
+const { setUp } = sharedContextSetups();
 
 /** Two callers have read a memory the Planner then supersedes knowingly. */
 async function readThenSupersede(shared: SharedContext, before: () => void = () => {}) {
-  await shared.decide("project", "legacy-cache is in use", {
-    kind: "architectural_decision",
-    target: "legacy-cache",
-  });
+  await shared.decide("project", "legacy-cache is in use", decision("legacy-cache"));
   await shared.beforeActing("coder", "Build module legacy-cache");
   await shared.beforeActing("reviewer", "Review module legacy-cache");
   await shared.beforeActing("planner", "Decide the fate of legacy-cache");
   before();
-  await shared.decide("planner", "Retire legacy-cache", {
-    kind: "architectural_decision",
-    target: "legacy-cache",
-  });
+  await shared.decide("planner", "Retire legacy-cache", decision("legacy-cache"));
 }
 
 describe("SharedContext", () => {
@@ -39,10 +28,7 @@ describe("SharedContext", () => {
       const { episode, memories } = await shared.decide(
         "planner",
         "Deprecate legacy-session-token",
-        {
-          kind: "architectural_decision",
-          target: "legacy-session-token",
-        },
+        decision("legacy-session-token"),
       );
       expect(episode.source).toBe("planner");
       expect(episode.payload).toMatchObject({
@@ -57,10 +43,11 @@ describe("SharedContext", () => {
   describe("beforeActing", () => {
     it("returns the decisions, ranked context and what changed since the caller's last read", async () => {
       const { shared } = setUp();
-      await shared.decide("planner", "Deprecate legacy-session-token (replaced by JWT)", {
-        kind: "architectural_decision",
-        target: "legacy-session-token",
-      });
+      await shared.decide(
+        "planner",
+        "Deprecate legacy-session-token (replaced by JWT)",
+        decision("legacy-session-token"),
+      );
       const first = await shared.beforeActing("coder", "Build module legacy-session-token");
       expect(first.decisions.map((memory) => memory.content)).toEqual([
         "Deprecate legacy-session-token (replaced by JWT)",
@@ -72,10 +59,7 @@ describe("SharedContext", () => {
 
       const again = await shared.beforeActing("coder", "Build module legacy-session-token");
       expect(again.changedSinceLastRead).toEqual([]);
-      await shared.decide("planner", "Use RS256 for JWT signing", {
-        kind: "architectural_decision",
-        target: "jwt-signing",
-      });
+      await shared.decide("planner", "Use RS256 for JWT signing", decision("jwt-signing"));
       const third = await shared.beforeActing("coder", "Build module jwt-issuer");
       expect(third.changedSinceLastRead.map((memory) => memory.content)).toEqual([
         "Use RS256 for JWT signing",
@@ -86,10 +70,11 @@ describe("SharedContext", () => {
   describe("decide: supersede needs knowledge", () => {
     it("records what the caller's latest beforeActing returned as provenance.read_memory_ids", async () => {
       const { shared } = setUp();
-      const { memories } = await shared.decide("project", "legacy-cache is in use", {
-        kind: "architectural_decision",
-        target: "legacy-cache",
-      });
+      const { memories } = await shared.decide(
+        "project",
+        "legacy-cache is in use",
+        decision("legacy-cache"),
+      );
       await shared.beforeActing("planner", "Decide the fate of legacy-cache");
       const { episode } = await shared.decide("planner", "Retire legacy-cache", {
         kind: "architectural_decision",
@@ -133,10 +118,11 @@ describe("SharedContext", () => {
       await plannersDisagree(shared, "legacy-cache");
       // planner-a now reads both and restates: its own old decision and planner-b's go.
       await shared.beforeActing("planner-a", "Decide the fate of legacy-cache");
-      await shared.decide("planner-a", "Deprecate legacy-cache, agreed with planner-b", {
-        kind: "architectural_decision",
-        target: "legacy-cache",
-      });
+      await shared.decide(
+        "planner-a",
+        "Deprecate legacy-cache, agreed with planner-b",
+        decision("legacy-cache"),
+      );
       const read = await shared.beforeActing("coder", "Build module legacy-cache");
       expect(read.decisions.map((memory) => memory.content)).toEqual([
         "Deprecate legacy-cache, agreed with planner-b",
@@ -148,27 +134,14 @@ describe("SharedContext", () => {
   describe("onInvalidated", () => {
     it("tells a reader when a memory it read is superseded by someone else", async () => {
       const { shared } = setUp();
-      await shared.decide("project", "legacy-cache is in use", {
-        kind: "architectural_decision",
-        target: "legacy-cache",
-      });
+      await shared.decide("project", "legacy-cache is in use", decision("legacy-cache"));
       await shared.beforeActing("coder", "Build module legacy-cache");
-      const notices: InvalidationNotice[] = [];
-      const received = new Promise<void>((resolve) => {
-        shared.onInvalidated("coder", (notice) => {
-          notices.push(notice);
-          resolve();
-        });
-      });
-      const other: InvalidationNotice[] = [];
-      shared.onInvalidated("reviewer", (notice) => other.push(notice));
+      const { notices, first } = listenForFirst(shared, "coder");
+      const other = listen(shared, "reviewer");
       // The Planner read the inventory memory, so its decision overrules it.
       await shared.beforeActing("planner", "Decide the fate of legacy-cache");
-      await shared.decide("planner", "Retire legacy-cache", {
-        kind: "architectural_decision",
-        target: "legacy-cache",
-      });
-      await received;
+      await shared.decide("planner", "Retire legacy-cache", decision("legacy-cache"));
+      await first;
       expect(notices).toEqual([
         expect.objectContaining({
           by: "planner",
@@ -181,23 +154,11 @@ describe("SharedContext", () => {
 
     it("tells a reader when a memory it read becomes disputed by someone who had not seen it", async () => {
       const { shared } = setUp();
-      await shared.decide("planner-a", "Deprecate legacy-cache", {
-        kind: "architectural_decision",
-        target: "legacy-cache",
-      });
+      await shared.decide("planner-a", "Deprecate legacy-cache", decision("legacy-cache"));
       await shared.beforeActing("coder", "Build module legacy-cache");
-      const notices: InvalidationNotice[] = [];
-      const received = new Promise<void>((resolve) => {
-        shared.onInvalidated("coder", (notice) => {
-          notices.push(notice);
-          resolve();
-        });
-      });
-      await shared.decide("planner-b", "Keep legacy-cache", {
-        kind: "architectural_decision",
-        target: "legacy-cache",
-      });
-      await received;
+      const { notices, first } = listenForFirst(shared, "coder");
+      await shared.decide("planner-b", "Keep legacy-cache", decision("legacy-cache"));
+      await first;
       expect(notices).toEqual([
         expect.objectContaining({
           target: "legacy-cache",
@@ -225,8 +186,7 @@ describe("SharedContext", () => {
     it("reports a failed replacement lookup (searchMemories rejects) to onError, once", async () => {
       const reported = deferred<unknown>();
       const { store, shared } = setUp({ onError: reported.resolve });
-      const notices: InvalidationNotice[] = [];
-      shared.onInvalidated("coder", (notice) => notices.push(notice));
+      const notices = listen(shared, "coder");
       const failure = new Error("connection refused");
       let searches = 0;
       await readThenSupersede(shared, () => {
@@ -259,15 +219,11 @@ describe("SharedContext", () => {
 
     it("stays quiet after close", async () => {
       const { shared } = setUp();
-      await shared.decide("project", "x is in use", {
-        kind: "architectural_decision",
-        target: "x",
-      });
+      await shared.decide("project", "x is in use", decision("x"));
       await shared.beforeActing("coder", "Build module x");
-      const notices: InvalidationNotice[] = [];
-      shared.onInvalidated("coder", (notice) => notices.push(notice));
+      const notices = listen(shared, "coder");
       await shared.close();
-      await shared.decide("planner", "Retire x", { kind: "architectural_decision", target: "x" });
+      await shared.decide("planner", "Retire x", decision("x"));
       await new Promise((resolve) => setImmediate(resolve));
       expect(notices).toEqual([]);
     });

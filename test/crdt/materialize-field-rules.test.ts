@@ -267,6 +267,17 @@ describe("materializeField", () => {
   });
 
   describe("a kind mismatch", () => {
+    /** alice's set and bob's register, written apart, then lead's resolution to the register "z". */
+    function resolvedMismatch() {
+      const h = history();
+      const alice = h.writer("1", "alice");
+      const lead = h.writer("3", "lead");
+      const a = alice.write("set", ["x"]);
+      const b = h.writer("2", "bob").write("register", "y");
+      const r1 = lead.sees(a, b).write("register", "z", { r: "ns/k#0:kind" });
+      return { h, alice, lead, a, b, r1 };
+    }
+
     it("escalates writes of two kinds, one contender per kind", () => {
       const h = history();
       const a = h.writer("1", "alice").write("set", ["x"]);
@@ -329,12 +340,7 @@ describe("materializeField", () => {
     });
 
     it("counts a write of another kind on top of a resolution as the next generation's mismatch", () => {
-      const h = history();
-      const alice = h.writer("1", "alice");
-      const lead = h.writer("3", "lead");
-      const a = alice.write("set", ["x"]);
-      const b = h.writer("2", "bob").write("register", "y");
-      const r1 = lead.sees(a, b).write("register", "z", { r: "ns/k#0:kind" });
+      const { h, alice, lead, r1 } = resolvedMismatch();
       const c = alice.sees(r1).write("set", ["c"], { g: 1 });
       const open = derive(h);
       expect(outcomes(open)).toStrictEqual({ "ns/k#0:kind": "z", "ns/k#1:kind": null });
@@ -354,11 +360,7 @@ describe("materializeField", () => {
     });
 
     it("stays open when a write of the other kind was concurrent with its resolution", () => {
-      const h = history();
-      const alice = h.writer("1", "alice");
-      const a = alice.write("set", ["x"]);
-      const b = h.writer("2", "bob").write("register", "y");
-      h.writer("3", "lead").sees(a, b).write("register", "z", { r: "ns/k#0:kind" });
+      const { h, alice } = resolvedMismatch();
       alice.write("set", ["c"]);
       const view = derive(h);
       expect(outcomes(view)).toStrictEqual({ "ns/k#0:kind": null });
@@ -366,12 +368,7 @@ describe("materializeField", () => {
     });
 
     it("names the oldest open mismatch when a reopened one and the next generation's are both open", () => {
-      const h = history();
-      const alice = h.writer("1", "alice");
-      const lead = h.writer("3", "lead");
-      const a = alice.write("set", ["x"]);
-      const b = h.writer("2", "bob").write("register", "y");
-      lead.sees(a, b).write("register", "z", { r: "ns/k#0:kind" });
+      const { h, alice, lead } = resolvedMismatch();
       alice.write("set", ["x2"]);
       lead.write("set", ["c"], { g: 1 });
       const view = derive(h);
@@ -380,12 +377,7 @@ describe("materializeField", () => {
     });
 
     it("names the earliest open generation's mismatch, whatever order the generations' writes sort in", () => {
-      const h = history();
-      const alice = h.writer("1", "alice");
-      const lead = h.writer("3", "lead");
-      const a = alice.write("set", ["x"]);
-      const b = h.writer("2", "bob").write("register", "y");
-      const r1 = lead.sees(a, b).write("register", "z", { r: "ns/k#0:kind" });
+      const { h, alice, lead, r1 } = resolvedMismatch();
       // Written before alice saw the resolution: the mismatch reopens, and is resolved again.
       const a2 = alice.write("set", ["x2"]);
       lead.sees(a2).write("register", "z", { g: 1, r: "ns/k#0:kind" });
@@ -402,10 +394,7 @@ describe("materializeField", () => {
     });
 
     it("names a dispute between two concurrent resolutions of different kinds after its members", () => {
-      const h = history();
-      const a = h.writer("1", "alice").write("set", ["x"]);
-      const b = h.writer("2", "bob").write("register", "y");
-      const r1 = h.writer("3", "lead").sees(a, b).write("register", "z", { r: "ns/k#0:kind" });
+      const { h, a, b, r1 } = resolvedMismatch();
       const r2 = h.writer("4", "chief").sees(a, b).write("set", ["z"], { r: "ns/k#0:kind" });
       const view = derive(h);
       const id = `ns/k#${r1.id},${r2.id}`;

@@ -2,16 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { ContextStore } from "../../src/context/context-store.js";
 import { sharedStatesPerTest } from "./support/shared-states.js";
 
-const { memoryStore, open } = sharedStatesPerTest({ live: false });
+const { memoryStore, open, readerAndWriter } = sharedStatesPerTest({ live: false });
 
 describe("SharedState", () => {
   describe("following the store", () => {
     it("follows other replicas by default", async () => {
-      const store = memoryStore();
-      const reader = await open(store, "reader", { live: undefined });
-      const writer = await open(store, "writer");
-      await writer.put("plan", "tags", ["a"]);
-      await Promise.resolve();
+      const { reader, writeTags } = await readerAndWriter({ live: undefined });
+      await writeTags(["a"]);
       expect(reader.get("plan", "tags")).toStrictEqual(["a"]);
     });
 
@@ -39,16 +36,12 @@ describe("SharedState", () => {
 
   describe("close", () => {
     it("stops following the store, and closing twice is harmless", async () => {
-      const store = memoryStore();
-      const reader = await open(store, "reader", { live: true });
-      const writer = await open(store, "writer");
-      await writer.put("plan", "tags", ["a"]);
-      await Promise.resolve();
+      const { reader, writeTags } = await readerAndWriter({ live: true });
+      await writeTags(["a"]);
       expect(reader.get("plan", "tags")).toStrictEqual(["a"]);
       await reader.close();
       await reader.close();
-      await writer.put("plan", "tags", ["b"]);
-      await Promise.resolve();
+      await writeTags(["b"]);
       expect(reader.get("plan", "tags")).toStrictEqual(["a"]);
     });
   });

@@ -1,12 +1,34 @@
 import { describe, expect, it } from "vitest";
 import type { ContextStore } from "../../src/context/context-store.js";
+import type { SharedState } from "../../src/crdt/shared-state.js";
 import { sharedStatesPerTest } from "./support/shared-states.js";
 
-const { memoryStore, open } = sharedStatesPerTest({ live: false });
+const { memoryStore, open, readerAndWriter } = sharedStatesPerTest({ live: false });
 
 async function episodeTypes(store: ContextStore): Promise<string[]> {
   const timeline = await store.getTimeline("run-1", { limit: 1000 });
   return timeline.episodes.map((episode) => episode.type);
+}
+
+/**
+ * The writer's replica, snapshotting every third update; its fixed peer id makes a reopen the same
+ * replica, which must carry on its count from the timeline.
+ */
+const openWriter = (store: ContextStore) => open(store, "writer", { peerId: 5, snapshotEvery: 3 });
+
+/** The episode type each of two puts of `plan/tags` ended on: an update, or the snapshot it completed. */
+async function typesOfTwoPuts(
+  store: ContextStore,
+  state: SharedState,
+  first: string,
+  second: string,
+): Promise<string[]> {
+  const types: string[] = [];
+  for (const tag of [first, second]) {
+    await state.put("plan", "tags", [tag]);
+    types.push((await episodeTypes(store)).at(-1) ?? "none");
+  }
+  return types;
 }
 
 /** `count` episodes of another kind on the subject, as a `SharedContext` writes beside the state. */
@@ -58,29 +80,29 @@ describe("SharedState replaying the timeline", () => {
 
     it("counts toward the next snapshot only the updates, not the other episodes", async () => {
       const store = memoryStore();
-      const first = await open(store, "writer", { peerId: 5, snapshotEvery: 3 });
+      const first = await openWriter(store);
       await first.put("plan", "tags", ["a"]);
       await addNotes(store, 2);
       await first.close();
       // One update so far: the third, not the second, completes the snapshot's count.
-      const reopened = await open(store, "writer", { peerId: 5, snapshotEvery: 3 });
-      await reopened.put("plan", "tags", ["b"]);
-      expect((await episodeTypes(store)).at(-1)).toBe("state_update");
-      await reopened.put("plan", "tags", ["c"]);
-      expect((await episodeTypes(store)).at(-1)).toBe("state_snapshot");
+      const reopened = await openWriter(store);
+      expect(await typesOfTwoPuts(store, reopened, "b", "c")).toStrictEqual([
+        "state_update",
+        "state_snapshot",
+      ]);
     });
 
     it("counts toward the next snapshot from the latest of several", async () => {
       const store = memoryStore();
-      const first = await open(store, "writer", { peerId: 5, snapshotEvery: 3 });
+      const first = await openWriter(store);
       // Snapshots after "c" and after "f"; "g" is the one update after the latest.
       for (const tag of ["a", "b", "c", "d", "e", "f", "g"]) await first.put("plan", "tags", [tag]);
       await first.close();
-      const reopened = await open(store, "writer", { peerId: 5, snapshotEvery: 3 });
-      await reopened.put("plan", "tags", ["h"]);
-      expect((await episodeTypes(store)).at(-1)).toBe("state_update");
-      await reopened.put("plan", "tags", ["i"]);
-      expect((await episodeTypes(store)).at(-1)).toBe("state_snapshot");
+      const reopened = await openWriter(store);
+      expect(await typesOfTwoPuts(store, reopened, "h", "i")).toStrictEqual([
+        "state_update",
+        "state_snapshot",
+      ]);
     });
 
     it("imports a snapshot that is the first episode of the timeline", async () => {
@@ -131,14 +153,10 @@ describe("SharedState replaying the timeline", () => {
 
   describe("following", () => {
     it("a live replica imports each update as it arrives, not only the first", async () => {
-      const store = memoryStore();
-      const reader = await open(store, "reader", { live: true });
-      const writer = await open(store, "writer");
-      await writer.put("plan", "tags", ["a"]);
-      await Promise.resolve();
+      const { reader, writeTags } = await readerAndWriter({ live: true });
+      await writeTags(["a"]);
       expect(reader.get("plan", "tags")).toStrictEqual(["a"]);
-      await writer.put("plan", "tags", ["b"]);
-      await Promise.resolve();
+      await writeTags(["b"]);
       expect(reader.get("plan", "tags")).toStrictEqual(["a", "b"]);
     });
 
@@ -148,10 +166,10 @@ describe("SharedState replaying the timeline", () => {
       for (const tag of ["a", "b", "c", "d"]) await writer.put("plan", "tags", [tag]);
       // Reads back the snapshot it wrote after "c": "d" still counts.
       await writer.sync();
-      await writer.put("plan", "tags", ["e"]);
-      expect((await episodeTypes(store)).at(-1)).toBe("state_update");
-      await writer.put("plan", "tags", ["f"]);
-      expect((await episodeTypes(store)).at(-1)).toBe("state_snapshot");
+      expect(await typesOfTwoPuts(store, writer, "e", "f")).toStrictEqual([
+        "state_update",
+        "state_snapshot",
+      ]);
     });
 
     it("an escalation another replica announced is not announced again by a later contender", async () => {

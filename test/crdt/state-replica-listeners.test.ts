@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { replica } from "./support/replicas.js";
+import { receive, replica } from "./support/replicas.js";
 
 describe("StateReplica listeners", () => {
   it("onChange and onEscalation return an unsubscribe", () => {
@@ -11,7 +11,7 @@ describe("StateReplica listeners", () => {
     a.onEscalation((escalation) => raised.push(escalation))();
     a.write("alice", "plan", "token", "RS256");
     b.write("bob", "plan", "token", "HS256");
-    a.import([b.doc.export({ mode: "update" })]);
+    receive(a, b);
     expect(a.escalations()).toHaveLength(1);
     expect(changes).toStrictEqual([]);
     expect(raised).toStrictEqual([]);
@@ -26,7 +26,7 @@ describe("StateReplica listeners", () => {
     });
     a.write("alice", "plan", "token", "RS256");
     b.write("bob", "plan", "token", "HS256");
-    a.import([b.doc.export({ mode: "update" })]);
+    receive(a, b);
     expect(a.escalations()[0]).toMatchObject({ key: "token", contenders: [{}, {}] });
   });
 
@@ -80,7 +80,7 @@ describe("StateReplica listeners", () => {
     b.write("bob", "plan", "notes", "n");
     const changes: unknown[] = [];
     a.onChange((change) => changes.push(change));
-    a.import([b.doc.export({ mode: "update" })]);
+    receive(a, b);
     expect(changes).toStrictEqual([
       { namespace: "plan", key: "tags", agentId: "bob", local: false },
       { namespace: "plan", key: "tags", agentId: "carol", local: false },

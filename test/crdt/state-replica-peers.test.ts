@@ -1,19 +1,19 @@
 import { LoroDoc } from "loro-crdt";
 import { describe, expect, it } from "vitest";
 import type { Disputed } from "../../src/crdt/disputed.js";
-import { replica } from "./support/replicas.js";
+import { receive, replica } from "./support/replicas.js";
 
 describe("StateReplica concurrency", () => {
   it("a write its writer had not seen is concurrent, even when its order key is smaller", () => {
     const a = replica(1);
     const b = replica(2);
     a.write("alice", "plan", "token", "RS256");
-    b.import([a.doc.export({ mode: "update" })]);
+    receive(b, a);
     // b writes elsewhere first: its next order key passes a's.
     b.write("bob", "plan", "tags", ["x"]);
     a.write("alice", "plan", "token", "HS256");
     b.write("bob", "plan", "token", "ES256");
-    a.import([b.doc.export({ mode: "update" })]);
+    receive(a, b);
     const disputed = a.get("plan", "token") as Disputed;
     expect(disputed.contenders.map((contender) => contender.value)).toStrictEqual([
       "HS256",
@@ -26,9 +26,9 @@ describe("StateReplica concurrency", () => {
     const b = replica(2);
     a.write("alice", "plan", "token", "RS256");
     a.write("alice", "plan", "token", "HS256");
-    b.import([a.doc.export({ mode: "update" })]);
+    receive(b, a);
     b.write("bob", "plan", "token", "ES256");
-    a.import([b.doc.export({ mode: "update" })]);
+    receive(a, b);
     expect(a.get("plan", "token")).toBe("ES256");
     expect(a.escalations()).toStrictEqual([]);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StateReplica } from "../../src/crdt/state-replica.js";
-import { replica } from "./support/replicas.js";
+import { receive, replica } from "./support/replicas.js";
 
 /** a and b write plan/token and plan/alpha concurrently, then exchange. */
 function twoDisputes(): { a: StateReplica; b: StateReplica } {
@@ -10,8 +10,8 @@ function twoDisputes(): { a: StateReplica; b: StateReplica } {
   a.write("alice", "plan", "alpha", 1);
   b.write("bob", "plan", "token", "HS256");
   b.write("bob", "plan", "alpha", 2);
-  a.import([b.doc.export({ mode: "update" })]);
-  b.import([a.doc.export({ mode: "update" })]);
+  receive(a, b);
+  receive(b, a);
   return { a, b };
 }
 

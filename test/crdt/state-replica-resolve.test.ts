@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { Disputed } from "../../src/crdt/disputed.js";
 import { StateReplica } from "../../src/crdt/state-replica.js";
-import { replica } from "./support/replicas.js";
+import { receive, replica } from "./support/replicas.js";
+
+/** alice (replica 1) and bob (replica 2) write plan/token apart; a holds both: dispute plan/token#0. */
+function tokenDisputedOnA() {
+  const a = replica(1);
+  const b = replica(2);
+  a.write("alice", "plan", "token", "RS256");
+  b.write("bob", "plan", "token", "HS256");
+  receive(a, b);
+  return { a, b };
+}
 
 describe("StateReplica resolve", () => {
   /** a (schema as given) and b (no schema) write plan/owner concurrently, then exchange. */
@@ -12,11 +22,11 @@ describe("StateReplica resolve", () => {
     const b = new StateReplica({ subjectId: "s", peerId: 2, now });
     a.write("alice", "plan", "owner", ["alice"]);
     b.write("bob", "plan", "owner", "bob");
-    a.import([b.doc.export({ mode: "update" })]);
-    b.import([a.doc.export({ mode: "update" })]);
+    receive(a, b);
+    receive(b, a);
     const exchange = () => {
-      a.import([b.doc.export({ mode: "update" })]);
-      b.import([a.doc.export({ mode: "update" })]);
+      receive(a, b);
+      receive(b, a);
     };
     return { a, b, exchange };
   }
@@ -61,11 +71,7 @@ describe("StateReplica resolve", () => {
   });
 
   it("a register dispute resolves to a register, even with a list", () => {
-    const a = replica(1);
-    const b = replica(2);
-    a.write("alice", "plan", "token", "RS256");
-    b.write("bob", "plan", "token", "HS256");
-    a.import([b.doc.export({ mode: "update" })]);
+    const { a } = tokenDisputedOnA();
     a.resolve("plan/token#0", ["RS256", "HS256"], "lead");
     expect(a.get("plan", "token")).toStrictEqual(["RS256", "HS256"]);
     // A later register write replaces it.
@@ -75,17 +81,13 @@ describe("StateReplica resolve", () => {
   });
 
   it("a write concurrent with a resolution reopens the escalation, the resolution one more contender", () => {
-    const a = replica(1);
-    const b = replica(2);
-    a.write("alice", "plan", "token", "RS256");
-    b.write("bob", "plan", "token", "HS256");
-    a.import([b.doc.export({ mode: "update" })]);
-    b.import([a.doc.export({ mode: "update" })]);
+    const { a, b } = tokenDisputedOnA();
+    receive(b, a);
     a.resolve("plan/token#0", "RS256", "lead");
     // bob writes before the resolution reaches him.
     b.write("bob", "plan", "token", "ES256");
-    a.import([b.doc.export({ mode: "update" })]);
-    b.import([a.doc.export({ mode: "update" })]);
+    receive(a, b);
+    receive(b, a);
     for (const side of [a, b]) {
       const [escalation, ...others] = side.escalations();
       expect(others).toStrictEqual([]);
@@ -109,7 +111,7 @@ describe("StateReplica resolve", () => {
     const b = replica(2);
     a.write("alice", "plan", "config", { db: { host: "a", port: 1 } });
     b.write("bob", "plan", "config", { db: { host: "b" }, retries: 3 });
-    a.import([b.doc.export({ mode: "update" })]);
+    receive(a, b);
     a.resolve("plan/config.db.host#0", "c", "lead");
     expect(a.get("plan", "config")).toStrictEqual({ db: { host: "c", port: 1 }, retries: 3 });
     expect(a.escalations()[0]?.resolution?.by).toBe("lead");

@@ -2,7 +2,7 @@ import { LoroDoc } from "loro-crdt";
 import { describe, expect, it } from "vitest";
 import { Disputed } from "../../src/crdt/disputed.js";
 import type { StateReplica } from "../../src/crdt/state-replica.js";
-import { replica, replicaWithDisputedHost } from "./support/replicas.js";
+import { receive, replica, replicaWithDisputedHost } from "./support/replicas.js";
 
 /**
  * The read side's shortcuts must never be taken where the general path would find a dispute:
@@ -11,8 +11,8 @@ import { replica, replicaWithDisputedHost } from "./support/replicas.js";
  */
 
 function exchange(a: StateReplica, b: StateReplica): void {
-  a.import([b.doc.export({ mode: "update" })]);
-  b.import([a.doc.export({ mode: "update" })]);
+  receive(a, b);
+  receive(b, a);
 }
 
 /** The contenders' values of a disputed value, or the value itself when it is not disputed. */
@@ -73,7 +73,7 @@ describe("StateReplica map writes beside a disputed leaf", () => {
     const b = replica(2);
     a.write("alice", "plan", "config", { db: "x" });
     b.write("bob", "plan", "config", { db: "y" });
-    a.import([b.doc.export({ mode: "update" })]);
+    receive(a, b);
     a.write("alice", "plan", "config", { db: { host: "z" } });
     expect(contendersOf(config(a).db)).toStrictEqual(["x", "y", { host: "z" }]);
   });

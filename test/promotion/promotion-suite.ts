@@ -63,6 +63,18 @@ async function activeProjectDecisions(store: ContextStore): Promise<Memory[]> {
   );
 }
 
+/** The contents of the project's active decisions, in order: what a promotion left standing. */
+async function activeProjectContents(store: ContextStore): Promise<string[]> {
+  return (await activeProjectDecisions(store)).map((memory) => memory.content);
+}
+
+/** What a promotion did with each of the run's decisions, in the plan's order. */
+const outcomes = (result: { items: ReadonlyArray<{ outcome: string }> }) =>
+  result.items.map((item) => item.outcome);
+
+/** The promotion most tests make: the seeded run-1 into the project. */
+const runOne = { runSubjectId: "run-1", projectSubjectId: "project" } as const;
+
 function episodeOf(episodes: readonly Episode[], memory: Memory): Episode {
   const episode = episodes.find((candidate) => memory.sourceEpisodeIds.includes(candidate.id));
   if (!episode) throw new Error(`no episode for ${memory.id}`);
@@ -84,10 +96,7 @@ export function describePromotion(name: string, open: () => Promise<ContextStore
     it("plans one new, one superseding and one conflicting decision", () =>
       withStore(async (store) => {
         const seeded = await seed(store);
-        const plan = await planRunPromotion(store, {
-          runSubjectId: "run-1",
-          projectSubjectId: "project",
-        });
+        const plan = await planRunPromotion(store, runOne);
         expect(plan.items.map((item) => [item.id, item.status])).toStrictEqual([
           [seeded.run.cache.id, "new"],
           [seeded.run.jwt.id, "supersedes"],
@@ -109,34 +118,28 @@ export function describePromotion(name: string, open: () => Promise<ContextStore
       withStore(async (store) => {
         const seeded = await seed(store);
         const first = await promoteRun(store, {
-          runSubjectId: "run-1",
-          projectSubjectId: "project",
+          ...runOne,
           approver: "dana",
         });
-        expect(first.items.map((item) => item.outcome)).toStrictEqual([
-          "promoted",
-          "promoted",
-          "held",
-        ]);
+        expect(outcomes(first)).toStrictEqual(["promoted", "promoted", "held"]);
         expect(first.held.map((item) => item.id)).toStrictEqual([seeded.run.sqlite.id]);
-        expect((await activeProjectDecisions(store)).map((memory) => memory.content)).toStrictEqual(
-          ["Cache with Redis", "Use JWT, not cookies", "Use Postgres"],
-        );
+        expect(await activeProjectContents(store)).toStrictEqual([
+          "Cache with Redis",
+          "Use JWT, not cookies",
+          "Use Postgres",
+        ]);
 
         const second = await promoteRun(store, {
-          runSubjectId: "run-1",
-          projectSubjectId: "project",
+          ...runOne,
           approver: "dana",
           approve: [seeded.run.sqlite.id],
         });
-        expect(second.items.map((item) => item.outcome)).toStrictEqual([
-          "unchanged",
-          "unchanged",
-          "promoted",
+        expect(outcomes(second)).toStrictEqual(["unchanged", "unchanged", "promoted"]);
+        expect(await activeProjectContents(store)).toStrictEqual([
+          "Cache with Redis",
+          "Use JWT, not cookies",
+          "Use SQLite",
         ]);
-        expect((await activeProjectDecisions(store)).map((memory) => memory.content)).toStrictEqual(
-          ["Cache with Redis", "Use JWT, not cookies", "Use SQLite"],
-        );
         const [approval] = second.verdicts;
         expect(approval).toMatchObject({
           subjectId: "project",
@@ -157,8 +160,7 @@ export function describePromotion(name: string, open: () => Promise<ContextStore
       withStore(async (store) => {
         const seeded = await seed(store);
         await promoteRun(store, {
-          runSubjectId: "run-1",
-          projectSubjectId: "project",
+          ...runOne,
           approver: "dana",
         });
         const timeline = await readWholeTimeline(store, "project");
@@ -190,19 +192,14 @@ export function describePromotion(name: string, open: () => Promise<ContextStore
       withStore(async (store) => {
         const seeded = await seed(store);
         const review = {
-          runSubjectId: "run-1",
-          projectSubjectId: "project",
+          ...runOne,
           approver: "dana",
           approve: [seeded.run.sqlite.id],
         };
         await promoteRun(store, review);
         const before = await readWholeTimeline(store, "project");
         const again = await promoteRun(store, review);
-        expect(again.items.map((item) => item.outcome)).toStrictEqual([
-          "unchanged",
-          "unchanged",
-          "unchanged",
-        ]);
+        expect(outcomes(again)).toStrictEqual(["unchanged", "unchanged", "unchanged"]);
         expect(again.verdicts).toStrictEqual([]);
         expect(await readWholeTimeline(store, "project")).toStrictEqual(before);
       }));
@@ -211,26 +208,18 @@ export function describePromotion(name: string, open: () => Promise<ContextStore
       withStore(async (store) => {
         const seeded = await seed(store);
         const first = await promoteRun(store, {
-          runSubjectId: "run-1",
-          projectSubjectId: "project",
+          ...runOne,
           approver: "dana",
           reject: [seeded.run.cache.id, seeded.run.sqlite.id],
         });
-        expect(first.items.map((item) => item.outcome)).toStrictEqual([
-          "rejected",
-          "promoted",
-          "rejected",
-        ]);
+        expect(outcomes(first)).toStrictEqual(["rejected", "promoted", "rejected"]);
         expect(
           first.verdicts.map((verdict) => [verdict.source, verdict.payload.verdict]),
         ).toStrictEqual([
           ["dana", "rejected"],
           ["dana", "rejected"],
         ]);
-        const plan = await planRunPromotion(store, {
-          runSubjectId: "run-1",
-          projectSubjectId: "project",
-        });
+        const plan = await planRunPromotion(store, runOne);
         expect(plan.items.map((item) => item.status)).toStrictEqual([
           "rejected",
           "unchanged",
@@ -238,33 +227,25 @@ export function describePromotion(name: string, open: () => Promise<ContextStore
         ]);
         // Rejected before: it stays out, and nothing is held for a reviewer.
         const unreviewed = await promoteRun(store, {
-          runSubjectId: "run-1",
-          projectSubjectId: "project",
+          ...runOne,
           approver: "dana",
         });
-        expect(unreviewed.items.map((item) => item.outcome)).toStrictEqual([
-          "unchanged",
-          "unchanged",
-          "unchanged",
-        ]);
+        expect(outcomes(unreviewed)).toStrictEqual(["unchanged", "unchanged", "unchanged"]);
         expect(unreviewed.held).toStrictEqual([]);
         const later = await promoteRun(store, {
-          runSubjectId: "run-1",
-          projectSubjectId: "project",
+          ...runOne,
           approver: "erin",
           approve: [seeded.run.cache.id],
         });
-        expect(later.items.map((item) => item.outcome)).toStrictEqual([
-          "promoted",
-          "unchanged",
-          "unchanged",
-        ]);
+        expect(outcomes(later)).toStrictEqual(["promoted", "unchanged", "unchanged"]);
         expect(later.verdicts).toMatchObject([
           { source: "erin", payload: { verdict: "approved", memoryId: seeded.run.cache.id } },
         ]);
-        expect((await activeProjectDecisions(store)).map((memory) => memory.content)).toStrictEqual(
-          ["Cache with Redis", "Use JWT, not cookies", "Use Postgres"],
-        );
+        expect(await activeProjectContents(store)).toStrictEqual([
+          "Cache with Redis",
+          "Use JWT, not cookies",
+          "Use Postgres",
+        ]);
       }));
 
     it("holds a decision that read a person's decision but has less authority", () =>
@@ -308,15 +289,13 @@ export function describePromotion(name: string, open: () => Promise<ContextStore
           approver: "dana",
         });
         expect(result.plan.items.map((item) => item.status)).toStrictEqual(["supersedes"]);
-        expect((await activeProjectDecisions(store)).map((memory) => memory.content)).toStrictEqual(
-          ["Log as logfmt"],
-        );
+        expect(await activeProjectContents(store)).toStrictEqual(["Log as logfmt"]);
       }));
 
     it("refuses unknown ids and a run promoted into itself, writing nothing", () =>
       withStore(async (store) => {
         const seeded = await seed(store);
-        const base = { runSubjectId: "run-1", projectSubjectId: "project", approver: "dana" };
+        const base = { ...runOne, approver: "dana" };
         await expect(promoteRun(store, { ...base, approve: ["mem-nope"] })).rejects.toThrow(
           PromotionInputError,
         );

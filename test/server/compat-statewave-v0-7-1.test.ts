@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createStatewaveEmulator } from "../../src/server/compat/statewave-v0-7-1.js";
+import { aliceChatPayload, aliceIntroduces } from "../support/fixtures/alice-chat.js";
 
 /** The responses recorded from a real Statewave v0.7.1 server: the ground truth. */
 // A copy of ../shared/fixtures/statewave-v0.7.1 (recorded from a real server), kept in the repo so
@@ -156,15 +157,7 @@ describe("the Statewave v0.7.1 emulation, against the recorded fixtures", () => 
         subject_id: "chat",
         source: "support",
         type: "conversation",
-        payload: {
-          messages: [
-            {
-              role: "user",
-              content:
-                "My name is Alice Chen and I work at Globex Corporation. I am on the Enterprise plan.",
-            },
-          ],
-        },
+        payload: aliceChatPayload,
       },
     });
     const compiled = await send({
@@ -174,10 +167,7 @@ describe("the Statewave v0.7.1 emulation, against the recorded fixtures", () => 
     });
     const memories = (compiled.body as { memories: { kind: string; content: string }[] }).memories;
     expect(memories.map((memory) => [memory.kind, memory.content])).toEqual([
-      [
-        "episode_summary",
-        "user: My name is Alice Chen and I work at Globex Corporation. I am on the Enterprise plan.",
-      ],
+      ["episode_summary", `user: ${aliceIntroduces}`],
       ["profile_fact", "My name is Alice Chen"],
       ["profile_fact", "I work at Globex Corporation"],
       ["profile_fact", "I am on the Enterprise plan"],

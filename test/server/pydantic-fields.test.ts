@@ -9,6 +9,7 @@ import {
   requiredString,
   toValidationDetails,
 } from "../../src/server/pydantic-fields.js";
+import { missing, stringTooShort } from "./support/pydantic-errors.js";
 
 /** Validates `{ field: value }` (or `{}` when `value` is undefined) and returns the data or the details. */
 function check(field: z.ZodType, input: Record<string, unknown>) {
@@ -26,9 +27,7 @@ describe("requiredString", () => {
 
   it("says a missing field is required, echoing the object it is missing from", () => {
     expect(check(name, { other: 1 })).toEqual({
-      details: [
-        { type: "missing", loc: ["body", "field"], msg: "Field required", input: { other: 1 } },
-      ],
+      details: [missing(["body", "field"], { other: 1 })],
     });
   });
 
@@ -122,7 +121,7 @@ describe("optionalNullableString", () => {
 describe("jsonObjectField", () => {
   it("requires a required object, defaults an optional one to {}", () => {
     expect(value(jsonObjectField({ required: true }), undefined)).toEqual({
-      details: [{ type: "missing", loc: ["body", "field"], msg: "Field required", input: {} }],
+      details: [missing(["body", "field"], {})],
     });
     expect(value(jsonObjectField({ required: false }), undefined)).toEqual({ data: {} });
   });
@@ -269,7 +268,7 @@ describe("boundedList", () => {
 
   it("requires a list", () => {
     expect(value(boundedList(item, { min: 1, max: 2 }), undefined)).toEqual({
-      details: [{ type: "missing", loc: ["body", "field"], msg: "Field required", input: {} }],
+      details: [missing(["body", "field"], {})],
     });
     expect(value(boundedList(item, { min: 1, max: 2 }), { 0: 1 })).toEqual({
       details: [
@@ -326,14 +325,8 @@ describe("boundedList", () => {
     });
     expect(value(list, [{ name: "" }, {}])).toEqual({
       details: [
-        {
-          type: "string_too_short",
-          loc: ["body", "field", 0, "name"],
-          msg: "String should have at least 1 character",
-          input: "",
-          ctx: { min_length: 1 },
-        },
-        { type: "missing", loc: ["body", "field", 1, "name"], msg: "Field required", input: {} },
+        stringTooShort(["body", "field", 0, "name"], "", 1),
+        missing(["body", "field", 1, "name"], {}),
       ],
     });
   });
@@ -349,7 +342,7 @@ describe("boundedList", () => {
 });
 
 describe("toValidationDetails", () => {
-  const missing = (path: PropertyKey[]) =>
+  const missingIssue = (path: PropertyKey[]) =>
     ({
       code: "custom",
       path,
@@ -361,25 +354,25 @@ describe("toValidationDetails", () => {
   it.each(["query", "path"] as const)(
     "echoes null for a parameter missing from the %s",
     (where) => {
-      expect(toValidationDetails([missing(["subject_id"])], where, { other: "x" })).toEqual([
-        { type: "missing", loc: [where, "subject_id"], msg: "Field required", input: null },
+      expect(toValidationDetails([missingIssue(["subject_id"])], where, { other: "x" })).toEqual([
+        missing([where, "subject_id"], null),
       ]);
     },
   );
 
   it("walks own members only, and stops at a value that is not an object", () => {
-    expect(toValidationDetails([missing(["a", "b", "c"])], "body", { a: 5 })).toEqual([
-      { type: "missing", loc: ["body", "a", "b", "c"], msg: "Field required", input: undefined },
+    expect(toValidationDetails([missingIssue(["a", "b", "c"])], "body", { a: 5 })).toEqual([
+      missing(["body", "a", "b", "c"], undefined),
     ]);
-    expect(toValidationDetails([missing(["a", "b", "c"])], "body", { a: null })).toEqual([
-      { type: "missing", loc: ["body", "a", "b", "c"], msg: "Field required", input: undefined },
+    expect(toValidationDetails([missingIssue(["a", "b", "c"])], "body", { a: null })).toEqual([
+      missing(["body", "a", "b", "c"], undefined),
     ]);
     // A string has own indexes ("xyz"[0]), but is no object to walk into.
-    expect(toValidationDetails([missing(["a", 0, "x"])], "body", { a: "xyz" })).toEqual([
-      { type: "missing", loc: ["body", "a", 0, "x"], msg: "Field required", input: undefined },
+    expect(toValidationDetails([missingIssue(["a", 0, "x"])], "body", { a: "xyz" })).toEqual([
+      missing(["body", "a", 0, "x"], undefined),
     ]);
-    expect(toValidationDetails([missing(["toString", "x"])], "body", {})).toEqual([
-      { type: "missing", loc: ["body", "toString", "x"], msg: "Field required", input: undefined },
+    expect(toValidationDetails([missingIssue(["toString", "x"])], "body", {})).toEqual([
+      missing(["body", "toString", "x"], undefined),
     ]);
   });
 

@@ -3,7 +3,8 @@ import type { ContextStore } from "../../src/context/context-store.js";
 import { SharedContext } from "../../src/context/shared-context.js";
 import { StatewaveClient } from "../../src/context/statewave/statewave-client.js";
 import { StatewaveStore } from "../../src/context/statewave/statewave-store.js";
-import { createApp, type TenantScopedStore } from "../../src/server/app.js";
+import type { TenantScopedStore } from "../../src/server/app.js";
+import { serveFetch } from "../support/serve-fetch.js";
 
 /** A store `serve` runs on, closed after each test. */
 type WireStore = ContextStore & TenantScopedStore & { close(): Promise<void> };
@@ -28,9 +29,7 @@ export function describeServeOnTheWire(
     async function serve() {
       const store = await openStore();
       stores.push(store);
-      const app = createApp({ store });
-      const fetch: typeof globalThis.fetch = async (input, init) =>
-        app.fetch(new Request(input, init));
+      const fetch = serveFetch({ store });
       return { fetch };
     }
 

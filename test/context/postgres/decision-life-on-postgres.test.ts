@@ -1,6 +1,5 @@
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
-import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
-import { createApp } from "../../../src/server/app.js";
+import { statewaveClientOfServe } from "../../support/serve-fetch.js";
 import { describeDecisionLife } from "../support/decision-life-suite.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
@@ -25,18 +24,7 @@ describeDecisionLife(
   () => {
     const postgres = usePostgres(skip);
     return async () => {
-      const behind = new PostgresStore({ url: await postgres.database() });
-      const app = createApp({ store: behind });
-      const fetch: typeof globalThis.fetch = async (input, init) =>
-        app.fetch(new Request(input, init));
-      const store = new StatewaveStore({ fetch });
-      return {
-        store,
-        close: async () => {
-          await store.close();
-          await behind.close();
-        },
-      };
+      return statewaveClientOfServe(new PostgresStore({ url: await postgres.database() }));
     };
   },
   { skip, notifies: false },

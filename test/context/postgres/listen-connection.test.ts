@@ -12,6 +12,9 @@ const skip = postgresSkipReason("listen-connection.test.ts") !== undefined;
 /** A lowercase channel per test, so no two tests hear each other. */
 const freshChannel = () => `t_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
 
+/** Waits for what the LISTEN connection does on its own time: connect, reconnect, deliver. */
+const eventually = (assertion: () => unknown) => vi.waitFor(assertion, { timeout: 10_000 });
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(skip)("listenForChanges (the LISTEN connection)", () => {
@@ -37,6 +40,18 @@ describe.skipIf(skip)("listenForChanges (the LISTEN connection)", () => {
     );
     return rows.rows.map((row) => row.pid);
   };
+  /** A database of its own, a channel no other test uses, and an admin connection to it. */
+  const freshDatabase = async () => {
+    const url = await postgres.database();
+    return { url, channel: freshChannel(), db: await admin(url) };
+  };
+  /** A listener on a fresh database and channel, once it LISTENs. */
+  const startedListener = async (overrides: Partial<ListenOptions> = {}) => {
+    const { url, channel, db } = await freshDatabase();
+    const options = listen({ url, channel, ...overrides });
+    await eventually(() => expect(options.onListening).toHaveBeenCalledTimes(1));
+    return { channel, db, options };
+  };
   const listen = (overrides: Partial<ListenOptions> & { url: string; channel: string }) => {
     const options = {
       reconnectDelayMs: 50,
@@ -52,58 +67,32 @@ describe.skipIf(skip)("listenForChanges (the LISTEN connection)", () => {
   };
 
   it("delivers NOTIFY payloads on its channel, and listens again after the backend is killed", async () => {
-    const url = await postgres.database();
-    const channel = freshChannel();
-    const db = await admin(url);
-    const options = listen({ url, channel });
-    await vi.waitFor(() => expect(options.onListening).toHaveBeenCalledTimes(1), {
-      timeout: 10_000,
-    });
+    const { channel, db, options } = await startedListener();
     await db.query(`NOTIFY ${channel}, 'first'`);
-    await vi.waitFor(() => expect(options.onChange).toHaveBeenCalledWith("first"), {
-      timeout: 10_000,
-    });
+    await eventually(() => expect(options.onChange).toHaveBeenCalledWith("first"));
 
     const [pid] = await listeners(db, channel);
     await db.query("SELECT pg_terminate_backend($1)", [pid]);
-    await vi.waitFor(() => expect(options.onListening).toHaveBeenCalledTimes(2), {
-      timeout: 10_000,
-    });
+    await eventually(() => expect(options.onListening).toHaveBeenCalledTimes(2));
     await db.query(`NOTIFY ${channel}, 'second'`);
-    await vi.waitFor(() => expect(options.onChange).toHaveBeenCalledWith("second"), {
-      timeout: 10_000,
-    });
+    await eventually(() => expect(options.onChange).toHaveBeenCalledWith("second"));
     expect(options.onChange).toHaveBeenCalledTimes(2);
     expect(await listeners(db, channel)).toHaveLength(1);
     expect(options.onError).not.toHaveBeenCalled();
   }, 30_000);
 
   it("once stopped, closes its connection and never reconnects", async () => {
-    const url = await postgres.database();
-    const channel = freshChannel();
-    const db = await admin(url);
-    const options = listen({ url, channel });
-    await vi.waitFor(() => expect(options.onListening).toHaveBeenCalledTimes(1), {
-      timeout: 10_000,
-    });
+    const { channel, db, options } = await startedListener();
     stops.pop()?.();
-    await vi.waitFor(async () => expect(await listeners(db, channel)).toEqual([]), {
-      timeout: 10_000,
-    });
+    await eventually(async () => expect(await listeners(db, channel)).toEqual([]));
     await sleep(300);
     expect(await listeners(db, channel)).toEqual([]);
     expect(options.onListening).toHaveBeenCalledTimes(1);
   }, 30_000);
 
   it("does not reconnect a dropped connection once its store is closed", async () => {
-    const url = await postgres.database();
-    const channel = freshChannel();
-    const db = await admin(url);
     let closed = false;
-    const options = listen({ url, channel, closed: () => closed });
-    await vi.waitFor(() => expect(options.onListening).toHaveBeenCalledTimes(1), {
-      timeout: 10_000,
-    });
+    const { channel, db, options } = await startedListener({ closed: () => closed });
     closed = true;
     const [pid] = await listeners(db, channel);
     await db.query("SELECT pg_terminate_backend($1)", [pid]);
@@ -113,9 +102,7 @@ describe.skipIf(skip)("listenForChanges (the LISTEN connection)", () => {
   }, 30_000);
 
   it("stopped while still connecting, it never starts listening", async () => {
-    const url = await postgres.database();
-    const channel = freshChannel();
-    const db = await admin(url);
+    const { url, channel, db } = await freshDatabase();
     const options = listen({ url, channel });
     stops.pop()?.();
     await sleep(800);
@@ -141,9 +128,7 @@ describe.skipIf(skip)("listenForChanges (the LISTEN connection)", () => {
     const unreachable = new Error("the pool is not up yet");
     const ready = vi.fn().mockRejectedValueOnce(unreachable).mockResolvedValue(undefined);
     const options = listen({ url, channel: freshChannel(), ready });
-    await vi.waitFor(() => expect(options.onListening).toHaveBeenCalledTimes(1), {
-      timeout: 10_000,
-    });
+    await eventually(() => expect(options.onListening).toHaveBeenCalledTimes(1));
     expect(options.onError).toHaveBeenCalledExactlyOnceWith(unreachable);
   }, 30_000);
 
@@ -156,11 +141,11 @@ describe.skipIf(skip)("listenForChanges (the LISTEN connection)", () => {
     const channel = freshChannel();
     const onError = vi.fn();
     const options = listen({ url: missing.toString(), channel, reconnectDelayMs: 100, onError });
-    await vi.waitFor(() => expect(onError).toHaveBeenCalled(), { timeout: 10_000 });
+    await eventually(() => expect(onError).toHaveBeenCalled());
     expect(String(onError.mock.calls[0]?.[0])).toContain(name);
     await db.query(`CREATE DATABASE ${name}`);
     try {
-      await vi.waitFor(() => expect(options.onListening).toHaveBeenCalled(), { timeout: 10_000 });
+      await eventually(() => expect(options.onListening).toHaveBeenCalled());
       await sleep(500);
       expect(options.onListening).toHaveBeenCalledTimes(1);
     } finally {

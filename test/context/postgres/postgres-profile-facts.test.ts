@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
+import { aliceChatPayload } from "../../support/fixtures/alice-chat.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 const skip = postgresSkipReason("postgres-profile-facts.test.ts") !== undefined;
@@ -14,15 +15,7 @@ describe.skipIf(skip)("PostgresStore compile of a conversation", () => {
         subjectId: "user-42",
         source: "support-chat",
         type: "conversation",
-        payload: {
-          messages: [
-            {
-              role: "user",
-              content:
-                "My name is Alice Chen and I work at Globex Corporation. I am on the Enterprise plan.",
-            },
-          ],
-        },
+        payload: aliceChatPayload,
       });
       const result = await store.compileMemories("user-42");
       expect(result.memories.map((memory) => memory.kind)).toStrictEqual([

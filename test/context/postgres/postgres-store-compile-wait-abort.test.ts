@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
-import { postgresSkipReason, usePostgres } from "./use-postgres.js";
+import { backendCount, postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 const skip = postgresSkipReason("postgres-store-compile-wait-abort.test.ts") !== undefined;
 
@@ -21,12 +21,7 @@ describe.skipIf(skip)("PostgresStore compileMemoriesWait aborted during a status
 
   /** Backends of this database waiting on a lock while running a statement that starts with `sql`. */
   async function lockWaiters(watcher: pg.Client, sql: string): Promise<number> {
-    const { rows } = await watcher.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity
-       WHERE datname = current_database() AND wait_event_type = 'Lock' AND starts_with(query, $1)`,
-      [sql],
-    );
-    return rows[0]?.n ?? 0;
+    return backendCount(watcher, "wait_event_type = 'Lock' AND starts_with(query, $1)", [sql]);
   }
 
   async function untilWaiting(watcher: pg.Client, sql: string, count: number): Promise<void> {

@@ -5,7 +5,7 @@ import { CompileJobNotFoundError } from "../../../src/context/errors/compile-job
 import { CompileTimeoutError } from "../../../src/context/errors/compile-timeout-error.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { decisionEpisode } from "../../support/fixtures/decision-episode.js";
-import { postgresSkipReason, usePostgres } from "./use-postgres.js";
+import { backendCount, postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 const skip = postgresSkipReason("postgres-store-core-writes-jobs.test.ts") !== undefined;
 
@@ -46,19 +46,11 @@ describe.skipIf(skip)("PostgresStore compile jobs", () => {
     };
   }
 
-  /** Settles once a compile is waiting for the lock `holdCompileLock` holds. */
-  async function compileWaiting(admin: pg.Client): Promise<void> {
+  /** Settles once `count` compiles are waiting for the lock `holdCompileLock` holds. */
+  async function compilesWaiting(admin: pg.Client, count: number): Promise<void> {
     await expect
-      .poll(
-        async () =>
-          (
-            await admin.query(
-              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-            )
-          ).rows[0]?.n,
-        { timeout: 10_000 },
-      )
-      .toBe(1);
+      .poll(() => backendCount(admin, "wait_event_type = 'Lock'"), { timeout: 10_000 })
+      .toBe(count);
   }
 
   it("compileMemoriesWait gives the completed job with the memories it created, as any poll does", async () => {
@@ -80,7 +72,7 @@ describe.skipIf(skip)("PostgresStore compile jobs", () => {
     const { store, admin, url } = await setUp();
     const release = await holdCompileLock(url);
     const started = await store.compileMemoriesAsync("run");
-    await compileWaiting(admin);
+    await compilesWaiting(admin, 1);
     expect(await store.getCompileStatus(started.jobId)).toStrictEqual({
       jobId: started.jobId,
       status: "running",
@@ -162,7 +154,7 @@ describe.skipIf(skip)("PostgresStore compile jobs", () => {
       const controller = new AbortController();
       const waiting = store.compileMemoriesWait("run", { signal: controller.signal });
       const outcome = waiting.catch((caught: unknown) => caught);
-      await compileWaiting(admin);
+      await compilesWaiting(admin, 1);
       await expect.poll(() => getEventListeners(controller.signal, "abort").length).toBe(1);
       const reason = new Error("user cancelled");
       controller.abort(reason);
@@ -174,7 +166,7 @@ describe.skipIf(skip)("PostgresStore compile jobs", () => {
       const release = await holdCompileLock(url);
       const controller = new AbortController();
       const waiting = store.compileMemoriesWait("run", { signal: controller.signal });
-      await compileWaiting(admin);
+      await compilesWaiting(admin, 1);
       await expect.poll(() => getEventListeners(controller.signal, "abort").length).toBe(1);
       await release();
       await expect(waiting).resolves.toMatchObject({ status: "completed", memoriesCreated: 2 });
@@ -186,17 +178,7 @@ describe.skipIf(skip)("PostgresStore compile jobs", () => {
     const { store, admin, url } = await setUp();
     const release = await holdCompileLock(url);
     const compiles = Promise.all([store.compileMemories("run"), store.compileMemories("run")]);
-    await expect
-      .poll(
-        async () =>
-          (
-            await admin.query(
-              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-            )
-          ).rows[0]?.n,
-        { timeout: 10_000 },
-      )
-      .toBe(2);
+    await compilesWaiting(admin, 2);
     await release();
     const results = await compiles;
     expect(results.map((result) => result.memoriesCreated).sort()).toEqual([0, 2]);

@@ -5,7 +5,7 @@ import { StoreClosedError } from "../../../src/context/errors/store-closed-error
 import { StoreSchemaError } from "../../../src/context/errors/store-schema-error.js";
 import { StoreValidationError } from "../../../src/context/errors/store-validation-error.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
-import { postgresSkipReason, usePostgres } from "./use-postgres.js";
+import { backendCount, postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 const skip = postgresSkipReason("postgres-store-core-writes.test.ts") !== undefined;
 
@@ -71,30 +71,14 @@ describe.skipIf(skip)("PostgresStore writes", () => {
         field: "source",
         expected: "a string of 1..256 characters without U+0000 or unpaired surrogates",
       },
-      {
-        call: "createEpisode with a payload JSON cannot hold",
+      // Each JSON column refuses what JSON cannot hold (a bigint), naming itself.
+      ...(["payload", "metadata", "provenance"] as const).map((field) => ({
+        call: `createEpisode with ${field} JSON cannot hold`,
         run: (store: PostgresStore) =>
-          store.createEpisode({ ...note("s", "x"), payload: { count: 1n as unknown as number } }),
-        field: "payload",
+          store.createEpisode({ ...note("s", "x"), [field]: { count: 1n as unknown as number } }),
+        field,
         expected: "a JSON-serialisable object",
-      },
-      {
-        call: "createEpisode with metadata JSON cannot hold",
-        run: (store: PostgresStore) =>
-          store.createEpisode({ ...note("s", "x"), metadata: { count: 1n as unknown as number } }),
-        field: "metadata",
-        expected: "a JSON-serialisable object",
-      },
-      {
-        call: "createEpisode with provenance JSON cannot hold",
-        run: (store: PostgresStore) =>
-          store.createEpisode({
-            ...note("s", "x"),
-            provenance: { count: 1n as unknown as number },
-          }),
-        field: "provenance",
-        expected: "a JSON-serialisable object",
-      },
+      })),
       {
         call: "createEpisodesBatch with U+0000 in the second item's type",
         run: (store: PostgresStore) =>
@@ -102,30 +86,21 @@ describe.skipIf(skip)("PostgresStore writes", () => {
         field: "episodes[1].type",
         expected: "a string of 1..128 characters without U+0000 or unpaired surrogates",
       },
-      {
-        call: "compileMemories with an empty subjectId",
-        run: (store: PostgresStore) => store.compileMemories(""),
-        field: "subjectId",
-        expected: undefined,
-      },
-      {
-        call: "compileMemories with U+0000 in subjectId",
-        run: (store: PostgresStore) => store.compileMemories("a\u0000b"),
-        field: "subjectId",
-        expected: "a string of 1..256 characters without U+0000 or unpaired surrogates",
-      },
-      {
-        call: "compileMemoriesAsync with an empty subjectId",
-        run: (store: PostgresStore) => store.compileMemoriesAsync(""),
-        field: "subjectId",
-        expected: undefined,
-      },
-      {
-        call: "compileMemoriesAsync with U+0000 in subjectId",
-        run: (store: PostgresStore) => store.compileMemoriesAsync("a\u0000b"),
-        field: "subjectId",
-        expected: "a string of 1..256 characters without U+0000 or unpaired surrogates",
-      },
+      // Both compile calls check the subject id alike.
+      ...(["compileMemories", "compileMemoriesAsync"] as const).flatMap((method) => [
+        {
+          call: `${method} with an empty subjectId`,
+          run: (store: PostgresStore) => store[method](""),
+          field: "subjectId",
+          expected: undefined,
+        },
+        {
+          call: `${method} with U+0000 in subjectId`,
+          run: (store: PostgresStore) => store[method]("a\u0000b"),
+          field: "subjectId",
+          expected: "a string of 1..256 characters without U+0000 or unpaired surrogates",
+        },
+      ]),
     ])("$call", async ({ run, field, expected }) => {
       const store = await open();
       const error = await validationError(run(store));
@@ -202,15 +177,7 @@ describe.skipIf(skip)("PostgresStore writes", () => {
       // the reader would catch up on (re)listening instead.
       const client = await admin(url);
       await expect
-        .poll(
-          async () =>
-            (
-              await client.query(
-                "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'",
-              )
-            ).rows[0]?.n,
-          { timeout: 10_000 },
-        )
+        .poll(() => backendCount(client, "query LIKE 'LISTEN %'"), { timeout: 10_000 })
         .toBe(1);
       const { episodes } = await writer.createEpisodesBatch([
         note("s", "from the writer"),

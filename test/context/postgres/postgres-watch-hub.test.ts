@@ -132,6 +132,22 @@ const flush = async () => {
 
 const key = "t/run";
 
+/** Tells the hub the subject changed, as a NOTIFY would, and lets the read it starts run. */
+async function notified(hub: PostgresWatchHub): Promise<void> {
+  hub.notify(key);
+  await flush();
+}
+
+/** Commits `changes` to the subject, then tells the hub and lets it read them. */
+async function commitAndNotify(
+  hub: PostgresWatchHub,
+  source: FakeSource,
+  ...changes: StoreChange[]
+): Promise<void> {
+  source.commit(key, ...changes);
+  await notified(hub);
+}
+
 describe("PostgresWatchHub start and replay", () => {
   it("a watch without replay starts at the subject's end and asks nothing more until told", async () => {
     const { hub, source } = open();
@@ -141,9 +157,7 @@ describe("PostgresWatchHub start and replay", () => {
     await hub.settled();
     await flush();
     expect(source.changeReads).toBe(0);
-    source.commit(key, episode("new"));
-    hub.notify(key);
-    await flush();
+    await commitAndNotify(hub, source, episode("new"));
     expect(seen).toEqual(["episode new"]);
   });
 
@@ -215,13 +229,10 @@ describe("PostgresWatchHub when the starting cursor cannot be read", () => {
     // The first notice reads the cursor again (from "now"), and a second notice while it is
     // being read does not read it twice.
     hub.notify(key);
-    hub.notify(key);
-    await flush();
+    await notified(hub);
     expect(source.cursorReads).toBe(2);
     expect(seen).toEqual([]);
-    source.commit(key, episode("after the retry"));
-    hub.notify(key);
-    await flush();
+    await commitAndNotify(hub, source, episode("after the retry"));
     expect(seen).toEqual(["episode after the retry"]);
   });
 
@@ -236,17 +247,13 @@ describe("PostgresWatchHub when the starting cursor cannot be read", () => {
     failing.fail(new Error("connection lost"));
     await flush();
     expect(errors).toHaveLength(1);
-    hub.notify(key);
-    await flush();
+    await notified(hub);
     expect(source.cursorReads).toBe(2);
     other.open();
     await flush();
-    hub.notify(key);
-    await flush();
+    await notified(hub);
     expect(source.cursorReads).toBe(3);
-    source.commit(key, episode("new"));
-    hub.notify(key);
-    await flush();
+    await commitAndNotify(hub, source, episode("new"));
     expect(seen).toEqual(["episode new"]);
   });
 
@@ -323,9 +330,7 @@ describe("PostgresWatchHub delivery", () => {
       }
     });
     await hub.settled();
-    source.commit(key, episode("question"));
-    hub.notify(key);
-    await flush();
+    await commitAndNotify(hub, source, episode("question"));
     expect(seen).toEqual(["episode question", "episode answer"]);
   });
 
@@ -344,9 +349,7 @@ describe("PostgresWatchHub delivery", () => {
       { onError },
     );
     await hub.settled();
-    source.commit(key, episode("one"), episode("two"));
-    hub.notify(key);
-    await flush();
+    await commitAndNotify(hub, source, episode("one"), episode("two"));
     expect(seen).toEqual(["episode one", "episode two"]);
     expect(errors).toEqual([boom]);
   });
@@ -363,8 +366,7 @@ describe("PostgresWatchHub delivery", () => {
     failing.fail(new Error("query failed"));
     await flush();
     expect(errors).toEqual([new Error("query failed")]);
-    hub.notify(key);
-    await flush();
+    await notified(hub);
     subscription.close();
     late.fail(new Error("late"));
     await flush();
@@ -383,9 +385,7 @@ describe("PostgresWatchHub delivery", () => {
       else subscription.close();
     });
     await hub.settled();
-    source.commit(key, episode("first"), episode("second"));
-    hub.notify(key);
-    await flush();
+    await commitAndNotify(hub, source, episode("first"), episode("second"));
     expect(seen).toEqual(["episode first"]);
   });
 });

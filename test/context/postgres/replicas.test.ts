@@ -1,12 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ContextStore, Episode, StoreChange } from "../../../src/context/context-store.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
-import { type InvalidationNotice, SharedContext } from "../../../src/context/shared-context.js";
+import { SharedContext } from "../../../src/context/shared-context.js";
 import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
 import { SharedState } from "../../../src/crdt/shared-state.js";
 import { writeInStep } from "../../crdt/support/state-writers.js";
 import { drivenChild, spawnTsChild, waitForExit } from "../../support/run-child.js";
 import { uniqueSubject } from "../store-contract.js";
+import { decision, listen } from "../support/shared-context-setups.js";
 import { type ServeReplica, startServeReplica, stopReplicas } from "./serve-replicas.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
@@ -216,20 +217,13 @@ describe.skipIf(skip)("several replicas on one Postgres", () => {
       const coder = new SharedContext({ store: storeB, subjectId });
       opened.push(planner, coder);
 
-      await planner.decide("project", "legacy-cache is in use", {
-        kind: "architectural_decision",
-        target: "legacy-cache",
-      });
+      await planner.decide("project", "legacy-cache is in use", decision("legacy-cache"));
       const read = await coder.beforeActing("coder", "Build module legacy-cache");
       expect(read.decisions.map((memory) => memory.content)).toEqual(["legacy-cache is in use"]);
 
-      const notices: InvalidationNotice[] = [];
-      coder.onInvalidated("coder", (notice) => notices.push(notice));
+      const notices = listen(coder, "coder");
       await planner.beforeActing("planner", "Decide the fate of legacy-cache");
-      await planner.decide("planner", "Retire legacy-cache", {
-        kind: "architectural_decision",
-        target: "legacy-cache",
-      });
+      await planner.decide("planner", "Retire legacy-cache", decision("legacy-cache"));
       await expect.poll(() => notices.length, { timeout: 10_000, interval: 20 }).toBe(1);
       expect(notices[0]).toMatchObject({
         by: "planner",

@@ -4,7 +4,7 @@ import { createApp } from "../../../src/server/app.js";
 import { describeBadRequests } from "../../server/bad-requests.js";
 import { describeIdempotentWrites } from "../../server/idempotent-writes.js";
 import { describeServeOnTheWire } from "../../server/serve-wire.js";
-import { postgresSkipReason, usePostgres } from "./use-postgres.js";
+import { freshPostgresStores, postgresSkipReason } from "./use-postgres.js";
 
 const skip = postgresSkipReason("serve-on-postgres.test.ts") !== undefined;
 const base = "http://test";
@@ -14,34 +14,13 @@ interface ErrorBody {
 }
 
 // The embedded store's bad-request table (test/server/bad-requests.test.ts), on Postgres.
-describeBadRequests(
-  "Postgres",
-  () => {
-    const postgres = usePostgres(skip);
-    return async () => new PostgresStore({ url: await postgres.database() });
-  },
-  skip,
-);
+describeBadRequests("Postgres", freshPostgresStores(skip), skip);
 
 // The embedded store's idempotency tests (test/server/idempotent-writes.test.ts), on Postgres.
-describeIdempotentWrites(
-  "Postgres",
-  () => {
-    const postgres = usePostgres(skip);
-    return async () => new PostgresStore({ url: await postgres.database() });
-  },
-  skip,
-);
+describeIdempotentWrites("Postgres", freshPostgresStores(skip), skip);
 
 // The embedded store's wire tests (test/server/compat-serve-wire.test.ts), on Postgres.
-describeServeOnTheWire(
-  "Postgres",
-  () => {
-    const postgres = usePostgres(skip);
-    return async () => new PostgresStore({ url: await postgres.database() });
-  },
-  skip,
-);
+describeServeOnTheWire("Postgres", freshPostgresStores(skip), skip);
 
 describe.skipIf(skip)("serve on Postgres: an unreachable database", () => {
   it("answers 503 service_unavailable, naming nothing internal, when its database is unreachable", async () => {

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
+import type pg from "pg";
 import { afterAll, beforeAll } from "vitest";
+import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import {
   postgresUnavailableReason,
   startTestPostgres,
@@ -43,5 +45,32 @@ export function usePostgres(skip: boolean): {
   return {
     cluster: started,
     database: () => started().createDatabase(`t_${randomUUID().replaceAll("-", "").slice(0, 16)}`),
+  };
+}
+
+/**
+ * How many backends of the client's database match `where` (a condition on pg_stat_activity):
+ * how a test sees a compile waiting on a lock or a reader's LISTEN connection come up.
+ */
+export async function backendCount(
+  client: pg.Client,
+  where: string,
+  parameters: unknown[] = [],
+): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND ${where}`,
+    parameters,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * The `prepare` a shared store suite takes (bad requests, idempotent writes, the wire): run inside
+ * the suite's `describe`, it starts the file's cluster and opens a store on a fresh database per test.
+ */
+export function freshPostgresStores(skip: boolean): () => () => Promise<PostgresStore> {
+  return () => {
+    const postgres = usePostgres(skip);
+    return async () => new PostgresStore({ url: await postgres.database() });
   };
 }

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { authorityOf } from "../../../src/context/authority.js";
-import { type InvalidationNotice, SharedContext } from "../../../src/context/shared-context.js";
+import { SharedContext } from "../../../src/context/shared-context.js";
 import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
 import { createStatewaveEmulator } from "../../../src/server/compat/statewave-v0-7-1.js";
 import { plannersDisagree } from "../../support/fixtures/planners-disagree.js";
 import { waitFor } from "../store-contract.js";
+import { decision, listen } from "../support/shared-context-setups.js";
 
 /**
  * shared-ctx's knowledge layer against what a real Statewave v0.7.1 returns (the emulation,
@@ -52,10 +53,7 @@ describe("StatewaveStore on a Statewave v0.7.1 server", () => {
   it("reads another process's decisions through the timeline (nothing cached locally)", async () => {
     const { connect } = setUp();
     const writer = new SharedContext({ store: connect(), subjectId: "run" });
-    await writer.decide("planner", "Keep the cache.", {
-      kind: "architectural_decision",
-      target: "cache",
-    });
+    await writer.decide("planner", "Keep the cache.", decision("cache"));
     const reader = new SharedContext({ store: connect(), subjectId: "run" });
     const read = await reader.beforeActing("coder", "cache");
     expect(read.decisions).toHaveLength(1);
@@ -88,17 +86,18 @@ describe("StatewaveStore on a Statewave v0.7.1 server", () => {
   it("supersedes a decision its author restates, and tells whoever read it", async () => {
     const { connect } = setUp();
     const shared = new SharedContext({ store: connect(), subjectId: "run" });
-    await shared.decide("planner", "Deprecate legacy-session-token.", {
-      kind: "architectural_decision",
-      target: "legacy-session-token",
-    });
-    const notices: InvalidationNotice[] = [];
-    shared.onInvalidated("coder", (notice) => notices.push(notice));
+    await shared.decide(
+      "planner",
+      "Deprecate legacy-session-token.",
+      decision("legacy-session-token"),
+    );
+    const notices = listen(shared, "coder");
     await shared.beforeActing("coder", "login");
-    await shared.decide("planner", "Keep legacy-session-token after all.", {
-      kind: "architectural_decision",
-      target: "legacy-session-token",
-    });
+    await shared.decide(
+      "planner",
+      "Keep legacy-session-token after all.",
+      decision("legacy-session-token"),
+    );
     const read = await shared.beforeActing("coder", "login");
     expect(read.decisions.map((memory) => memory.content)).toEqual([
       "Keep legacy-session-token after all.",
@@ -113,12 +112,9 @@ describe("StatewaveStore on a Statewave v0.7.1 server", () => {
   it("a decision that declares it read the older one settles the dispute", async () => {
     const { connect } = setUp();
     const shared = new SharedContext({ store: connect(), subjectId: "run" });
-    await shared.decide("planner-a", "Deprecate x.", {
-      kind: "architectural_decision",
-      target: "x",
-    });
+    await shared.decide("planner-a", "Deprecate x.", decision("x"));
     await shared.beforeActing("planner-b", "x");
-    await shared.decide("planner-b", "Keep x.", { kind: "architectural_decision", target: "x" });
+    await shared.decide("planner-b", "Keep x.", decision("x"));
     const read = await shared.beforeActing("coder", "x");
     expect(read.decisions.map((memory) => memory.content)).toEqual(["Keep x."]);
     await shared.close();
@@ -134,10 +130,11 @@ describe("StatewaveStore on a Statewave v0.7.1 server", () => {
     expect(person[0]?.metadata.authority).toBe("user");
     // The agent reads the person's decision first (informed) and decides otherwise, later.
     await shared.beforeActing("planner", "session storage");
-    await shared.decide("planner", "Move session state into signed JWT cookies.", {
-      kind: "architectural_decision",
-      target: "session-storage",
-    });
+    await shared.decide(
+      "planner",
+      "Move session state into signed JWT cookies.",
+      decision("session-storage"),
+    );
     const disputed = await shared.beforeActing("coder", "session storage");
     expect(disputed.decisions.map((memory) => memory.content).sort()).toEqual([
       "Move session state into signed JWT cookies.",

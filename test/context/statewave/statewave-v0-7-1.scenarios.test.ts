@@ -6,8 +6,8 @@ import { createVirtualClock } from "../../../src/scenario/clock.js";
 import { listScenarios, loadScenario } from "../../../src/scenario/load-scenario.js";
 import type { ScenarioEvent } from "../../../src/scenario/scenario-events.js";
 import { startRun } from "../../../src/scenario/scenario-runner.js";
-import { createApp } from "../../../src/server/app.js";
 import { createStatewaveEmulator } from "../../../src/server/compat/statewave-v0-7-1.js";
+import { serveFetch } from "../../support/serve-fetch.js";
 
 /** Counter ids, so both runs name everything alike. */
 function sequentialIds(): () => string {
@@ -62,9 +62,7 @@ describe("every shipped scenario over HTTP: on serve, and on a Statewave v0.7.1 
     async (name) => {
       const embedded = await run(name, new EmbeddedStore({ path: ":memory:" }));
       const served = new EmbeddedStore({ path: ":memory:" });
-      const app = createApp({ store: served });
-      const fetch: typeof globalThis.fetch = async (input, init) =>
-        app.fetch(new Request(input, init));
+      const fetch = serveFetch({ store: served });
       const remote = await run(name, new StatewaveStore({ fetch, pollIntervalMs: 5 }));
       await served.close();
       expect(comparable(remote.events)).toEqual(comparable(embedded.events));

@@ -4,8 +4,8 @@ import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 import { segmentSubject } from "../../../src/context/statewave/statewave-episode-log.js";
 import { StatewaveStore } from "../../../src/context/statewave/statewave-store.js";
 import { Disputed, type Escalation, SharedState } from "../../../src/crdt/shared-state.js";
-import { createApp } from "../../../src/server/app.js";
 import { createStatewaveEmulator } from "../../../src/server/compat/statewave-v0-7-1.js";
+import { serveFetch } from "../../support/serve-fetch.js";
 import { waitFor } from "../store-contract.js";
 
 /**
@@ -21,9 +21,7 @@ const servers = [
   [
     "shared-ctx serve",
     () => {
-      const app = createApp({ store: new EmbeddedStore({ path: ":memory:" }) });
-      const fetch: typeof globalThis.fetch = async (input, init) =>
-        app.fetch(new Request(input, init));
+      const fetch = serveFetch({ store: new EmbeddedStore({ path: ":memory:" }) });
       return { fetch, capped: false };
     },
   ],

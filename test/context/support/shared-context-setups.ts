@@ -16,6 +16,18 @@ export function listen(shared: SharedContext, callerId: string): InvalidationNot
   return notices;
 }
 
+/** The notices `callerId` is given, and the moment the first arrives: notices are told after the write returns. */
+export function listenForFirst(shared: SharedContext, callerId: string) {
+  const notices: InvalidationNotice[] = [];
+  const first = new Promise<void>((resolve) => {
+    shared.onInvalidated(callerId, (notice) => {
+      notices.push(notice);
+      resolve();
+    });
+  });
+  return { notices, first };
+}
+
 /**
  * Shared contexts over in-memory stores, each closed after its test: a bare one, one over a live
  * shared state (as a lead agent runs it), and a dispute raised by two replicas.

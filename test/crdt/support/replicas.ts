@@ -6,6 +6,11 @@ export function replica(peerId = 1): StateReplica {
   return new StateReplica({ subjectId: "s", peerId, now: () => ++clock });
 }
 
+/** `to` imports all that `from` holds, as an update: one direction of a sync. */
+export function receive(to: StateReplica, from: StateReplica): void {
+  to.import([from.doc.export({ mode: "update" })]);
+}
+
 /**
  * Two replicas that write plan/config.db.host concurrently ("a" beside port 1, and "b"); returns
  * the first once it holds both writes.
@@ -15,6 +20,6 @@ export function replicaWithDisputedHost(): StateReplica {
   const b = replica(2);
   a.write("alice", "plan", "config", { db: { host: "a" }, port: 1 });
   b.write("bob", "plan", "config", { db: { host: "b" } });
-  a.import([b.doc.export({ mode: "update" })]);
+  receive(a, b);
   return a;
 }

@@ -18,30 +18,43 @@ export function sharedStatesPerTest(defaults: Partial<OpenSharedStateOptions> = 
     for (const state of states.splice(0)) await state.close();
     for (const store of stores.splice(0)) await store.close();
   });
-  return {
-    memoryStore(): EmbeddedStore {
-      let id = 0;
-      const store = new EmbeddedStore({ path: ":memory:", generateId: () => `ep-${++id}` });
-      stores.push(store);
-      return store;
-    },
-    async open(
-      store: ContextStore,
-      agentId: string,
-      options: OpenOptions = {},
-    ): Promise<SharedState> {
-      const { clockStart = 0, ...rest } = options;
-      let clock = clockStart;
-      const state = await SharedState.open({
-        store,
-        subjectId: "run-1",
-        agentId,
-        now: () => ++clock,
-        ...defaults,
-        ...rest,
-      });
-      states.push(state);
-      return state;
-    },
-  };
+  function memoryStore(): EmbeddedStore {
+    let id = 0;
+    const store = new EmbeddedStore({ path: ":memory:", generateId: () => `ep-${++id}` });
+    stores.push(store);
+    return store;
+  }
+  async function open(
+    store: ContextStore,
+    agentId: string,
+    options: OpenOptions = {},
+  ): Promise<SharedState> {
+    const { clockStart = 0, ...rest } = options;
+    let clock = clockStart;
+    const state = await SharedState.open({
+      store,
+      subjectId: "run-1",
+      agentId,
+      now: () => ++clock,
+      ...defaults,
+      ...rest,
+    });
+    states.push(state);
+    return state;
+  }
+  /**
+   * A reader (opened with `readerOptions`) and a writer on one store, and `writeTags`, which puts
+   * the writer's `plan/tags` and gives a following reader the tick its watch takes to import them.
+   */
+  async function readerAndWriter(readerOptions: OpenOptions) {
+    const store = memoryStore();
+    const reader = await open(store, "reader", readerOptions);
+    const writer = await open(store, "writer");
+    const writeTags = async (tags: string[]) => {
+      await writer.put("plan", "tags", tags);
+      await Promise.resolve();
+    };
+    return { store, reader, writer, writeTags };
+  }
+  return { memoryStore, open, readerAndWriter };
 }

@@ -1,4 +1,12 @@
 import { describe, expect, it } from "vitest";
+import {
+  missing,
+  notAnObject,
+  notDictionary,
+  notString,
+  stringTooLong,
+  stringTooShort,
+} from "../support/pydantic-errors.js";
 import { emulatorClient } from "./emulator-client.js";
 
 /** The body of a v0.7.1 validation failure: the envelope with pydantic's details. */
@@ -13,6 +21,15 @@ function invalid(details: unknown[], requestId = "generated-request-id") {
   };
 }
 
+/** The answer to a route v0.7.1 does not have (Starlette's HTTPException, in the envelope). */
+function httpError(status: number, message: string) {
+  return {
+    status,
+    requestId: "generated-request-id",
+    body: { error: { code: "http_error", message, request_id: "generated-request-id" } },
+  };
+}
+
 describe("the Statewave v0.7.1 emulation: POST /v1/episodes validation", () => {
   const long = (count: number) => "x".repeat(count);
 
@@ -20,128 +37,35 @@ describe("the Statewave v0.7.1 emulation: POST /v1/episodes validation", () => {
     [
       "a subject_id over 256 characters",
       { subject_id: long(257) },
-      {
-        type: "string_too_long",
-        loc: ["body", "subject_id"],
-        msg: "String should have at most 256 characters",
-        input: long(257),
-        ctx: { max_length: 256 },
-      },
+      stringTooLong(["body", "subject_id"], long(257), 256),
     ],
     [
       "a source over 256 characters",
       { source: long(257) },
-      {
-        type: "string_too_long",
-        loc: ["body", "source"],
-        msg: "String should have at most 256 characters",
-        input: long(257),
-        ctx: { max_length: 256 },
-      },
+      stringTooLong(["body", "source"], long(257), 256),
     ],
     [
       "a type over 128 characters",
       { type: long(129) },
-      {
-        type: "string_too_long",
-        loc: ["body", "type"],
-        msg: "String should have at most 128 characters",
-        input: long(129),
-        ctx: { max_length: 128 },
-      },
+      stringTooLong(["body", "type"], long(129), 128),
     ],
-    [
-      "an empty source",
-      { source: "" },
-      {
-        type: "string_too_short",
-        loc: ["body", "source"],
-        msg: "String should have at least 1 character",
-        input: "",
-        ctx: { min_length: 1 },
-      },
-    ],
-    [
-      "a numeric subject_id",
-      { subject_id: 5 },
-      {
-        type: "string_type",
-        loc: ["body", "subject_id"],
-        msg: "Input should be a valid string",
-        input: 5,
-      },
-    ],
+    ["an empty source", { source: "" }, stringTooShort(["body", "source"], "", 1)],
+    ["a numeric subject_id", { subject_id: 5 }, notString(["body", "subject_id"], 5)],
     [
       "a null subject_id (not nullable)",
       { subject_id: null },
-      {
-        type: "string_type",
-        loc: ["body", "subject_id"],
-        msg: "Input should be a valid string",
-        input: null,
-      },
+      notString(["body", "subject_id"], null),
     ],
-    [
-      "a numeric session_id",
-      { session_id: 7 },
-      {
-        type: "string_type",
-        loc: ["body", "session_id"],
-        msg: "Input should be a valid string",
-        input: 7,
-      },
-    ],
+    ["a numeric session_id", { session_id: 7 }, notString(["body", "session_id"], 7)],
     [
       "a session_id over 256 characters",
       { session_id: long(257) },
-      {
-        type: "string_too_long",
-        loc: ["body", "session_id"],
-        msg: "String should have at most 256 characters",
-        input: long(257),
-        ctx: { max_length: 256 },
-      },
+      stringTooLong(["body", "session_id"], long(257), 256),
     ],
-    [
-      "a list payload",
-      { payload: [1] },
-      {
-        type: "dict_type",
-        loc: ["body", "payload"],
-        msg: "Input should be a valid dictionary",
-        input: [1],
-      },
-    ],
-    [
-      "a string payload",
-      { payload: "text" },
-      {
-        type: "dict_type",
-        loc: ["body", "payload"],
-        msg: "Input should be a valid dictionary",
-        input: "text",
-      },
-    ],
-    [
-      "a null metadata",
-      { metadata: null },
-      {
-        type: "dict_type",
-        loc: ["body", "metadata"],
-        msg: "Input should be a valid dictionary",
-        input: null,
-      },
-    ],
-    [
-      "a list provenance",
-      { provenance: [] },
-      {
-        type: "dict_type",
-        loc: ["body", "provenance"],
-        msg: "Input should be a valid dictionary",
-        input: [],
-      },
-    ],
+    ["a list payload", { payload: [1] }, notDictionary(["body", "payload"], [1])],
+    ["a string payload", { payload: "text" }, notDictionary(["body", "payload"], "text")],
+    ["a null metadata", { metadata: null }, notDictionary(["body", "metadata"], null)],
+    ["a list provenance", { provenance: [] }, notDictionary(["body", "provenance"], [])],
   ])("answers %s with a 422 naming the field", async (_name, fields, detail) => {
     const { post, episode } = emulatorClient();
     const answer = await post("/v1/episodes", episode(fields));
@@ -155,15 +79,10 @@ describe("the Statewave v0.7.1 emulation: POST /v1/episodes validation", () => {
   it("lists every missing field, with the whole body as input", async () => {
     const { post } = emulatorClient();
     const answer = await post("/v1/episodes", {});
-    const missing = (name: string) => ({
-      type: "missing",
-      loc: ["body", name],
-      msg: "Field required",
-      input: {},
-    });
+    const absent = (name: string) => missing(["body", name], {});
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual(
-      invalid([missing("subject_id"), missing("source"), missing("type"), missing("payload")]),
+      invalid([absent("subject_id"), absent("source"), absent("type"), absent("payload")]),
     );
   });
 
@@ -200,9 +119,7 @@ describe("the Statewave v0.7.1 emulation: POST /v1/episodes/batch validation", (
   it("requires an episodes list", async () => {
     const { post } = emulatorClient();
     expect((await post("/v1/episodes/batch", { other: 1 })).body).toEqual(
-      invalid([
-        { type: "missing", loc: ["body", "episodes"], msg: "Field required", input: { other: 1 } },
-      ]),
+      invalid([missing(["body", "episodes"], { other: 1 })]),
     );
     expect((await post("/v1/episodes/batch", { episodes: "many" })).body).toEqual(
       invalid([
@@ -267,19 +184,8 @@ describe("the Statewave v0.7.1 emulation: POST /v1/episodes/batch validation", (
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual(
       invalid([
-        {
-          type: "model_attributes_type",
-          loc: ["body", "episodes", 1],
-          msg: "Input should be a valid dictionary or object to extract fields from",
-          input: 5,
-        },
-        {
-          type: "string_too_short",
-          loc: ["body", "episodes", 2, "subject_id"],
-          msg: "String should have at least 1 character",
-          input: "",
-          ctx: { min_length: 1 },
-        },
+        notAnObject(["body", "episodes", 1], 5),
+        stringTooShort(["body", "episodes", 2, "subject_id"], "", 1),
       ]),
     );
     expect((await get("/v1/timeline?subject_id=s")).body).toMatchObject({ episodes: [] });
@@ -312,7 +218,7 @@ describe("the Statewave v0.7.1 emulation: reading a JSON body", () => {
   });
 
   it.each([
-    ["an empty body", "", [{ type: "missing", loc: ["body"], msg: "Field required", input: null }]],
+    ["an empty body", "", [missing(["body"], null)]],
     [
       "malformed JSON",
       "{",
@@ -326,30 +232,8 @@ describe("the Statewave v0.7.1 emulation: reading a JSON body", () => {
         },
       ],
     ],
-    [
-      "a JSON list",
-      "[1]",
-      [
-        {
-          type: "model_attributes_type",
-          loc: ["body"],
-          msg: "Input should be a valid dictionary or object to extract fields from",
-          input: [1],
-        },
-      ],
-    ],
-    [
-      "JSON null",
-      "null",
-      [
-        {
-          type: "model_attributes_type",
-          loc: ["body"],
-          msg: "Input should be a valid dictionary or object to extract fields from",
-          input: null,
-        },
-      ],
-    ],
+    ["a JSON list", "[1]", [notAnObject(["body"], [1])]],
+    ["JSON null", "null", [notAnObject(["body"], null)]],
   ])("answers %s with a 422", async (_name, text, details) => {
     const { post } = emulatorClient();
     const answer = await post("/v1/memories/compile", text);
@@ -362,29 +246,15 @@ describe("the Statewave v0.7.1 emulation: other bodies and queries", () => {
   it("validates compile and context bodies", async () => {
     const { post } = emulatorClient();
     expect((await post("/v1/memories/compile", { subject_id: "" })).body).toEqual(
-      invalid([
-        {
-          type: "string_too_short",
-          loc: ["body", "subject_id"],
-          msg: "String should have at least 1 character",
-          input: "",
-          ctx: { min_length: 1 },
-        },
-      ]),
+      invalid([stringTooShort(["body", "subject_id"], "", 1)]),
     );
     const task = "t".repeat(4001);
     const context = await post("/v1/context", { task });
     expect(context.status).toBe(422);
     expect(context.body).toEqual(
       invalid([
-        { type: "missing", loc: ["body", "subject_id"], msg: "Field required", input: { task } },
-        {
-          type: "string_too_long",
-          loc: ["body", "task"],
-          msg: "String should have at most 4000 characters",
-          input: task,
-          ctx: { max_length: 4000 },
-        },
+        missing(["body", "subject_id"], { task }),
+        stringTooLong(["body", "task"], task, 4000),
       ]),
     );
     const atLimit = await post("/v1/context", { subject_id: "s", task: "t".repeat(4000) });
@@ -395,11 +265,7 @@ describe("the Statewave v0.7.1 emulation: other bodies and queries", () => {
     const { get } = emulatorClient();
     const answer = await get(path);
     expect(answer.status).toBe(422);
-    expect(answer.body).toEqual(
-      invalid([
-        { type: "missing", loc: ["query", "subject_id"], msg: "Field required", input: null },
-      ]),
-    );
+    expect(answer.body).toEqual(invalid([missing(["query", "subject_id"], null)]));
   });
 
   const notInteger = (name: string, input: string) => ({
@@ -505,13 +371,7 @@ describe("the Statewave v0.7.1 emulation: errors, request ids and routing", () =
     ["GET", "/v1/subjects/a/b"],
   ])("answers %s %s with the 404 envelope", async (method, path) => {
     const { send } = emulatorClient();
-    expect(await send(method, path)).toEqual({
-      status: 404,
-      requestId: "generated-request-id",
-      body: {
-        error: { code: "http_error", message: "Not Found", request_id: "generated-request-id" },
-      },
-    });
+    expect(await send(method, path)).toEqual(httpError(404, "Not Found"));
   });
 
   it.each([
@@ -526,17 +386,7 @@ describe("the Statewave v0.7.1 emulation: errors, request ids and routing", () =
     ["GET", "/v1/subjects/someone"],
   ])("answers %s %s with the 405 envelope", async (method, path) => {
     const { send } = emulatorClient();
-    expect(await send(method, path)).toEqual({
-      status: 405,
-      requestId: "generated-request-id",
-      body: {
-        error: {
-          code: "http_error",
-          message: "Method Not Allowed",
-          request_id: "generated-request-id",
-        },
-      },
-    });
+    expect(await send(method, path)).toEqual(httpError(405, "Method Not Allowed"));
   });
 
   it.each(["/healthz", "/health"])("answers GET %s", async (path) => {
