@@ -1,33 +1,17 @@
 import { describe, expect, it } from "vitest";
-import type { UnstampedEvent } from "../../../src/agents/agent-runtime.js";
-import { MessageBus } from "../../../src/context/message-bus.js";
 import { loadScenario } from "../../../src/scenario/load-scenario.js";
 import {
   claimCoordinatorId,
   createGroupChatCoordination,
 } from "../../../src/scenario/pipelines/group-chat-pipeline.js";
 import { mechanisms } from "../../../src/scenario/scenario-events.js";
-import { built, decision } from "../support/coordination-steps.js";
+import { built, busFloor, decision } from "../support/coordination-steps.js";
 import { runToEnd } from "../support/run-scenario.js";
 
 function setup(dependsOn = new Map<string, string[]>()) {
-  const bus = new MessageBus();
-  const events: UnstampedEvent[] = [];
-  let time = 0;
-  const coordination = createGroupChatCoordination({
-    bus,
-    emit: (event) => events.push(event),
-    now: () => time,
-    dependsOn,
-  });
-  return {
-    bus,
-    events,
-    coordination,
-    at: (ms: number) => {
-      time = ms;
-    },
-  };
+  const { bus, events, emit, now, at } = busFloor();
+  const coordination = createGroupChatCoordination({ bus, emit, now, dependsOn });
+  return { bus, events, coordination, at };
 }
 
 describe("createGroupChatCoordination", () => {

@@ -1,6 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { UnstampedEvent } from "../../../src/agents/agent-runtime.js";
-import { MessageBus } from "../../../src/context/message-bus.js";
 import {
   activeDecisions,
   createMessageCoordination,
@@ -8,28 +6,19 @@ import {
   type MessagePolicy,
 } from "../../../src/scenario/pipelines/message-pipeline.js";
 import { deferred } from "../../support/deferred.js";
-import { built, decision } from "../support/coordination-steps.js";
+import { built, busFloor, decision } from "../support/coordination-steps.js";
 
 function setup(policy: MessagePolicy) {
-  const bus = new MessageBus();
-  const events: UnstampedEvent[] = [];
-  let time = 0;
+  const { bus, events, emit, now, at } = busFloor();
   const coordination = createMessageCoordination({
     policy,
     bus,
-    emit: (event) => events.push(event),
+    emit,
     reviewerIds: ["reviewer"],
-    now: () => time,
+    now,
   });
   for (const agentId of ["planner", "coder", "reviewer"]) coordination.join(agentId);
-  return {
-    bus,
-    events,
-    coordination,
-    at: (ms: number) => {
-      time = ms;
-    },
-  };
+  return { bus, events, coordination, at };
 }
 
 const deprecateAuth = { target: "auth", value: "deprecate", content: "Drop auth" } as const;

@@ -1,3 +1,5 @@
+import type { UnstampedEvent } from "../../../src/agents/agent-runtime.js";
+import { MessageBus } from "../../../src/context/message-bus.js";
 import type { BuildResult } from "../../../src/coordination/knowledge.js";
 import type { PlannedDecision } from "../../../src/coordination/scenario-schema.js";
 
@@ -22,4 +24,25 @@ export function built(
   cost: { readonly tokens: number; readonly ms: number },
 ): BuildResult {
   return { module, agentId, tokens: cost.tokens, ms: cost.ms };
+}
+
+/**
+ * What a bus-backed coordination stands on in a test: the bus, the events it emits (kept to
+ * assert on) and a clock that reads `time` until the test moves it with `at(ms)`.
+ */
+export function busFloor() {
+  const bus = new MessageBus();
+  const events: UnstampedEvent[] = [];
+  let time = 0;
+  return {
+    bus,
+    events,
+    emit: (event: UnstampedEvent) => {
+      events.push(event);
+    },
+    now: () => time,
+    at: (ms: number) => {
+      time = ms;
+    },
+  };
 }
