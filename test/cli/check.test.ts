@@ -29,7 +29,8 @@ describe("shared-ctx check --agent A --path FILE (for any harness)", () => {
     return { root, db };
   }
 
-  const check = (root: string, db: string, agent: string, ...paths: string[]) =>
+  /** `check` as a harness calls it: the files by their absolute paths. */
+  const checkAbsolute = (root: string, db: string, agent: string, ...paths: string[]) =>
     runHookCli([
       "check",
       "--agent",
@@ -40,8 +41,12 @@ describe("shared-ctx check --agent A --path FILE (for any harness)", () => {
       db,
       "--subject",
       "acme",
-      ...paths.flatMap((path) => ["--path", join(root, path)]),
+      ...paths.flatMap((path) => ["--path", path]),
     ]);
+
+  /** `check` of files inside the project, named from its root. */
+  const check = (root: string, db: string, agent: string, ...paths: string[]) =>
+    checkAbsolute(root, db, agent, ...paths.map((path) => join(root, path)));
 
   it("exits 0 with decision allow for files it may edit, and names each file's module", async () => {
     const { root, db } = await retired();
@@ -60,19 +65,7 @@ describe("shared-ctx check --agent A --path FILE (for any harness)", () => {
 
   it("lists a file outside the project with its absolute path and no module", async () => {
     const { root, db } = await retired();
-    const run = await runHookCli([
-      "check",
-      "--agent",
-      "bob",
-      "--root",
-      root,
-      "--db",
-      db,
-      "--subject",
-      "acme",
-      "--path",
-      "/etc/hosts",
-    ]);
+    const run = await checkAbsolute(root, db, "bob", "/etc/hosts");
     expect(run.exitCode).toBe(0);
     expect(run.output.files).toEqual([
       { path: "/etc/hosts", module: null, decision: "allow", conflicts: [], unread: [] },
