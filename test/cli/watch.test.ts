@@ -29,6 +29,10 @@ async function twoAgents(path: string): Promise<void> {
   }
 }
 
+/** `shared-ctx timeline <args>` on the store at `db`. */
+const timelineOn = (db: string, ...args: string[]) =>
+  runCommand(makeTimelineCommand, ["timeline", ...args, "--db", db]);
+
 describe("shared-ctx watch", () => {
   const tempDir = useTempDir("shared-ctx-watch-");
 
@@ -98,13 +102,7 @@ describe("shared-ctx watch", () => {
   it("timeline --subject prints the same subject's history for scripts", async () => {
     const db = join(tempDir(), "store.db");
     await twoAgents(db);
-    const result = await runCommand(makeTimelineCommand, [
-      "timeline",
-      "--subject",
-      "my-repo",
-      "--db",
-      db,
-    ]);
+    const result = await timelineOn(db, "--subject", "my-repo");
     expect(result.exitCode).toBe(0);
     // Not a run: no run clock, so wall-clock UTC.
     expect(result.stdout).toMatch(/^Time \(UTC\)\s+Agent\s+Event type\s+Content$/m);
@@ -115,14 +113,7 @@ describe("shared-ctx watch", () => {
   it("refuses a run id together with --subject (exit 2)", async () => {
     const db = join(tempDir(), "store.db");
     await twoAgents(db);
-    const result = await runCommand(makeTimelineCommand, [
-      "timeline",
-      "last",
-      "--subject",
-      "my-repo",
-      "--db",
-      db,
-    ]);
+    const result = await timelineOn(db, "last", "--subject", "my-repo");
     expect(result.exitCode).toBe(2);
   });
 });
