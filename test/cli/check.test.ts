@@ -1,8 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
-import { SharedContext } from "../../src/context/shared-context.js";
-import { editPayload, makeRepository, runHookCli } from "../hooks/hook-harness.js";
+import { editPayload, makeRepository, recordDecision, runHookCli } from "../hooks/hook-harness.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 describe("shared-ctx check --agent A --path FILE (for any harness)", () => {
@@ -15,17 +13,11 @@ describe("shared-ctx check --agent A --path FILE (for any harness)", () => {
       config,
     );
     const db = join(root, ".shared-ctx", "store.db");
-    const store = new EmbeddedStore({ path: db });
-    try {
-      const shared = new SharedContext({ store, subjectId: "acme" });
-      await shared.decide("alice", "Retire legacy-billing", {
-        kind: "architectural_decision",
-        target: "legacy-billing",
-      });
-      await shared.close();
-    } finally {
-      await store.close();
-    }
+    await recordDecision(db, {
+      author: "alice",
+      content: "Retire legacy-billing",
+      target: "legacy-billing",
+    });
     return { root, db };
   }
 
