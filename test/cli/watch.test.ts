@@ -4,6 +4,7 @@ import { makeTimelineCommand } from "../../src/cli/commands/timeline.js";
 import { makeWatchCommand } from "../../src/cli/commands/watch.js";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
+import { writeDecision } from "../support/fixtures/decision-episode.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { runCommand } from "./cli-harness.js";
 
@@ -11,15 +12,8 @@ import { runCommand } from "./cli-harness.js";
 async function twoAgents(path: string): Promise<void> {
   const store = new EmbeddedStore({ path });
   try {
-    const decide = async (source: string, target: string, content: string) => {
-      await store.createEpisode({
-        subjectId: "my-repo",
-        source,
-        type: "architectural_decision",
-        payload: { content, target },
-      });
-      await store.compileMemories("my-repo");
-    };
+    const decide = (source: string, target: string, content: string) =>
+      writeDecision(store, "my-repo", { source, target, content });
     await decide("claude-code", "auth", "Use JWT for the API auth");
     await decide("codex", "auth", "Use opaque session tokens for the API auth");
     await decide("claude-code", "cache", "Keep the cache at 60s");
