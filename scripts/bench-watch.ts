@@ -6,34 +6,15 @@
  *   node --import tsx scripts/bench-watch.ts [history=15000] [changes=50]
  */
 import { cpuUsage } from "node:process";
-import type { ContextStore } from "../src/context/context-store.js";
 import { EmbeddedStore } from "../src/context/embedded/embedded-store.js";
 import { followSubject } from "../src/ui/data/follow-subject.js";
 import { readFullTimeline } from "../src/ui/data/read-run.js";
 import { readSharedState } from "../src/ui/data/read-shared-state.js";
 import { buildSubjectView } from "../src/ui/format/subject-view.js";
+import { countingReads } from "../test/support/counting-store.js";
 
 const history = Number(process.argv[2] ?? 15_000);
 const changes = Number(process.argv[3] ?? 50);
-
-function counting(store: ContextStore) {
-  const counts = { rows: 0 };
-  const view = new Proxy(store, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (property === "getTimeline") {
-        const getTimeline: ContextStore["getTimeline"] = async (subjectId, options) => {
-          const page = await target.getTimeline(subjectId, options);
-          counts.rows += page.episodes.length + page.memories.length;
-          return page;
-        };
-        return getTimeline;
-      }
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { store: view, counts };
-}
 
 const base = new EmbeddedStore({ path: ":memory:" });
 const inputs = Array.from({ length: history }, (_, index) => ({
@@ -74,7 +55,7 @@ async function measure(
 }
 
 {
-  const { store, counts } = counting(base);
+  const { store, counts } = countingReads(base);
   await measure(
     "re-read per change (before)",
     () => async () => {
@@ -88,7 +69,7 @@ async function measure(
   );
 }
 {
-  const { store, counts } = counting(base);
+  const { store, counts } = countingReads(base);
   const follower = await followSubject(store, "s");
   await measure(
     "followSubject (now)",

@@ -7,21 +7,12 @@
 // room it imports from; an import that closes a cycle cannot be placed and is printed as an arrow
 // back up. docs/architecture.md quotes this output. `--rooms 2` splits rooms one folder deeper
 // (context/embedded, server/compat, ...).
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import { sourceFiles } from "./source-files.mjs";
 
 const depthArg = process.argv.indexOf("--rooms");
 const depth = depthArg >= 0 ? Number(process.argv[depthArg + 1]) : 1;
-
-function sourceFiles(folder) {
-  return readdirSync(folder)
-    .sort()
-    .flatMap((name) => {
-      const full = path.join(folder, name);
-      if (statSync(full).isDirectory()) return sourceFiles(full);
-      return /\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [full] : [];
-    });
-}
 
 /**
  * The room of a file under src/: its first `depth` folders; a file at the root of src/ is a room

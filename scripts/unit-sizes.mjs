@@ -5,9 +5,9 @@
 // over 450 lines and every function, method or function-valued constant over 80 lines (counted
 // from its first line to its last, comments inside included), longest first. docs/architecture.md
 // quotes its output with each exception's reason or owner. Always exits 0: a list, not a gate.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import path from "node:path";
+import { readFileSync } from "node:fs";
 import ts from "typescript";
+import { sourceFiles } from "./source-files.mjs";
 
 const args = process.argv.slice(2);
 let fileLimit = 450;
@@ -18,17 +18,6 @@ for (let index = 0; index < args.length; index += 1) {
   if (arg === "--files") fileLimit = Number(args[++index]);
   else if (arg === "--functions") functionLimit = Number(args[++index]);
   else if (arg !== undefined) root = arg;
-}
-
-/** Every .ts/.tsx file under `folder`, sorted, declaration files left out. */
-function sourceFiles(folder) {
-  return readdirSync(folder)
-    .sort()
-    .flatMap((name) => {
-      const full = path.join(folder, name);
-      if (statSync(full).isDirectory()) return sourceFiles(full);
-      return /\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [full] : [];
-    });
 }
 
 /** The name a reader would look for: `Class.method`, `function`, or the constant holding it. */

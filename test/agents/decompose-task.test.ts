@@ -7,31 +7,12 @@ import {
   splitClauses,
 } from "../../src/agents/decompose-task.js";
 import { toModuleName } from "../../src/agents/task-words.js";
+import { everydayPhrasings } from "../support/fixtures/task-phrasings.js";
 
-/** Everyday phrasings → the decisions ("deprecate x", "keep y") and the Coder's plan. */
+/** More phrasings → the decisions and the Coder's plan, beside the everyday ones the brain shares. */
 const phrasings: ReadonlyArray<[task: string, decisions: string[], plan: string[]]> = [
-  [
-    "Build a payment service. Deprecate legacy Stripe v1 module.",
-    ["deprecate legacy-stripe-v1"],
-    ["payment-service"],
-  ],
-  [
-    "Migrate the user table from MySQL to Postgres",
-    ["deprecate mysql-user-table"],
-    ["postgres-user-table"],
-  ],
-  ["Replace the logging library", ["deprecate logging-library"], ["new-logging-library"]],
-  [
-    "Replace the legacy password-reset module with magic links",
-    ["deprecate legacy-password-reset"],
-    ["magic-links"],
-  ],
-  ["Swap moment.js for date-fns", ["deprecate moment-js"], ["date-fns"]],
-  ["Sunset the v1 API and build the v2 API", ["deprecate v1-api"], ["v2-api"]],
-  ["The session cookie is replaced by JWT tokens.", ["deprecate session-cookie"], ["jwt-tokens"]],
-  ["Switch billing from Stripe to Adyen", ["deprecate stripe-billing"], ["adyen-billing"]],
+  ...everydayPhrasings,
   ["Migrate the user table to Postgres", ["deprecate user-table"], ["postgres-user-table"]],
-  ["Use Vitest instead of Jest", ["deprecate jest"], ["vitest"]],
   ["Retire the old search in favour of Elasticsearch.", ["deprecate search"], ["elasticsearch"]],
   [
     "Deprecate the session token in favour of JWT. Build the JWT issuer.",
@@ -47,11 +28,6 @@ const phrasings: ReadonlyArray<[task: string, decisions: string[], plan: string[
     "We need to drop support for IE11 and add support for webhooks.",
     ["deprecate ie11"],
     ["webhooks-support"],
-  ],
-  [
-    "Phase out the XML export; keep the CSV export.",
-    ["deprecate xml-export", "keep csv-export"],
-    [],
   ],
   [
     "Build a payment service to replace legacy-stripe-v1",
@@ -79,9 +55,7 @@ const phrasings: ReadonlyArray<[task: string, decisions: string[], plan: string[
     [],
     ["rate-limiting", "public-api", "rate-limiting-docs"],
   ],
-  ["Add a dark mode toggle", [], ["dark-mode-toggle"]],
   ["Fix the login bug", [], ["login"]],
-  ["Hello", [], []],
   ["Move fast and break things", [], []],
 ];
 

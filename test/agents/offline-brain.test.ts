@@ -7,6 +7,7 @@ import {
   offlineBrainName,
   planModulesWithOrigin,
 } from "../../src/agents/offline-brain.js";
+import { everydayPhrasings } from "../support/fixtures/task-phrasings.js";
 
 const brain = createOfflineBrain();
 const deprecation = {
@@ -63,43 +64,12 @@ describe("createOfflineBrain", () => {
   describe("a --task's slices", () => {
     /** Task → what the Planner decides from its slice, what the Coder plans from its own. */
     it.each([
-      [
-        "Build a payment service. Deprecate legacy Stripe v1 module.",
-        ["deprecate legacy-stripe-v1"],
-        ["payment-service"],
-      ],
-      [
-        "Migrate the user table from MySQL to Postgres",
-        ["deprecate mysql-user-table"],
-        ["postgres-user-table"],
-      ],
-      ["Replace the logging library", ["deprecate logging-library"], ["new-logging-library"]],
-      [
-        "Replace the legacy password-reset module with magic links",
-        ["deprecate legacy-password-reset"],
-        ["magic-links"],
-      ],
-      ["Swap moment.js for date-fns", ["deprecate moment-js"], ["date-fns"]],
-      ["Sunset the v1 API and build the v2 API", ["deprecate v1-api"], ["v2-api"]],
-      [
-        "The session cookie is replaced by JWT tokens.",
-        ["deprecate session-cookie"],
-        ["jwt-tokens"],
-      ],
-      ["Switch billing from Stripe to Adyen", ["deprecate stripe-billing"], ["adyen-billing"]],
-      ["Use Vitest instead of Jest", ["deprecate jest"], ["vitest"]],
-      [
-        "Phase out the XML export; keep the CSV export.",
-        ["deprecate xml-export", "keep csv-export"],
-        [],
-      ],
+      ...everydayPhrasings,
       [
         "Retire legacy-cache. Build redis-cache and port legacy-cache to it.",
         ["deprecate legacy-cache"],
         ["redis-cache", "legacy-cache"],
       ],
-      ["Add a dark mode toggle", [], ["dark-mode-toggle"]],
-      ["Hello", [], []],
     ])("%s", async (task, decisions, modules) => {
       const slices = decomposeTask(task);
       const decided = await brain.decide({

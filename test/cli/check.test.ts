@@ -1,8 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
-import { SharedContext } from "../../src/context/shared-context.js";
-import { editPayload, makeRepository, runHookCli } from "../hooks/hook-harness.js";
+import { editPayload, makeRepository, recordDecision, runHookCli } from "../hooks/hook-harness.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 describe("shared-ctx check --agent A --path FILE (for any harness)", () => {
@@ -15,21 +13,16 @@ describe("shared-ctx check --agent A --path FILE (for any harness)", () => {
       config,
     );
     const db = join(root, ".shared-ctx", "store.db");
-    const store = new EmbeddedStore({ path: db });
-    try {
-      const shared = new SharedContext({ store, subjectId: "acme" });
-      await shared.decide("alice", "Retire legacy-billing", {
-        kind: "architectural_decision",
-        target: "legacy-billing",
-      });
-      await shared.close();
-    } finally {
-      await store.close();
-    }
+    await recordDecision(db, {
+      author: "alice",
+      content: "Retire legacy-billing",
+      target: "legacy-billing",
+    });
     return { root, db };
   }
 
-  const check = (root: string, db: string, agent: string, ...paths: string[]) =>
+  /** `check` as a harness calls it: the files by their absolute paths. */
+  const checkAbsolute = (root: string, db: string, agent: string, ...paths: string[]) =>
     runHookCli([
       "check",
       "--agent",
@@ -40,8 +33,12 @@ describe("shared-ctx check --agent A --path FILE (for any harness)", () => {
       db,
       "--subject",
       "acme",
-      ...paths.flatMap((path) => ["--path", join(root, path)]),
+      ...paths.flatMap((path) => ["--path", path]),
     ]);
+
+  /** `check` of files inside the project, named from its root. */
+  const check = (root: string, db: string, agent: string, ...paths: string[]) =>
+    checkAbsolute(root, db, agent, ...paths.map((path) => join(root, path)));
 
   it("exits 0 with decision allow for files it may edit, and names each file's module", async () => {
     const { root, db } = await retired();
@@ -60,19 +57,7 @@ describe("shared-ctx check --agent A --path FILE (for any harness)", () => {
 
   it("lists a file outside the project with its absolute path and no module", async () => {
     const { root, db } = await retired();
-    const run = await runHookCli([
-      "check",
-      "--agent",
-      "bob",
-      "--root",
-      root,
-      "--db",
-      db,
-      "--subject",
-      "acme",
-      "--path",
-      "/etc/hosts",
-    ]);
+    const run = await checkAbsolute(root, db, "bob", "/etc/hosts");
     expect(run.exitCode).toBe(0);
     expect(run.output.files).toEqual([
       { path: "/etc/hosts", module: null, decision: "allow", conflicts: [], unread: [] },

@@ -2,9 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
-import { SharedContext } from "../../src/context/shared-context.js";
-import { editPayload, makeRepository } from "../hooks/hook-harness.js";
+import { editPayload, makeRepository, recordDecision } from "../hooks/hook-harness.js";
 import { requireBuiltCli } from "../support/built-bin.js";
 import { waitForExit } from "../support/run-child.js";
 import { useTempDir } from "../support/temp-dir.js";
@@ -35,17 +33,11 @@ describe("shared-ctx hook, the built bin spawned with JSON on stdin", () => {
       "src/legacy-billing/invoice.ts",
       "src/orders/order.ts",
     ]);
-    const store = new EmbeddedStore({ path: join(root, ".shared-ctx", "store.db") });
-    try {
-      const shared = new SharedContext({ store, subjectId: "acme" });
-      await shared.decide("session-a", "Retire legacy-billing: invoices move to billing-v2", {
-        kind: "architectural_decision",
-        target: "legacy-billing",
-      });
-      await shared.close();
-    } finally {
-      await store.close();
-    }
+    await recordDecision(join(root, ".shared-ctx", "store.db"), {
+      author: "session-a",
+      content: "Retire legacy-billing: invoices move to billing-v2",
+      target: "legacy-billing",
+    });
     // The default store (<root>/.shared-ctx/store.db) and the root from $CLAUDE_PROJECT_DIR.
     const denied = await hookProcess(
       ["hook", "pre-tool-use", "--subject", "acme"],

@@ -79,6 +79,10 @@ describe("shared-ctx init claude-code", () => {
     return root;
   }
 
+  /** `shared-ctx init claude-code` in `root`, with any further flags. */
+  const initClaudeCode = (root: string, ...flags: string[]) =>
+    runCommand(makeInitCommand, ["init", "claude-code", "--root", root, ...flags]);
+
   const read = (root: string) => ({
     settings: readFileSync(join(root, ".claude", "settings.json"), "utf8"),
     mcp: readFileSync(join(root, ".mcp.json"), "utf8"),
@@ -87,14 +91,7 @@ describe("shared-ctx init claude-code", () => {
 
   it("writes the MCP server and the hooks into a fresh repository, valid against the documented schema", async () => {
     const root = repository();
-    const run = await runCommand(makeInitCommand, [
-      "init",
-      "claude-code",
-      "--root",
-      root,
-      "--subject",
-      "acme",
-    ]);
+    const run = await initClaudeCode(root, "--subject", "acme");
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain(
       ".mcp.json:\n  mcpServers.shared-ctx: added npx shared-ctx mcp --subject acme",
@@ -137,9 +134,9 @@ describe("shared-ctx init claude-code", () => {
 
   it("run twice gives the same files, and says nothing changed", async () => {
     const root = repository();
-    await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+    await initClaudeCode(root);
     const first = read(root);
-    const again = await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+    const again = await initClaudeCode(root);
     expect(read(root)).toEqual(first);
     expect(again.stdout).toBe(
       ".mcp.json: unchanged\n.claude/settings.json: unchanged\n.gitignore: unchanged\nnote: shared-ctx is not in this project's node_modules; the hooks run `shared-ctx` from PATH (npm install -D shared-ctx, then run this again, to pin it)\n",
@@ -169,14 +166,7 @@ describe("shared-ctx init claude-code", () => {
       join(root, ".mcp.json"),
       JSON.stringify({ mcpServers: { github: { command: "gh-mcp" } } }),
     );
-    const run = await runCommand(makeInitCommand, [
-      "init",
-      "claude-code",
-      "--root",
-      root,
-      "--subject",
-      "new",
-    ]);
+    const run = await initClaudeCode(root, "--subject", "new");
     expect(run.stdout).toContain("hooks.PreToolUse: updated");
     const settings = claudeSettings.parse(JSON.parse(read(root).settings));
     expect(settings.permissions).toEqual(theirs.permissions);
@@ -198,7 +188,7 @@ describe("shared-ctx init claude-code", () => {
     const root = repository();
     mkdirSync(join(root, "node_modules", ".bin"), { recursive: true });
     writeFileSync(join(root, "node_modules", ".bin", "shared-ctx"), "");
-    await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+    await initClaudeCode(root);
     const settings = claudeSettings.parse(JSON.parse(read(root).settings));
     expect(settings.hooks?.PreToolUse?.[0]?.hooks[0]?.command).toBe(
       '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/shared-ctx hook pre-tool-use',
@@ -207,13 +197,7 @@ describe("shared-ctx init claude-code", () => {
 
   it("--dry-run prints the changes and writes nothing", async () => {
     const root = repository();
-    const run = await runCommand(makeInitCommand, [
-      "init",
-      "claude-code",
-      "--root",
-      root,
-      "--dry-run",
-    ]);
+    const run = await initClaudeCode(root, "--dry-run");
     expect(run.stdout).toContain(".claude/settings.json: (dry run, not written)");
     expect(run.stdout).toContain(
       ".gitignore: (dry run, not written)\n  added .shared-ctx/ (the embedded store",
@@ -226,16 +210,16 @@ describe("shared-ctx init claude-code", () => {
   describe(".gitignore", () => {
     it("a fresh repository gets one that ignores the store's folder, once however often it runs", async () => {
       const root = repository();
-      const first = await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+      const first = await initClaudeCode(root);
       expect(first.stdout).toContain(".gitignore:\n  added .shared-ctx/");
-      await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+      await initClaudeCode(root);
       expect(read(root).gitignore).toBe(".shared-ctx/\n");
     });
 
     it("keeps what is there, adding the line after a last line without a newline", async () => {
       const root = repository();
       writeFileSync(join(root, ".gitignore"), "node_modules/\ndist");
-      await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+      await initClaudeCode(root);
       expect(read(root).gitignore).toBe("node_modules/\ndist\n.shared-ctx/\n");
     });
 
@@ -244,7 +228,7 @@ describe("shared-ctx init claude-code", () => {
       async (line) => {
         const root = repository();
         writeFileSync(join(root, ".gitignore"), `dist/\n${line}\n`);
-        const run = await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+        const run = await initClaudeCode(root);
         expect(run.stdout).toContain(".gitignore: unchanged");
         expect(read(root).gitignore).toBe(`dist/\n${line}\n`);
       },
@@ -253,7 +237,7 @@ describe("shared-ctx init claude-code", () => {
     it("does not take a similar name for it", async () => {
       const root = repository();
       writeFileSync(join(root, ".gitignore"), ".shared-ctx-old/\n# .shared-ctx/\n");
-      await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+      await initClaudeCode(root);
       expect(read(root).gitignore).toBe(".shared-ctx-old/\n# .shared-ctx/\n.shared-ctx/\n");
     });
   });
@@ -262,7 +246,7 @@ describe("shared-ctx init claude-code", () => {
     const root = repository();
     mkdirSync(join(root, ".claude"));
     writeFileSync(join(root, ".claude", "settings.json"), "{ hooks: ");
-    const run = await runCommand(makeInitCommand, ["init", "claude-code", "--root", root]);
+    const run = await initClaudeCode(root);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain(`${join(root, ".claude", "settings.json")} is not valid JSON`);
   });

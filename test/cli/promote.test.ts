@@ -44,6 +44,14 @@ async function seed(store: ContextStore) {
   return ids;
 }
 
+/** The promotion reviews recorded on the "project" subject of the store at `db`. */
+async function promotionReviewsIn(db: string) {
+  const store = new EmbeddedStore({ path: db });
+  const timeline = await readWholeTimeline(store, "project");
+  await store.close();
+  return timeline.episodes.filter((episode) => episode.type === "promotion_review");
+}
+
 describe("shared-ctx promote", () => {
   const tempDir = useTempDir("shared-ctx-promote-");
 
@@ -127,12 +135,9 @@ describe("shared-ctx promote", () => {
     );
     expect(result.exitCode).toBe(ExitCode.ok);
     expect(result.stdout).toContain("rejected (recorded as");
-    const store = new EmbeddedStore({ path: db });
-    const timeline = await readWholeTimeline(store, "project");
-    await store.close();
-    expect(
-      timeline.episodes.filter((episode) => episode.type === "promotion_review"),
-    ).toMatchObject([{ source: "erin", payload: { verdict: "rejected", memoryId: ids[2] } }]);
+    expect(await promotionReviewsIn(db)).toMatchObject([
+      { source: "erin", payload: { verdict: "rejected", memoryId: ids[2] } },
+    ]);
   });
 
   it.each([
@@ -185,11 +190,8 @@ describe("shared-ctx promote in a terminal", () => {
       from: "user",
     });
     expect(screen).toContain("Applied: 3 promoted, 0 rejected, 1 verdict recorded.");
-    const store = new EmbeddedStore({ path: db });
-    const timeline = await readWholeTimeline(store, "project");
-    await store.close();
-    expect(
-      timeline.episodes.filter((episode) => episode.type === "promotion_review"),
-    ).toMatchObject([{ source: "dana", payload: { verdict: "approved", memoryId: ids[2] } }]);
+    expect(await promotionReviewsIn(db)).toMatchObject([
+      { source: "dana", payload: { verdict: "approved", memoryId: ids[2] } },
+    ]);
   });
 });

@@ -6,7 +6,7 @@ import type { RunJsonDocument } from "../../src/cli/output.js";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { fromRunEventEpisode } from "../../src/scenario/run-record.js";
 import { ruleFollowingReply, startFakeOpenAiServer } from "../llm/support/fake-openai-server.js";
-import { capturedCliDeps } from "../support/cli-deps.js";
+import { type CapturedCliDeps, capturedCliDeps } from "../support/cli-deps.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 // biome-ignore lint/correctness/useHookAtTopLevel: useTempDir is a vitest helper, not a React hook.
@@ -22,6 +22,11 @@ function fakeDeps(env: Record<string, string> = {}) {
 
 // Scenario timings are tens of seconds; at speed 2000 a run takes a few wall-clock milliseconds.
 const fast = ["--speed", "2000", "--seed", "1"];
+
+/** `shared-ctx run --task <task>` in `mode`, fast and seeded, on the store file s.db. */
+function runTask(deps: CapturedCliDeps["deps"], mode: string, task: string, ...flags: string[]) {
+  return runCli(["run", "--mode", mode, "--task", task, ...flags, ...fast, "--db", "s.db"], deps);
+}
 
 describe("shared-ctx run", () => {
   it("prints the naive collision as plain lines and a summary, exit 0", async () => {
@@ -68,10 +73,7 @@ describe("shared-ctx run", () => {
     const { deps, stdout } = fakeDeps();
     // A task that contradicts itself: the work it asks for touches what it retires.
     const task = "Retire legacy-cache. Build redis-cache and port legacy-cache to it.";
-    const code = await runCli(
-      ["run", "--mode", "naive", "--task", task, "--json", ...fast, "--db", "s.db"],
-      deps,
-    );
+    const code = await runTask(deps, "naive", task, "--json");
     expect(code).toBe(0);
     expect(JSON.parse(stdout())).toMatchObject({
       scenario: "retire-legacy-cache-build",
@@ -85,10 +87,7 @@ describe("shared-ctx run", () => {
 
     it("shows the team, where each piece came from and what each mode will face, then runs it", async () => {
       const { deps, stdout } = fakeDeps();
-      const code = await runCli(
-        ["run", "--mode", "naive", "--task", task, ...fast, "--db", "s.db"],
-        deps,
-      );
+      const code = await runTask(deps, "naive", task);
       expect(code).toBe(0);
       const output = stdout();
       expect(output).toContain("  Planner: decides deprecate legacy-password-reset");
@@ -103,20 +102,7 @@ describe("shared-ctx run", () => {
 
     it("--json carries what was understood and the team", async () => {
       const { deps, stdout } = fakeDeps();
-      const code = await runCli(
-        [
-          "run",
-          "--mode",
-          "statewave",
-          "--task",
-          `${task}. Tell the marketing team.`,
-          "--json",
-          ...fast,
-          "--db",
-          "s.db",
-        ],
-        deps,
-      );
+      const code = await runTask(deps, "statewave", `${task}. Tell the marketing team.`, "--json");
       expect(code).toBe(0);
       const document = JSON.parse(stdout());
       expect(document.understood).toEqual({
@@ -139,19 +125,7 @@ describe("shared-ctx run", () => {
 
     it("says plainly when there is nothing to coordinate", async () => {
       const { deps, stdout } = fakeDeps();
-      const code = await runCli(
-        [
-          "run",
-          "--mode",
-          "statewave",
-          "--task",
-          "Build a dark mode toggle",
-          ...fast,
-          "--db",
-          "s.db",
-        ],
-        deps,
-      );
+      const code = await runTask(deps, "statewave", "Build a dark mode toggle");
       expect(code).toBe(0);
       expect(stdout().trimEnd().split("\n").at(-1)).toBe(
         "Nothing here to coordinate: every mode does the same work (nothing is decided, and no two slices share a module).",
@@ -186,10 +160,7 @@ describe("shared-ctx run", () => {
         LLM_API_KEY: "sk-test",
         LLM_BASE_URL: server.url,
       });
-      const code = await runCli(
-        ["run", "--mode", "naive", "--task", task, "--json", ...fast, "--db", "s.db"],
-        deps,
-      );
+      const code = await runTask(deps, "naive", task, "--json");
       expect(code).toBe(0);
       const prompts = server.received.map((request) => request.prompt);
       expect(prompts).toContainEqual(

@@ -61,6 +61,15 @@ describe("the CLI against `shared-ctx serve` over loopback (--store statewave --
   /** `--store statewave --url <the server>`. */
   const viaServer = () => ["--store", "statewave", "--url", server.url];
 
+  /** `shared-ctx run --scenario <scenario> --seed <seed> --json` against the server, and its run id. */
+  async function runOnServer(scenario: string, seed: string, cwd: string) {
+    const ran = await shared(
+      ["run", "--scenario", scenario, "--seed", seed, "--json", ...viaServer()],
+      { cwd },
+    );
+    return { ran, runId: String((JSON.parse(ran.stdout) as { runId: string }).runId) };
+  }
+
   /** The run ids the server holds. */
   async function servedRunIds(): Promise<string[]> {
     const { subjects } = await served.listSubjects({ limit: 200 });
@@ -115,11 +124,7 @@ describe("the CLI against `shared-ctx serve` over loopback (--store statewave --
   describe("runs and timeline", () => {
     it("runs lists the served runs; timeline shows a run's events, by id and as `last`", async () => {
       const cwd = tempDir();
-      const ran = await shared(
-        ["run", "--scenario", "two-coders", "--seed", "3", "--json", ...viaServer()],
-        { cwd },
-      );
-      const runId = String((JSON.parse(ran.stdout) as { runId: string }).runId);
+      const { ran, runId } = await runOnServer("two-coders", "3", cwd);
 
       const table = await shared(["runs", ...viaServer()], { cwd });
       expect(table.stderr).toBe("");
@@ -184,11 +189,7 @@ describe("the CLI against `shared-ctx serve` over loopback (--store statewave --
   describe("watch", () => {
     it("--once and --json show the served subject's decisions and what superseded what", async () => {
       const cwd = tempDir();
-      const ran = await shared(
-        ["run", "--scenario", "auth-jwt", "--seed", "1", "--json", ...viaServer()],
-        { cwd },
-      );
-      const runId = String((JSON.parse(ran.stdout) as { runId: string }).runId);
+      const { runId } = await runOnServer("auth-jwt", "1", cwd);
       const once = await shared(["watch", runId, "--once", ...viaServer()], { cwd });
       expect(once.stderr).toBe("");
       expect(once.exitCode).toBe(0);

@@ -14,10 +14,16 @@ const seeded = seededEnv;
 describe("shared-ctx timeline", () => {
   const tempDir = useTempDir("shared-ctx-timeline-");
 
+  /** `shared-ctx timeline <args>` on a store seeded with the two fixture runs. */
+  const timelineOfSeeded = async (...args: string[]) =>
+    runCommand(makeTimelineCommand, ["timeline", ...args], { env: await seeded(tempDir) });
+
+  /** `shared-ctx timeline <runId>` on the store at `db`. */
+  const timelineOn = (db: string, runId: string) =>
+    runCommand(makeTimelineCommand, ["timeline", runId, "--db", db]);
+
   it("prints the table, the memory state and who read what", async () => {
-    const result = await runCommand(makeTimelineCommand, ["timeline", "sw-4e5f6a7b"], {
-      env: await seeded(tempDir),
-    });
+    const result = await timelineOfSeeded("sw-4e5f6a7b");
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain("Run sw-4e5f6a7b · mode statewave · scenario auth-jwt");
     // One clock: the run's own, since its start.
@@ -35,10 +41,12 @@ describe("shared-ctx timeline", () => {
   });
 
   it("filters by agent and type", async () => {
-    const result = await runCommand(
-      makeTimelineCommand,
-      ["timeline", "sw-4e5f6a7b", "--agent", "coder", "--type", "module-skip"],
-      { env: await seeded(tempDir) },
+    const result = await timelineOfSeeded(
+      "sw-4e5f6a7b",
+      "--agent",
+      "coder",
+      "--type",
+      "module-skip",
     );
     const rows = result.stdout.split("\n").filter((line) => /^T[+-]\d/.test(line));
     expect(rows).toHaveLength(1);
@@ -46,11 +54,7 @@ describe("shared-ctx timeline", () => {
   });
 
   it("shows wall-clock UTC with --utc", async () => {
-    const result = await runCommand(
-      makeTimelineCommand,
-      ["timeline", "sw-4e5f6a7b", "--utc", "--type", "module-skip"],
-      { env: await seeded(tempDir) },
-    );
+    const result = await timelineOfSeeded("sw-4e5f6a7b", "--utc", "--type", "module-skip");
     expect(result.stdout).toMatch(/^Time \(UTC\)\s+Agent/m);
     expect(result.stdout).toMatch(/^12:00:00\.250\s+Coder\s+module-skip/m);
   });
@@ -59,25 +63,19 @@ describe("shared-ctx timeline", () => {
     ["--agent", "nobody", 'has no agent "nobody". Its agents: Planner, Coder, Reviewer'],
     ["--type", "bogus", 'has no "bogus" rows. Its types: '],
   ])("refuses %s %s, listing what the run has (exit 2)", async (flag, value, message) => {
-    const result = await runCommand(makeTimelineCommand, ["timeline", "sw-4e5f6a7b", flag, value], {
-      env: await seeded(tempDir),
-    });
+    const result = await timelineOfSeeded("sw-4e5f6a7b", flag, value);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(message);
   });
 
   it.each([["sw-4e5f"], ["4e5f6"], ["last"]])("takes %s for the run it names", async (input) => {
-    const result = await runCommand(makeTimelineCommand, ["timeline", input, "--json"], {
-      env: await seeded(tempDir),
-    });
+    const result = await timelineOfSeeded(input, "--json");
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout).runId).toBe("sw-4e5f6a7b");
   });
 
   it("prints one JSON document with --json", async () => {
-    const result = await runCommand(makeTimelineCommand, ["timeline", "nv-0a1b2c3d", "--json"], {
-      env: await seeded(tempDir),
-    });
+    const result = await timelineOfSeeded("nv-0a1b2c3d", "--json");
     const document = JSON.parse(result.stdout);
     expect(document).toMatchObject({
       runId: "nv-0a1b2c3d",
@@ -88,9 +86,7 @@ describe("shared-ctx timeline", () => {
   });
 
   it("refuses an unknown run id, listing the recent ones (exit 2)", async () => {
-    const result = await runCommand(makeTimelineCommand, ["timeline", "sw-ffffffff"], {
-      env: await seeded(tempDir),
-    });
+    const result = await timelineOfSeeded("sw-ffffffff");
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('no run "sw-ffffffff"');
     expect(result.stderr).toContain("Recent runs: sw-4e5f6a7b, nv-0a1b2c3d");
@@ -115,30 +111,18 @@ describe("shared-ctx timeline", () => {
   });
 
   it("explains what a run id looks like when it is mistyped", async () => {
-    const result = await runCommand(makeTimelineCommand, ["timeline", "zz-nothing"], {
-      env: await seeded(tempDir),
-    });
+    const result = await timelineOfSeeded("zz-nothing");
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain("run ids look like sw-1a2b3c4d; a unique prefix or `last`");
   });
 
   it("names a store that cannot be opened", async () => {
     const missing = join(tempDir(), "nowhere", "store.db");
-    const result = await runCommand(makeTimelineCommand, [
-      "timeline",
-      "sw-4e5f6a7b",
-      "--db",
-      missing,
-    ]);
+    const result = await timelineOn(missing, "sw-4e5f6a7b");
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(`cannot open the store at ${missing}`);
     const directory = tempDir();
-    const notAFile = await runCommand(makeTimelineCommand, [
-      "timeline",
-      "sw-4e5f6a7b",
-      "--db",
-      directory,
-    ]);
+    const notAFile = await timelineOn(directory, "sw-4e5f6a7b");
     expect(notAFile.exitCode).toBe(1);
     expect(notAFile.stderr).toContain(`cannot open the store at ${directory}`);
   });

@@ -4,6 +4,7 @@ import { makeTimelineCommand } from "../../src/cli/commands/timeline.js";
 import { makeWatchCommand } from "../../src/cli/commands/watch.js";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
+import { writeDecision } from "../support/fixtures/decision-episode.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { runCommand } from "./cli-harness.js";
 
@@ -11,15 +12,8 @@ import { runCommand } from "./cli-harness.js";
 async function twoAgents(path: string): Promise<void> {
   const store = new EmbeddedStore({ path });
   try {
-    const decide = async (source: string, target: string, content: string) => {
-      await store.createEpisode({
-        subjectId: "my-repo",
-        source,
-        type: "architectural_decision",
-        payload: { content, target },
-      });
-      await store.compileMemories("my-repo");
-    };
+    const decide = (source: string, target: string, content: string) =>
+      writeDecision(store, "my-repo", { source, target, content });
     await decide("claude-code", "auth", "Use JWT for the API auth");
     await decide("codex", "auth", "Use opaque session tokens for the API auth");
     await decide("claude-code", "cache", "Keep the cache at 60s");
@@ -28,6 +22,10 @@ async function twoAgents(path: string): Promise<void> {
     await store.close();
   }
 }
+
+/** `shared-ctx timeline <args>` on the store at `db`. */
+const timelineOn = (db: string, ...args: string[]) =>
+  runCommand(makeTimelineCommand, ["timeline", ...args, "--db", db]);
 
 describe("shared-ctx watch", () => {
   const tempDir = useTempDir("shared-ctx-watch-");
@@ -98,13 +96,7 @@ describe("shared-ctx watch", () => {
   it("timeline --subject prints the same subject's history for scripts", async () => {
     const db = join(tempDir(), "store.db");
     await twoAgents(db);
-    const result = await runCommand(makeTimelineCommand, [
-      "timeline",
-      "--subject",
-      "my-repo",
-      "--db",
-      db,
-    ]);
+    const result = await timelineOn(db, "--subject", "my-repo");
     expect(result.exitCode).toBe(0);
     // Not a run: no run clock, so wall-clock UTC.
     expect(result.stdout).toMatch(/^Time \(UTC\)\s+Agent\s+Event type\s+Content$/m);
@@ -115,14 +107,7 @@ describe("shared-ctx watch", () => {
   it("refuses a run id together with --subject (exit 2)", async () => {
     const db = join(tempDir(), "store.db");
     await twoAgents(db);
-    const result = await runCommand(makeTimelineCommand, [
-      "timeline",
-      "last",
-      "--subject",
-      "my-repo",
-      "--db",
-      db,
-    ]);
+    const result = await timelineOn(db, "last", "--subject", "my-repo");
     expect(result.exitCode).toBe(2);
   });
 });

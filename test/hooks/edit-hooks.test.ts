@@ -224,12 +224,10 @@ describe("Claude Code hooks over the shared context (session A through MCP, sess
 describe("a store that is down", () => {
   const tempDir = useTempDir("shared-ctx-hooks-down-");
 
-  it("answers a Bash command that writes no file without asking the store", async () => {
-    const root = makeRepository(tempDir(), ["src/billing/a.ts"], {
-      hooks: { whenStoreDown: "deny" },
-    });
+  /** The pre-tool-use hook of `root` on `payload`, its Statewave URL a port nobody listens on. */
+  async function preToolUseWithStoreDown(root: string, payload: unknown) {
     const port = await closedPort();
-    const run = await runHookCli(
+    return runHookCli(
       [
         "hook",
         "pre-tool-use",
@@ -240,11 +238,17 @@ describe("a store that is down", () => {
         "--url",
         `http://127.0.0.1:${port}`,
       ],
-      {
-        stdin: JSON.stringify(
-          toolPayload("PreToolUse", "s1", root, "Bash", { command: "ls src && npm test" }),
-        ),
-      },
+      { stdin: JSON.stringify(payload) },
+    );
+  }
+
+  it("answers a Bash command that writes no file without asking the store", async () => {
+    const root = makeRepository(tempDir(), ["src/billing/a.ts"], {
+      hooks: { whenStoreDown: "deny" },
+    });
+    const run = await preToolUseWithStoreDown(
+      root,
+      toolPayload("PreToolUse", "s1", root, "Bash", { command: "ls src && npm test" }),
     );
     expect(run).toMatchObject({ exitCode: 0, stdout: "", stderr: "" });
   });
@@ -258,19 +262,9 @@ describe("a store that is down", () => {
       const root = makeRepository(tempDir(), ["src/billing/a.ts"], {
         hooks: { whenStoreDown, timeoutMs: 3000 },
       });
-      const port = await closedPort();
-      const run = await runHookCli(
-        [
-          "hook",
-          "pre-tool-use",
-          "--root",
-          root,
-          "--store",
-          "statewave",
-          "--url",
-          `http://127.0.0.1:${port}`,
-        ],
-        { stdin: JSON.stringify(editPayload("PreToolUse", "s1", root, "src/billing/a.ts")) },
+      const run = await preToolUseWithStoreDown(
+        root,
+        editPayload("PreToolUse", "s1", root, "src/billing/a.ts"),
       );
       expect(run.exitCode).toBe(0);
       const output = run.output;

@@ -7,6 +7,8 @@ import { makeCheckCommand } from "../../src/cli/commands/check.js";
 import { makeHookCommand } from "../../src/cli/commands/hook.js";
 import { reportError } from "../../src/cli/error-report.js";
 import { ExitCode } from "../../src/cli/exit-codes.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
+import { SharedContext } from "../../src/context/shared-context.js";
 
 /**
  * Hook input in Claude Code's documented shape (https://code.claude.com/docs/en/hooks, "Hook
@@ -111,4 +113,25 @@ export function makeRepository(root: string, files: readonly string[], config?: 
   if (config !== undefined)
     writeFileSync(join(root, "shared-ctx.config.json"), JSON.stringify(config));
   return root;
+}
+
+/**
+ * `author`'s architectural decision on `target`, recorded on subject "acme" in the store at `db`:
+ * what an earlier session left for the hook to find.
+ */
+export async function recordDecision(
+  db: string,
+  decision: { readonly author: string; readonly content: string; readonly target: string },
+): Promise<void> {
+  const store = new EmbeddedStore({ path: db });
+  try {
+    const shared = new SharedContext({ store, subjectId: "acme" });
+    await shared.decide(decision.author, decision.content, {
+      kind: "architectural_decision",
+      target: decision.target,
+    });
+    await shared.close();
+  } finally {
+    await store.close();
+  }
 }

@@ -1,4 +1,3 @@
-import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -7,32 +6,9 @@ import { SharedContext } from "../../src/context/shared-context.js";
 import { SharedState } from "../../src/crdt/shared-state.js";
 import { sharedContextTools } from "../../src/integrations/ai-sdk-tools.js";
 import { sharedContextToolNames } from "../support/shared-context-tools.js";
+import { textStep, toolCallStep } from "./support/model-steps.js";
 
 const subjectId = "repo-state";
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
-function toolCall(toolName: string, input: unknown): LanguageModelV3GenerateResult {
-  return {
-    content: [
-      { type: "tool-call", toolCallId: `call-${toolName}`, toolName, input: JSON.stringify(input) },
-    ],
-    finishReason: { unified: "tool-calls", raw: "tool_calls" },
-    usage,
-    warnings: [],
-  };
-}
-
-function text(value: string): LanguageModelV3GenerateResult {
-  return {
-    content: [{ type: "text", text: value }],
-    finishReason: { unified: "stop", raw: "stop" },
-    usage,
-    warnings: [],
-  };
-}
 
 describe("sharedContextTools with a state: the full tool set MCP has", () => {
   let store: EmbeddedStore;
@@ -59,9 +35,9 @@ describe("sharedContextTools with a state: the full tool set MCP has", () => {
     await other.put("plan", "database", "mysql");
     const model = new MockLanguageModelV3({
       doGenerate: [
-        toolCall("put_state", { namespace: "plan", key: "database", value: "postgres" }),
-        toolCall("get_state", { namespace: "plan", key: "database" }),
-        text("disputed"),
+        toolCallStep("put_state", { namespace: "plan", key: "database", value: "postgres" }),
+        toolCallStep("get_state", { namespace: "plan", key: "database" }),
+        textStep("disputed"),
       ],
     });
     const tools = sharedContextTools(shared, { callerId: "coder", state });
@@ -110,7 +86,7 @@ describe("sharedContextTools with a state: the full tool set MCP has", () => {
 
   it("hands a refusal to the model as the tool's error (a key without a namespace)", async () => {
     const model = new MockLanguageModelV3({
-      doGenerate: [toolCall("get_state", { key: "database" }), text("ok")],
+      doGenerate: [toolCallStep("get_state", { key: "database" }), textStep("ok")],
     });
     const result = await generateText({
       model,

@@ -1,5 +1,4 @@
 import { createOpenAI } from "@ai-sdk/openai";
-import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -11,39 +10,10 @@ import type { CheckSharedDecisionsResult } from "../../src/integrations/tool-res
 import { SyncedStore } from "../../src/langgraph.js";
 import { plannersDisagree } from "../support/fixtures/planners-disagree.js";
 import { disputeTripBudget } from "../support/shared-context-tools.js";
+import { textStep, toolCallsStep } from "./support/model-steps.js";
 import { startToolCallingModelServer } from "./support/tool-calling-model-server.js";
 
 const subjectId = "repo-auth";
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
-function toolCallStep(
-  calls: Array<{ toolName: string; input: unknown }>,
-): LanguageModelV3GenerateResult {
-  return {
-    content: calls.map((call, index) => ({
-      type: "tool-call",
-      toolCallId: `call-${call.toolName}-${index}`,
-      toolName: call.toolName,
-      input: JSON.stringify(call.input),
-    })),
-    finishReason: { unified: "tool-calls", raw: "tool_calls" },
-    usage,
-    warnings: [],
-  };
-}
-
-function textStep(text: string): LanguageModelV3GenerateResult {
-  return {
-    content: [{ type: "text", text }],
-    finishReason: { unified: "stop", raw: "stop" },
-    usage,
-    warnings: [],
-  };
-}
 
 describe("sharedContextTools", () => {
   let store: EmbeddedStore;
@@ -102,10 +72,10 @@ describe("sharedContextTools", () => {
     });
     const model = new MockLanguageModelV3({
       doGenerate: [
-        toolCallStep([
+        toolCallsStep([
           { toolName: "check_shared_decisions", input: { task: "build the login endpoint" } },
         ]),
-        toolCallStep([
+        toolCallsStep([
           {
             toolName: "publish_decision",
             input: {
@@ -159,7 +129,7 @@ describe("sharedContextTools", () => {
   it("publishes as an architectural decision when the model names no kind", async () => {
     const model = new MockLanguageModelV3({
       doGenerate: [
-        toolCallStep([{ toolName: "publish_decision", input: { content: "Use Postgres 16" } }]),
+        toolCallsStep([{ toolName: "publish_decision", input: { content: "Use Postgres 16" } }]),
         textStep("ok"),
       ],
     });
@@ -179,9 +149,9 @@ describe("sharedContextTools", () => {
     const tools = sharedContextTools(shared, { callerId: "coder" });
     const model = new MockLanguageModelV3({
       doGenerate: [
-        toolCallStep([{ toolName: "check_shared_decisions", input: { task: "login" } }]),
+        toolCallsStep([{ toolName: "check_shared_decisions", input: { task: "login" } }]),
         textStep("first"),
-        toolCallStep([{ toolName: "check_shared_decisions", input: { task: "login" } }]),
+        toolCallsStep([{ toolName: "check_shared_decisions", input: { task: "login" } }]),
         textStep("second"),
       ],
     });

@@ -1,6 +1,3 @@
-import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
@@ -8,31 +5,10 @@ import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { SharedContext } from "../../src/context/shared-context.js";
 import { sharedContextTools } from "../../src/integrations/ai-sdk-tools.js";
 import { openSharedContextMcpServer } from "../../src/integrations/mcp-server.js";
+import { linkMcpClient } from "./support/in-memory-mcp.js";
+import { textStep, toolCallStep } from "./support/model-steps.js";
 
 const subjectId = "repo";
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
-function callStep(toolName: string, input: unknown): LanguageModelV3GenerateResult {
-  return {
-    content: [
-      { type: "tool-call", toolCallId: `call-${toolName}`, toolName, input: JSON.stringify(input) },
-    ],
-    finishReason: { unified: "tool-calls", raw: "tool_calls" },
-    usage,
-    warnings: [],
-  };
-}
-
-const doneStep: LanguageModelV3GenerateResult = {
-  content: [{ type: "text", text: "done" }],
-  finishReason: { unified: "stop", raw: "stop" },
-  usage,
-  warnings: [],
-};
-
 const opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   for (const item of opened.splice(0).reverse()) await item.close();
@@ -40,10 +16,7 @@ afterEach(async () => {
 
 async function mcpAgent(store: EmbeddedStore, agentId: string) {
   const session = await openSharedContextMcpServer({ store, subjectId, agentId });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await session.server.connect(serverSide);
-  const client = new Client({ name: agentId, version: "0.0.0" });
-  await client.connect(clientSide);
+  const client = await linkMcpClient(session, agentId);
   opened.push(session, client);
   return async (name: string, args: Record<string, unknown>) => {
     const result = await client.callTool({ name, arguments: args });
@@ -125,9 +98,13 @@ describe("the decision life cycle through the AI SDK tools", () => {
     const memoryId = memories[0]?.id;
     const model = new MockLanguageModelV3({
       doGenerate: [
-        callStep("retract_decision", { memoryId, reason: "REST is enough", idempotencyKey: null }),
-        callStep("get_decision_history", { memoryId }),
-        doneStep,
+        toolCallStep("retract_decision", {
+          memoryId,
+          reason: "REST is enough",
+          idempotencyKey: null,
+        }),
+        toolCallStep("get_decision_history", { memoryId }),
+        textStep("done"),
       ],
     });
     const result = await generateText({

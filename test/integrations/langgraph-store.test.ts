@@ -72,6 +72,14 @@ function update(change: (trip: Record<string, unknown>) => Record<string, unknow
   };
 }
 
+/** Flights and hotels each put a different budget, both having read the same trip: one dispute. */
+async function disputeBudget(store: BaseStore): Promise<void> {
+  await parallelGraph(store, {
+    flights: async (view) => view.put(["plan"], "trip", { budget: 900 }),
+    hotels: async (view) => view.put(["plan"], "trip", { budget: 1200 }),
+  }).invoke({});
+}
+
 function contendersOf(value: unknown) {
   expect(value).toBeInstanceOf(Disputed);
   return (value as Disputed).contenders
@@ -481,10 +489,7 @@ describe("SyncedStore", () => {
       });
       const seen: string[] = [];
       synced.onEscalation((escalation) => seen.push(escalation.key));
-      await parallelGraph(synced, {
-        flights: async (store) => store.put(["plan"], "trip", { budget: 900 }),
-        hotels: async (store) => store.put(["plan"], "trip", { budget: 1200 }),
-      }).invoke({});
+      await disputeBudget(synced);
       expect(seen).toEqual(["budget"]);
       expect(errors).toEqual([failure]);
     });
@@ -493,10 +498,7 @@ describe("SyncedStore", () => {
       const { synced } = await openSynced();
       const seen: string[] = [];
       synced.onEscalation((escalation) => seen.push(escalation.key));
-      await parallelGraph(synced, {
-        flights: async (store) => store.put(["plan"], "trip", { budget: 900 }),
-        hotels: async (store) => store.put(["plan"], "trip", { budget: 1200 }),
-      }).invoke({});
+      await disputeBudget(synced);
       await synced.get(["plan"], "trip");
       expect(seen).toEqual(["budget"]);
     });

@@ -93,6 +93,30 @@ function newerThanInstalled(name: string) {
   return name === "InMemoryStore" ? it.fails : it;
 }
 
+/** Both suites' four namespaces a put refuses: empty, a dotted label, an empty label, a "langgraph" root. */
+async function expectInvalidNamespacesRefused(store: BaseStore, doc: Record<string, unknown>) {
+  await expect(store.put([], "foo", doc)).rejects.toThrow(InvalidNamespaceError);
+  await expect(store.put(["the", "thing.about"], "foo", doc)).rejects.toThrow(
+    InvalidNamespaceError,
+  );
+  await expect(store.put(["some", "fun", ""], "foo", doc)).rejects.toThrow(InvalidNamespaceError);
+  await expect(store.put(["langgraph", "foo"], "bar", doc)).rejects.toThrow(InvalidNamespaceError);
+}
+
+/** What a batch put may write, get, search and delete, as both suites check it after the refusals. */
+async function expectBatchRoundTrip(
+  store: BaseStore,
+  namespace: string[],
+  key: string,
+  doc: Record<string, unknown>,
+) {
+  await store.batch([{ namespace, key, value: doc }]);
+  expect((await store.get(namespace, key))?.value).toEqual(doc);
+  expect((await store.search(namespace))[0]?.value).toEqual(doc);
+  await store.delete(namespace, key);
+  expect(await store.get(namespace, key)).toBeNull();
+}
+
 describe.each(stores)("LangGraph's store suite on %s", (_name, open) => {
   let store: BaseStore;
   beforeEach(async () => {
@@ -167,14 +191,7 @@ describe.each(stores)("LangGraph's store suite on %s", (_name, open) => {
 
   it("Should block invalid namespaces in put", async () => {
     const doc = { foo: "bar" };
-    await expect(store.put([], "foo", doc)).rejects.toThrow(InvalidNamespaceError);
-    await expect(store.put(["the", "thing.about"], "foo", doc)).rejects.toThrow(
-      InvalidNamespaceError,
-    );
-    await expect(store.put(["some", "fun", ""], "foo", doc)).rejects.toThrow(InvalidNamespaceError);
-    await expect(store.put(["langgraph", "foo"], "bar", doc)).rejects.toThrow(
-      InvalidNamespaceError,
-    );
+    await expectInvalidNamespacesRefused(store, doc);
 
     await store.put(["foo", "langgraph", "foo"], "bar", doc);
     expect((await store.get(["foo", "langgraph", "foo"], "bar"))?.value).toEqual(doc);
@@ -182,11 +199,7 @@ describe.each(stores)("LangGraph's store suite on %s", (_name, open) => {
     await store.delete(["foo", "langgraph", "foo"], "bar");
     expect(await store.get(["foo", "langgraph", "foo"], "bar")).toBeNull();
 
-    await store.batch([{ namespace: ["langgraph", "foo"], key: "bar", value: doc }]);
-    expect((await store.get(["langgraph", "foo"], "bar"))?.value).toEqual(doc);
-    expect((await store.search(["langgraph", "foo"]))[0]?.value).toEqual(doc);
-    await store.delete(["langgraph", "foo"], "bar");
-    expect(await store.get(["langgraph", "foo"], "bar")).toBeNull();
+    await expectBatchRoundTrip(store, ["langgraph", "foo"], "bar", doc);
   });
 });
 
@@ -321,23 +334,12 @@ describe.each(stores)("LangGraph's namespace suite on %s", (_name, open) => {
 
   it("should block invalid namespaces", async () => {
     const doc = { foo: "bar" };
-    await expect(store.put([], "foo", doc)).rejects.toThrow(InvalidNamespaceError);
-    await expect(store.put(["the", "thing.about"], "foo", doc)).rejects.toThrow(
-      InvalidNamespaceError,
-    );
-    await expect(store.put(["some", "fun", ""], "foo", doc)).rejects.toThrow(InvalidNamespaceError);
-    await expect(store.put(["langgraph", "foo"], "bar", doc)).rejects.toThrow(
-      InvalidNamespaceError,
-    );
+    await expectInvalidNamespacesRefused(store, doc);
     await store.put(["foo", "langgraph", "foo"], "bar", doc);
     expect((await store.get(["foo", "langgraph", "foo"], "bar"))?.value).toEqual(doc);
     await store.delete(["foo", "langgraph", "foo"], "bar");
     expect(await store.get(["foo", "langgraph", "foo"], "bar")).toBeNull();
-    await store.batch([{ namespace: ["valid", "namespace"], key: "key", value: doc }]);
-    expect((await store.get(["valid", "namespace"], "key"))?.value).toEqual(doc);
-    expect((await store.search(["valid", "namespace"]))[0]?.value).toEqual(doc);
-    await store.delete(["valid", "namespace"], "key");
-    expect(await store.get(["valid", "namespace"], "key")).toBeNull();
+    await expectBatchRoundTrip(store, ["valid", "namespace"], "key", doc);
   });
 });
 

@@ -20,6 +20,34 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
+/** The tools `sharedContextTools` gives a consumer that passes no state, in their order. */
+const toolsWithoutState = [
+  "check_shared_decisions",
+  "publish_decision",
+  "retract_decision",
+  "get_decision_history",
+];
+
+/** A strict NodeNext tsconfig at `path` that type-checks the one consumer file `file`. */
+function writeStrictTsconfig(path: string, file: string): void {
+  writeFileSync(
+    path,
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        noEmit: true,
+        // Our declarations are checked through their use; LangChain's own take ~40 s.
+        skipLibCheck: true,
+        types: ["node"],
+      },
+      files: [file],
+    }),
+  );
+}
+
 /**
  * The package as a user installs it: `npm pack`, the tarball installed into an empty folder, and
  * there the bin, the MCP server, both entry points and their types. It needs the npm registry (with
@@ -114,12 +142,7 @@ describe.skipIf(process.env.SHARED_CTX_PACKAGE_TEST !== "1")(
       writeFileSync(join(consumer, "use.mjs"), consumerSource);
       const { stdout } = await run("node", ["use.mjs"], { cwd: consumer });
       expect(JSON.parse(stdout)).toEqual({
-        tools: [
-          "check_shared_decisions",
-          "publish_decision",
-          "retract_decision",
-          "get_decision_history",
-        ],
+        tools: toolsWithoutState,
         value: { budget: 900 },
         disputed: false,
       });
@@ -129,12 +152,7 @@ describe.skipIf(process.env.SHARED_CTX_PACKAGE_TEST !== "1")(
       writeFileSync(join(consumer, "use.cjs"), commonJsConsumerSource);
       const { stdout } = await run("node", ["use.cjs"], { cwd: consumer });
       expect(JSON.parse(stdout)).toEqual({
-        tools: [
-          "check_shared_decisions",
-          "publish_decision",
-          "retract_decision",
-          "get_decision_history",
-        ],
+        tools: toolsWithoutState,
         value: { when: "1970-01-01T00:00:00.000Z", bookings: ["flight"] },
         // One copy of each class across the entries: a Disputed of one is a Disputed of the other.
         sameDisputed: true,
@@ -162,22 +180,7 @@ sharedContextTools(shared, {});
 export { notAString };
 `,
       );
-      writeFileSync(
-        join(consumer, "tsconfig.json"),
-        JSON.stringify({
-          compilerOptions: {
-            target: "ES2022",
-            module: "NodeNext",
-            moduleResolution: "NodeNext",
-            strict: true,
-            noEmit: true,
-            // Our declarations are checked through their use below; LangChain's own take ~40 s.
-            skipLibCheck: true,
-            types: ["node"],
-          },
-          files: ["use.ts"],
-        }),
-      );
+      writeStrictTsconfig(join(consumer, "tsconfig.json"), "use.ts");
       await expect(run("npx", ["tsc", "-p", "tsconfig.json"], { cwd: consumer })).resolves.toEqual(
         expect.objectContaining({ stdout: "" }),
       );
@@ -203,21 +206,7 @@ const notAString: string = new langgraph.Disputed("id", []);
 export { history, mcp, notAString, retract };
 `,
       );
-      writeFileSync(
-        join(consumer, "tsconfig.require.json"),
-        JSON.stringify({
-          compilerOptions: {
-            target: "ES2022",
-            module: "NodeNext",
-            moduleResolution: "NodeNext",
-            strict: true,
-            noEmit: true,
-            skipLibCheck: true,
-            types: ["node"],
-          },
-          files: ["use-require.cts"],
-        }),
-      );
+      writeStrictTsconfig(join(consumer, "tsconfig.require.json"), "use-require.cts");
       await expect(
         run("npx", ["tsc", "-p", "tsconfig.require.json"], { cwd: consumer }),
       ).resolves.toEqual(expect.objectContaining({ stdout: "" }));

@@ -1,11 +1,10 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { SharedContext } from "../../src/context/shared-context.js";
 import { sharedContextTools } from "../../src/integrations/ai-sdk-tools.js";
 import { openSharedContextMcpServer } from "../../src/integrations/mcp-server.js";
 import type { CheckSharedDecisionsResult } from "../../src/integrations/tool-results.js";
+import { linkMcpClient } from "./support/in-memory-mcp.js";
 
 /** `publish_decision`'s `authority`: a person's decision stands against an agent's informed one. */
 describe("publish_decision authority", () => {
@@ -16,10 +15,7 @@ describe("publish_decision authority", () => {
 
   async function mcpAgent(store: EmbeddedStore, agentId: string) {
     const session = await openSharedContextMcpServer({ store, subjectId: "repo", agentId });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await session.server.connect(serverSide);
-    const client = new Client({ name: agentId, version: "0.0.0" });
-    await client.connect(clientSide);
+    const client = await linkMcpClient(session, agentId);
     closing.push(async () => {
       await client.close();
       await session.close();

@@ -1,5 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { asSchema, type FlexibleSchema } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
@@ -10,6 +9,7 @@ import {
   openSharedContextMcpServer,
   type SharedContextMcpSession,
 } from "../../src/integrations/mcp-server.js";
+import { linkMcpClient } from "./support/in-memory-mcp.js";
 
 /**
  * OpenAI Structured Outputs' "strict mode" rules for a function's parameters, as its guide
@@ -141,10 +141,7 @@ describe("every tool's input schema passes OpenAI strict mode's rules", () => {
 
   beforeAll(async () => {
     session = await openSharedContextMcpServer({ store, subjectId: "repo", agentId: "alice" });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await session.server.connect(serverSide);
-    client = new Client({ name: "strict-check", version: "0.0.0" });
-    await client.connect(clientSide);
+    client = await linkMcpClient(session, "strict-check");
     state = await SharedState.open({ store, subjectId: "repo", agentId: "bob" });
     shared = new SharedContext({ store, subjectId: "repo", state });
   });

@@ -62,6 +62,14 @@ const contradicted: CollisionFacts = {
 };
 
 /** Sorted by time, as a run emits them. */
+/** A coder that joins at 10, reads at 12 and builds auth from 20 to 50: the late-joiner cases. */
+const coderJoiningAt10 = (): ScenarioEvent[] => [
+  joined("coder", 10),
+  read("coder", 12),
+  started("coder", 20),
+  built("coder", 50),
+];
+
 function cause(events: ScenarioEvent[], facts: CollisionFacts = contradicted) {
   return collisionCauseOf(
     [...events].sort((a, b) => a.at - b.at),
@@ -180,36 +188,17 @@ describe("collisionCauseOf", () => {
     });
 
     it("came before the builder joined: history for a late joiner", () => {
-      const events = [
-        decided("planner", 5),
-        joined("coder", 10),
-        read("coder", 12),
-        started("coder", 20),
-        built("coder", 50),
-      ];
+      const events = [decided("planner", 5), ...coderJoiningAt10()];
       expect(cause(events)).toBe("history for a late joiner");
     });
 
     it("made the moment the builder joined is for its read, not history", () => {
-      const events = [
-        decided("planner", 10),
-        joined("coder", 10),
-        read("coder", 12),
-        started("coder", 20),
-        built("coder", 50),
-      ];
+      const events = [decided("planner", 10), ...coderJoiningAt10()];
       expect(cause(events)).toBe("read-before-act");
     });
 
     it("judges by the builder's join, not another agent's", () => {
-      const events = [
-        joined("other", 0),
-        decided("planner", 5),
-        joined("coder", 10),
-        read("coder", 12),
-        started("coder", 20),
-        built("coder", 50),
-      ];
+      const events = [joined("other", 0), decided("planner", 5), ...coderJoiningAt10()];
       expect(cause(events)).toBe("history for a late joiner");
     });
 

@@ -20,6 +20,16 @@ function expectedFor(schema: z.ZodType, value: unknown): string {
 /** What every hand-made issue carries besides its own fields. */
 const base: { path: PropertyKey[]; message: string } = { path: [], message: "Too small" };
 
+/** The words for a hand-made too_small issue with `fields`: sizes zod never reports itself. */
+function tooSmall(fields: Omit<z.core.$ZodIssueTooSmall, "code" | keyof typeof base>): string {
+  return expectedFromIssue({ ...base, code: "too_small", ...fields });
+}
+
+/** The words for a hand-made too_big issue with `fields`. */
+function tooBig(fields: Omit<z.core.$ZodIssueTooBig, "code" | keyof typeof base>): string {
+  return expectedFromIssue({ ...base, message: "Too big", code: "too_big", ...fields });
+}
+
 describe("expectedFromIssue", () => {
   it.each([
     ["a positive number", z.number().positive(), 0, "a number > 0, received 0"],
@@ -113,16 +123,9 @@ describe("expectedFromIssue", () => {
     });
 
     it("says nothing of an input reported as undefined", () => {
-      expect(
-        expectedFromIssue({
-          ...base,
-          code: "too_small",
-          origin: "number",
-          minimum: 0,
-          inclusive: false,
-          input: undefined,
-        }),
-      ).toBe("a number > 0");
+      expect(tooSmall({ origin: "number", minimum: 0, inclusive: false, input: undefined })).toBe(
+        "a number > 0",
+      );
     });
   });
 
@@ -218,9 +221,7 @@ describe("expectedFromIssue", () => {
       ["a set above 0n items", "set", 0n, "a set of at least 1 item"],
       ["an unnamed origin", "file", 3, "file > 3"],
     ] as const)("too small: %s", (_label, origin, minimum, expected) => {
-      expect(
-        expectedFromIssue({ ...base, code: "too_small", origin, minimum, inclusive: false }),
-      ).toBe(expected);
+      expect(tooSmall({ origin, minimum, inclusive: false })).toBe(expected);
     });
 
     it.each([
@@ -234,16 +235,9 @@ describe("expectedFromIssue", () => {
         "a string of exactly 1 character",
       ],
     ] as const)("too small: %s", (_label, origin, minimum, inclusive, expected) => {
-      expect(
-        expectedFromIssue({
-          ...base,
-          code: "too_small",
-          origin,
-          minimum,
-          inclusive,
-          exact: inclusive === undefined,
-        }),
-      ).toBe(expected);
+      expect(tooSmall({ origin, minimum, inclusive, exact: inclusive === undefined })).toBe(
+        expected,
+      );
     });
 
     it.each([
@@ -255,16 +249,7 @@ describe("expectedFromIssue", () => {
       ["a set below 2 items", "set", 2, "a set of at most 1 item"],
       ["a number below 5", "number", 5, "a number < 5"],
     ] as const)("too big: %s", (_label, origin, maximum, expected) => {
-      expect(
-        expectedFromIssue({
-          ...base,
-          message: "Too big",
-          code: "too_big",
-          origin,
-          maximum,
-          inclusive: false,
-        }),
-      ).toBe(expected);
+      expect(tooBig({ origin, maximum, inclusive: false })).toBe(expected);
     });
 
     it.each([
@@ -272,30 +257,13 @@ describe("expectedFromIssue", () => {
       ["a set", "set", "a set of exactly 2 items"],
       ["a string", "string", "a string of exactly 2 characters"],
     ] as const)("too big, exact: %s", (_label, origin, expected) => {
-      expect(
-        expectedFromIssue({
-          ...base,
-          message: "Too big",
-          code: "too_big",
-          origin,
-          maximum: 2,
-          inclusive: true,
-          exact: true,
-        }),
-      ).toBe(expected);
+      expect(tooBig({ origin, maximum: 2, inclusive: true, exact: true })).toBe(expected);
     });
 
     it("too small, exact: a set", () => {
-      expect(
-        expectedFromIssue({
-          ...base,
-          code: "too_small",
-          origin: "set",
-          minimum: 2,
-          inclusive: true,
-          exact: true,
-        }),
-      ).toBe("a set of exactly 2 items");
+      expect(tooSmall({ origin: "set", minimum: 2, inclusive: true, exact: true })).toBe(
+        "a set of exactly 2 items",
+      );
     });
   });
 

@@ -15,6 +15,13 @@ import { useTempDir } from "../support/temp-dir.js";
 // biome-ignore lint/correctness/useHookAtTopLevel: useTempDir is a vitest helper, not a React hook.
 const tempDir = useTempDir("shared-ctx-scenario-");
 
+/** Writes `lines` as the YAML file `name` in a fresh folder; returns its path. */
+function writeYaml(name: string, lines: string[]): string {
+  const path = join(tempDir(), name);
+  writeFileSync(path, lines.join("\n"));
+  return path;
+}
+
 describe("listScenarios", () => {
   it("lists the eleven shipped scenarios, the default first", async () => {
     const names = (await listScenarios()).map((scenario) => scenario.name);
@@ -41,20 +48,15 @@ describe("loadScenario", () => {
   });
 
   it("refuses an invalid file naming the file, the field and what was expected", async () => {
-    const dir = tempDir();
-    const path = join(dir, "bad.yaml");
-    writeFileSync(
-      path,
-      [
-        "name: bad",
-        "title: Bad",
-        "task: Do things",
-        "agents:",
-        "  - { id: planner, role: planer, name: P, color: cyan }",
-        "timings: { thinkMs: 10, moduleMs: 10, reviewMs: 10 }",
-        "costs: { tokensPerThink: 1, tokensPerModule: 1, tokensPerReview: 1 }",
-      ].join("\n"),
-    );
+    const path = writeYaml("bad.yaml", [
+      "name: bad",
+      "title: Bad",
+      "task: Do things",
+      "agents:",
+      "  - { id: planner, role: planer, name: P, color: cyan }",
+      "timings: { thinkMs: 10, moduleMs: 10, reviewMs: 10 }",
+      "costs: { tokensPerThink: 1, tokensPerModule: 1, tokensPerReview: 1 }",
+    ]);
     const error = await loadScenario(path).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ScenarioValidationError);
     const validation = error as ScenarioValidationError;
@@ -68,19 +70,14 @@ describe("loadScenario", () => {
   });
 
   it("words sizes and missing fields plainly, not in zod's terms", async () => {
-    const dir = tempDir();
-    const path = join(dir, "sizes.yaml");
-    writeFileSync(
-      path,
-      [
-        "name: sizes",
-        "title: ''",
-        "task: Do things",
-        "agents:",
-        "  - { id: planner, role: planner, name: P, color: cyan, startAtMs: 2.5 }",
-        "timings: { thinkMs: 0, moduleMs: 10, reviewMs: 10 }",
-      ].join("\n"),
-    );
+    const path = writeYaml("sizes.yaml", [
+      "name: sizes",
+      "title: ''",
+      "task: Do things",
+      "agents:",
+      "  - { id: planner, role: planner, name: P, color: cyan, startAtMs: 2.5 }",
+      "timings: { thinkMs: 0, moduleMs: 10, reviewMs: 10 }",
+    ]);
     const error = (await loadScenario(path).catch(
       (caught: unknown) => caught,
     )) as ScenarioValidationError;

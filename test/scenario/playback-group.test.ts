@@ -39,6 +39,12 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
   return done;
 }
 
+/** A playback group of two: the `runner` a test moves, and the `other` member it waits for. */
+function twoMembers() {
+  const group = createPlaybackGroup();
+  return { runner: group.join(), other: group.join() };
+}
+
 describe("createPlaybackGroup", () => {
   it("keeps two runs shown side by side at the same scenario moment, whatever their stores cost", async () => {
     const scenario = await loadScenario("late-decision");
@@ -76,17 +82,13 @@ describe("createPlaybackGroup", () => {
     });
 
     it("holds back a jump past a member that has not moved yet", () => {
-      const group = createPlaybackGroup();
-      const runner = group.join();
-      group.join();
+      const { runner } = twoMembers();
       expect(runner.mayJumpTo(0)).toBe(true);
       expect(runner.mayJumpTo(1)).toBe(false);
     });
 
     it("lets an idle member be passed up to the time it waits for, not the time it is at", () => {
-      const group = createPlaybackGroup();
-      const runner = group.join();
-      const other = group.join();
+      const { runner, other } = twoMembers();
       other.idle(0, 100);
       expect(runner.mayJumpTo(50)).toBe(true);
       expect(runner.mayJumpTo(100)).toBe(true);
@@ -94,9 +96,7 @@ describe("createPlaybackGroup", () => {
     });
 
     it("lets a busy member be passed up to the time it works at", () => {
-      const group = createPlaybackGroup();
-      const runner = group.join();
-      const other = group.join();
+      const { runner, other } = twoMembers();
       other.idle(0, Number.POSITIVE_INFINITY);
       expect(runner.mayJumpTo(1000)).toBe(true);
       other.busy(50);
@@ -105,9 +105,7 @@ describe("createPlaybackGroup", () => {
     });
 
     it("no longer counts a member that left", () => {
-      const group = createPlaybackGroup();
-      const runner = group.join();
-      const other = group.join();
+      const { runner, other } = twoMembers();
       other.idle(0, 10);
       expect(runner.mayJumpTo(100)).toBe(false);
       other.leave();
@@ -121,9 +119,7 @@ describe("createPlaybackGroup", () => {
       ["turns idle", (member: PlaybackMember) => member.idle(5, 9)],
       ["leaves", (member: PlaybackMember) => member.leave()],
     ])("resolves when another member %s, the first time too", async (_label, change) => {
-      const group = createPlaybackGroup();
-      const runner = group.join();
-      const other = group.join();
+      const { runner, other } = twoMembers();
       const changed = runner.changed();
       expect(await settled(changed)).toBe(false);
       change(other);

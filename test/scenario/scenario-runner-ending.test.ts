@@ -42,6 +42,25 @@ async function stopRecord(store: ContextStore, runId: string): Promise<RunStop[]
   });
 }
 
+/**
+ * A naive auth-jwt run on `store` that the test may abort through `controller`, once
+ * `firstModuleStart` gives the time its first module started.
+ */
+async function startAbortable(store: ContextStore) {
+  const controller = new AbortController();
+  const started = deferred<number>();
+  const handle = await startAuthJwt({
+    mode: "naive",
+    store,
+    clock: createVirtualClock({ start: 5000 }),
+    signal: controller.signal,
+  });
+  handle.subscribe((event) => {
+    if (event.type === "module-start") started.resolve(event.at);
+  });
+  return { handle, controller, firstModuleStart: started.promise };
+}
+
 describe("startRun", () => {
   describe("the review", () => {
     it("waits for a Planner that decides after the Coders are done", async () => {
@@ -153,18 +172,8 @@ describe("startRun", () => {
       ["a word", "SIGINT", "SIGINT"],
     ])("records an interrupted run with the signal's reason, %s", async (_label, reason, text) => {
       const store = memoryStore();
-      const controller = new AbortController();
-      const started = deferred<number>();
-      const handle = await startAuthJwt({
-        mode: "naive",
-        store,
-        clock: createVirtualClock({ start: 5000 }),
-        signal: controller.signal,
-      });
-      handle.subscribe((event) => {
-        if (event.type === "module-start") started.resolve(event.at);
-      });
-      const at = await started.promise;
+      const { handle, controller, firstModuleStart } = await startAbortable(store);
+      const at = await firstModuleStart;
       controller.abort(reason);
       await expect(handle.done).rejects.toBeDefined();
       expect(await stopRecord(store, handle.runId)).toEqual([
@@ -174,21 +183,12 @@ describe("startRun", () => {
   });
 
   it("says nothing of a review when the run was stopped before the work was done", async () => {
-    const store = memoryStore();
-    const controller = new AbortController();
-    const started = deferred<number>();
-    const handle = await startAuthJwt({
-      mode: "naive",
-      store,
-      clock: createVirtualClock({ start: 5000 }),
-      signal: controller.signal,
-    });
+    const { handle, controller, firstModuleStart } = await startAbortable(memoryStore());
     const logs: string[] = [];
     handle.subscribe((event) => {
-      if (event.type === "module-start") started.resolve(event.at);
       if (event.type === "agent-log") logs.push(event.text);
     });
-    await started.promise;
+    await firstModuleStart;
     controller.abort("SIGINT");
     await expect(handle.done).rejects.toBeDefined();
     expect(logs).not.toContain("Reviewing the finished work…");

@@ -1,14 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createVirtualClock } from "../../src/scenario/clock.js";
 import { listScenarios, loadScenario, scenarioFromTask } from "../../src/scenario/load-scenario.js";
 import { fromRunEventEpisode } from "../../src/scenario/run-record.js";
 import { runModes, type ScenarioEvent } from "../../src/scenario/scenario-events.js";
-import { startRun } from "../../src/scenario/scenario-runner.js";
 import { deferred } from "../support/deferred.js";
-import { embeddedStoresPerTest } from "../support/embedded-stores.js";
-import { cancelledModules, runToEnd, sequentialIds } from "./support/run-scenario.js";
+import { cancelledModules, runToEnd } from "./support/run-scenario.js";
+import { createRunnerFixtures } from "./support/runner-fixtures.js";
 
-const memoryStore = embeddedStoresPerTest();
+const { memoryStore, startAuthJwt } = createRunnerFixtures();
 
 const names = (await listScenarios()).map((scenario) => scenario.name);
 const modes = runModes;
@@ -86,14 +84,7 @@ describe("startRun", () => {
     });
 
     it("replays past events to a late subscriber", async () => {
-      const handle = startRun({
-        scenario: await loadScenario("auth-jwt"),
-        mode: "naive",
-        store: memoryStore(),
-        clock: createVirtualClock(),
-        seed: 1,
-        generateId: sequentialIds(),
-      });
+      const handle = await startAuthJwt({ mode: "naive" });
       await handle.done;
       const replayed: ScenarioEvent[] = [];
       handle.subscribe((event) => replayed.push(event));
@@ -131,14 +122,7 @@ describe("startRun", () => {
     it("rejects done when the run is aborted", async () => {
       const controller = new AbortController();
       const started = deferred();
-      const handle = startRun({
-        scenario: await loadScenario("auth-jwt"),
-        mode: "naive",
-        store: memoryStore(),
-        clock: createVirtualClock(),
-        seed: 1,
-        signal: controller.signal,
-      });
+      const handle = await startAuthJwt({ mode: "naive", signal: controller.signal });
       handle.subscribe((event) => {
         if (event.type === "module-start") started.resolve();
       });

@@ -7,6 +7,7 @@ import { runCli } from "../../src/cli/main.js";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { type RunningServer, startServer } from "../../src/server/listen.js";
 import { fakeTerminal } from "../support/fake-terminal.js";
+import { writeDecision } from "../support/fixtures/decision-episode.js";
 import { useTempDir } from "../support/temp-dir.js";
 import { waitFor } from "../support/wait-for.js";
 
@@ -149,15 +150,8 @@ describe("the interactive views of the real CLI, with real runs", () => {
       rmSync(serverDir, { recursive: true, force: true });
     });
 
-    async function decide(source: string, target: string, content: string) {
-      await served.createEpisode({
-        subjectId: "my-repo",
-        source,
-        type: "architectural_decision",
-        payload: { content, target },
-      });
-      await served.compileMemories("my-repo");
-    }
+    const decide = (source: string, target: string, content: string) =>
+      writeDecision(served, "my-repo", { source, target, content });
 
     it("follows the subject: a decision written on the server appears, `q` quits", async () => {
       await decide("claude-code", "auth", "Use JWT for the API auth");

@@ -1,32 +1,17 @@
 import { describe, expect, it } from "vitest";
-import type { UnstampedEvent } from "../../../src/agents/agent-runtime.js";
-import { MessageBus } from "../../../src/context/message-bus.js";
 import { loadScenario } from "../../../src/scenario/load-scenario.js";
 import {
   claimCoordinatorId,
   createGroupChatCoordination,
 } from "../../../src/scenario/pipelines/group-chat-pipeline.js";
 import { mechanisms } from "../../../src/scenario/scenario-events.js";
+import { built, busFloor, decision } from "../support/coordination-steps.js";
 import { runToEnd } from "../support/run-scenario.js";
 
 function setup(dependsOn = new Map<string, string[]>()) {
-  const bus = new MessageBus();
-  const events: UnstampedEvent[] = [];
-  let time = 0;
-  const coordination = createGroupChatCoordination({
-    bus,
-    emit: (event) => events.push(event),
-    now: () => time,
-    dependsOn,
-  });
-  return {
-    bus,
-    events,
-    coordination,
-    at: (ms: number) => {
-      time = ms;
-    },
-  };
+  const { bus, events, emit, now, at } = busFloor();
+  const coordination = createGroupChatCoordination({ bus, emit, now, dependsOn });
+  return { bus, events, coordination, at };
 }
 
 describe("createGroupChatCoordination", () => {
@@ -34,11 +19,7 @@ describe("createGroupChatCoordination", () => {
     const { coordination } = setup();
     coordination.join("planner");
     coordination.join("coder");
-    await coordination.publishDecision("planner", {
-      target: "cookie",
-      value: "deprecate",
-      content: "Drop cookie",
-    });
+    await coordination.publishDecision("planner", decision("cookie", "deprecate", "Drop cookie"));
     coordination.join("coder-2");
     const known = await coordination.read("coder-2", "Build module cookie");
     expect(known.decisions.map((decision) => decision.target)).toEqual(["cookie"]);
@@ -51,22 +32,10 @@ describe("createGroupChatCoordination", () => {
     const stop = coordination.watchModule("coder", "cache-client", (notice) =>
       notices.push(notice.reason),
     );
-    await coordination.publishDecision("planner", {
-      target: "search",
-      value: "deprecate",
-      content: "Drop search",
-    });
-    await coordination.publishDecision("planner", {
-      target: "cache",
-      value: "keep",
-      content: "Keep cache",
-    });
+    await coordination.publishDecision("planner", decision("search", "deprecate", "Drop search"));
+    await coordination.publishDecision("planner", decision("cache", "keep", "Keep cache"));
     expect(notices).toEqual([]);
-    await coordination.publishDecision("planner", {
-      target: "cache",
-      value: "deprecate",
-      content: "Drop cache",
-    });
+    await coordination.publishDecision("planner", decision("cache", "deprecate", "Drop cache"));
     expect(notices).toEqual(["deprecated by planner: Drop cache"]);
     // What the listener handed over is a read: the referee and the token count see it.
     expect(events.at(-1)).toMatchObject({
@@ -95,27 +64,10 @@ describe("createGroupChatCoordination", () => {
   it("reads only what bears on the task, and flags contradicting decisions (bounded context, dispute surfaced)", async () => {
     const { coordination } = setup();
     for (const agent of ["planner-a", "planner-b", "coder"]) coordination.join(agent);
-    await coordination.publishDecision("planner-a", {
-      target: "cache",
-      value: "deprecate",
-      content: "Drop cache",
-    });
-    await coordination.publishDecision("planner-b", {
-      target: "cache",
-      value: "keep",
-      content: "Keep cache",
-    });
-    await coordination.reportResult("planner-a", {
-      module: "cache",
-      agentId: "planner-a",
-      tokens: 1,
-      ms: 1,
-    });
-    await coordination.publishDecision("planner-a", {
-      target: "search",
-      value: "deprecate",
-      content: "Drop search",
-    });
+    await coordination.publishDecision("planner-a", decision("cache", "deprecate", "Drop cache"));
+    await coordination.publishDecision("planner-b", decision("cache", "keep", "Keep cache"));
+    await coordination.reportResult("planner-a", built("planner-a", "cache", { tokens: 1, ms: 1 }));
+    await coordination.publishDecision("planner-a", decision("search", "deprecate", "Drop search"));
     const known = await coordination.read("coder", "Build module cache");
     expect(known.decisions.map((decision) => decision.content)).toEqual([
       "Drop cache",

@@ -1,32 +1,22 @@
 import { describe, expect, it } from "vitest";
-import type { UnstampedEvent } from "../../../src/agents/agent-runtime.js";
-import { MessageBus } from "../../../src/context/message-bus.js";
 import {
   createMessageCoordination,
   type MessagePolicy,
 } from "../../../src/scenario/pipelines/message-pipeline.js";
 import { deferred } from "../../support/deferred.js";
+import { built, busFloor, decision } from "../support/coordination-steps.js";
 
 function setup(policy: MessagePolicy) {
-  const bus = new MessageBus();
-  const events: UnstampedEvent[] = [];
-  let time = 0;
+  const { bus, events, emit, now, at } = busFloor();
   const coordination = createMessageCoordination({
     policy,
     bus,
-    emit: (event) => events.push(event),
+    emit,
     reviewerIds: ["reviewer"],
-    now: () => time,
+    now,
   });
   for (const agentId of ["planner", "coder", "reviewer"]) coordination.join(agentId);
-  return {
-    bus,
-    events,
-    coordination,
-    at: (ms: number) => {
-      time = ms;
-    },
-  };
+  return { bus, events, coordination, at };
 }
 
 const deprecateAuth = { target: "auth", value: "deprecate", content: "Drop auth" } as const;
@@ -37,12 +27,7 @@ describe("createMessageCoordination", () => {
       const { bus, coordination, events } = setup("naive");
       await coordination.publishDecision("planner", deprecateAuth);
       await coordination.claim("coder", "auth");
-      await coordination.reportResult("coder", {
-        module: "auth",
-        agentId: "coder",
-        tokens: 5,
-        ms: 7,
-      });
+      await coordination.reportResult("coder", built("coder", "auth", { tokens: 5, ms: 7 }));
       expect(bus.all().map((message) => [message.from, message.to, message.topic])).toEqual([
         ["planner", "reviewer", "decision"],
         ["coder", "reviewer", "result"],
@@ -100,28 +85,18 @@ describe("createMessageCoordination", () => {
     it("lets a decision overrule only what its author had read from others on its target", async () => {
       const { coordination } = setup("broadcast");
       await coordination.publishDecision("planner", deprecateAuth);
-      await coordination.publishDecision("reviewer", {
-        target: "auth",
-        value: "deprecate",
-        content: "Drop auth too",
-      });
-      await coordination.publishDecision("planner", {
-        target: "billing",
-        value: "keep",
-        content: "Keep billing",
-      });
+      await coordination.publishDecision(
+        "reviewer",
+        decision("auth", "deprecate", "Drop auth too"),
+      );
+      await coordination.publishDecision("planner", decision("billing", "keep", "Keep billing"));
       await coordination.read("coder", "Decide auth");
-      await coordination.publishDecision("coder", {
-        target: "auth",
-        value: "keep",
-        content: "Keep auth",
-      });
+      await coordination.publishDecision("coder", decision("auth", "keep", "Keep auth"));
       // The planner had not read the coder's: its next decision on auth overrules nothing.
-      await coordination.publishDecision("planner", {
-        target: "auth",
-        value: "deprecate",
-        content: "Drop auth again",
-      });
+      await coordination.publishDecision(
+        "planner",
+        decision("auth", "deprecate", "Drop auth again"),
+      );
       const review = await coordination.collectForReview("reviewer");
       expect(review.decisions.map((decision) => decision.content)).toEqual([
         "Keep billing",
@@ -136,11 +111,7 @@ describe("createMessageCoordination", () => {
       const { coordination } = setup("naive");
       await coordination.publishDecision("reviewer", deprecateAuth);
       await coordination.read("reviewer", "Decide auth");
-      await coordination.publishDecision("reviewer", {
-        target: "auth",
-        value: "keep",
-        content: "Keep auth",
-      });
+      await coordination.publishDecision("reviewer", decision("auth", "keep", "Keep auth"));
       const review = await coordination.collectForReview("reviewer");
       expect(review.decisions.map((decision) => decision.content)).toEqual(["Keep auth"]);
     });
@@ -154,12 +125,7 @@ describe("createMessageCoordination", () => {
         content: "Do auth",
         data: { target: "auth", value: "build" },
       });
-      await coordination.reportResult("planner", {
-        module: "auth",
-        agentId: "planner",
-        tokens: 1,
-        ms: 1,
-      });
+      await coordination.reportResult("planner", built("planner", "auth", { tokens: 1, ms: 1 }));
       const known = await coordination.read("coder", "Build auth");
       expect(known.decisions).toEqual([]);
       expect(known.claims).toEqual({});
@@ -184,17 +150,8 @@ describe("createMessageCoordination", () => {
     it("leaves two decisions made without reading each other as an open disagreement", async () => {
       const { coordination } = setup("broadcast");
       await coordination.publishDecision("planner", deprecateAuth);
-      await coordination.publishDecision("coder", {
-        target: "auth",
-        value: "keep",
-        content: "Keep auth",
-      });
-      await coordination.reportResult("coder", {
-        module: "auth",
-        agentId: "coder",
-        tokens: 5,
-        ms: 7,
-      });
+      await coordination.publishDecision("coder", decision("auth", "keep", "Keep auth"));
+      await coordination.reportResult("coder", built("coder", "auth", { tokens: 5, ms: 7 }));
       const review = await coordination.collectForReview("reviewer");
       expect(review.disputes).toEqual([
         {

@@ -9,6 +9,7 @@ import {
   projectNamespace,
 } from "../../../src/scenario/pipelines/statewave-pipeline.js";
 import { embeddedStoresPerTest } from "../../support/embedded-stores.js";
+import { built } from "../support/coordination-steps.js";
 import { runToEnd } from "../support/run-scenario.js";
 
 const memoryStore = embeddedStoresPerTest();
@@ -141,12 +142,10 @@ describe("the statewave pipeline", () => {
           type: "conversation",
           payload: { module: "query-api", tokens: 1, ms: 1 },
         });
-        await coordination.reportResult("coder-1", {
-          module: "search-index",
-          agentId: "coder-1",
-          tokens: 7,
-          ms: 9,
-        });
+        await coordination.reportResult(
+          "coder-1",
+          built("coder-1", "search-index", { tokens: 7, ms: 9 }),
+        );
         const review = await coordination.collectForReview("reviewer");
         expect(review.results).toEqual([
           { module: "search-index", agentId: "coder-1", tokens: 7, ms: 9 },

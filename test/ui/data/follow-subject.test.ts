@@ -1,30 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { ContextStore } from "../../../src/context/context-store.js";
 import { EmbeddedStore } from "../../../src/context/embedded/embedded-store.js";
 import { SharedState } from "../../../src/crdt/shared-state.js";
 import { followSubject } from "../../../src/ui/data/follow-subject.js";
 import type { SubjectView } from "../../../src/ui/format/subject-view.js";
-
-/** `store` with a count of the rows its reads returned (timeline pages: episodes + memories). */
-function counting(store: ContextStore) {
-  const counts = { rows: 0, reads: 0 };
-  const view = new Proxy(store, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (property === "getTimeline") {
-        const getTimeline: ContextStore["getTimeline"] = async (subjectId, options) => {
-          const page = await target.getTimeline(subjectId, options);
-          counts.reads += 1;
-          counts.rows += page.episodes.length + page.memories.length;
-          return page;
-        };
-        return getTimeline;
-      }
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { store: view, counts };
-}
+import { countingReads } from "../../support/counting-store.js";
 
 function nextView(follower: Awaited<ReturnType<typeof followSubject>>): Promise<SubjectView> {
   return new Promise((resolve, reject) => follower.listen(resolve, reject));
@@ -50,7 +29,7 @@ async function rowsReadForOneChange(history: number) {
       });
       if (index % 10 === 0) await writer.put("plan", `field-${index}`, `value ${index}`);
     }
-    const { store, counts } = counting(base);
+    const { store, counts } = countingReads(base);
     const follower = await followSubject(store, "s");
     const before = follower.view();
     const atStart = { ...counts };

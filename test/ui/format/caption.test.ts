@@ -2,18 +2,18 @@ import { describe, expect, it } from "vitest";
 import { formatCaption, scenarioFocus } from "../../../src/ui/format/caption.js";
 import { statewaveAvoidedEvents } from "../../support/fixtures/run-events.js";
 
-const planner = {
-  id: "planner",
-  name: "Planner",
-  role: "planner",
-  decisions: [{ target: "legacy-session-token", value: "deprecate" }],
-};
-const coder = {
-  id: "coder",
-  name: "Coder",
-  role: "coder",
-  modules: ["jwt-issuer", "legacy-session-token"],
-};
+/** A planner as a scenario lists it, deciding one module's fate. */
+function plannerDeciding(id: string, name: string, target: string, value: string) {
+  return { id, name, role: "planner", decisions: [{ target, value }] };
+}
+
+/** A coder as a scenario lists it, with the modules it plans to build. */
+function coderBuilding(id: string, name: string, modules: string[]) {
+  return { id, name, role: "coder", modules };
+}
+
+const planner = plannerDeciding("planner", "Planner", "legacy-session-token", "deprecate");
+const coder = coderBuilding("coder", "Coder", ["jwt-issuer", "legacy-session-token"]);
 
 describe("scenarioFocus", () => {
   it("watches the module a planner retires while a coder plans to build it", () => {
@@ -26,18 +26,8 @@ describe("scenarioFocus", () => {
   });
 
   it("watches a module two planners decide differently", () => {
-    const a = {
-      id: "a",
-      name: "Planner A",
-      role: "planner",
-      decisions: [{ target: "cache", value: "deprecate" }],
-    };
-    const b = {
-      id: "b",
-      name: "Planner B",
-      role: "planner",
-      decisions: [{ target: "cache", value: "keep" }],
-    };
+    const a = plannerDeciding("a", "Planner A", "cache", "deprecate");
+    const b = plannerDeciding("b", "Planner B", "cache", "keep");
     const focus = scenarioFocus({ agents: [a, b, coder] });
     expect(focus && formatCaption(focus, [])).toBe(
       "Watch cache: Planner A deprecates it, Planner B keeps it: who wins?",
@@ -45,8 +35,8 @@ describe("scenarioFocus", () => {
   });
 
   it("watches a module two coders both plan to build", () => {
-    const one = { id: "coder-1", name: "Coder 1", role: "coder", modules: ["search-index"] };
-    const two = { id: "coder-2", name: "Coder 2", role: "coder", modules: ["search-index", "api"] };
+    const one = coderBuilding("coder-1", "Coder 1", ["search-index"]);
+    const two = coderBuilding("coder-2", "Coder 2", ["search-index", "api"]);
     const focus = scenarioFocus({ agents: [one, two] });
     expect(focus && formatCaption(focus, [])).toBe(
       "Watch search-index: Coder 1 and Coder 2 both plan to build it",
