@@ -53,6 +53,7 @@ export {
 } from "./context/create-context-store.js";
 // The two-call primitive and the merging shared state.
 export type { DecisionHistory, DecisionHistoryEvent } from "./context/decision-history.js";
+export type { DecideResult } from "./context/decision-life.js";
 export { EmbeddedStore, type EmbeddedStoreOptions } from "./context/embedded/embedded-store.js";
 // Errors.
 export { CompileJobNotFoundError } from "./context/errors/compile-job-not-found-error.js";
@@ -67,12 +68,7 @@ export { StoreValidationError } from "./context/errors/store-validation-error.js
 export { openContextStore } from "./context/open-context-store.js";
 export { PostgresConnectionError } from "./context/postgres/errors/postgres-connection-error.js";
 export { PostgresStore, type PostgresStoreOptions } from "./context/postgres/postgres-store.js";
-export {
-  type ContextRead,
-  type DecideResult,
-  type MemoryDispute,
-  SharedContext,
-} from "./context/shared-context.js";
+export { type ContextRead, type MemoryDispute, SharedContext } from "./context/shared-context.js";
 export { StatewaveAPIError } from "./context/statewave/errors/statewave-api-error.js";
 export { StatewaveConnectionError } from "./context/statewave/errors/statewave-connection-error.js";
 export { StatewaveTimeoutError } from "./context/statewave/errors/statewave-timeout-error.js";

@@ -1,5 +1,6 @@
 import { readMemoryIdsOf, retractsKey, supersedesMemoryIdsOf } from "./compile-memories.js";
 import type { Episode, Memory } from "./context-store.js";
+import { sourceOf } from "./memory-metadata.js";
 
 /**
  * A decision's life, read from a subject's timeline (episodes and memories of every status): who
@@ -36,11 +37,6 @@ export interface DecisionHistory {
   readers: string[];
   /** Oldest first. */
   events: DecisionHistoryEvent[];
-}
-
-function sourceOf(memory: Memory): string {
-  const source = memory.metadata.source;
-  return typeof source === "string" ? source : "unknown";
 }
 
 function sameSubjectMatter(left: Memory, right: Memory): boolean {

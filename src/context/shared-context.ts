@@ -1,26 +1,29 @@
 import type { Escalation } from "../crdt/escalation.js";
 import type { SharedState } from "../crdt/shared-state.js";
-import { layerProjectDecisions, withProjectSection } from "../promotion/read-with-project.js";
-import { type Authority, authorityKey } from "./authority.js";
 import {
-  contradictsKey,
-  readMemoryIdsKey,
-  retractsKey,
-  supersedesMemoryIdsKey,
-} from "./compile-memories.js";
+  layerProjectDecisions,
+  type ProjectLayer,
+  withProjectSection,
+} from "../promotion/read-with-project.js";
+import { CallerReads } from "./caller-reads.js";
+import { retractsKey } from "./compile-memories.js";
 import type {
   ContextBundle,
   ContextStore,
-  Episode,
-  JsonObject,
   Memory,
   StoreChange,
   Subscription,
-  Timeline,
 } from "./context-store.js";
-import { type DecisionHistory, decisionHistory } from "./decision-history.js";
-import { DecisionLifecycleError } from "./errors/decision-lifecycle-error.js";
-import { readWholeTimeline } from "./whole-timeline.js";
+import type { DecisionHistory } from "./decision-history.js";
+import {
+  type DecideOptions,
+  type DecideResult,
+  DecisionLife,
+  decisionKind,
+  type RetractOptions,
+} from "./decision-life.js";
+import { memoryDisputesAmong } from "./memory-disputes.js";
+import { contradictedIds, isRetraction, sourceOf, targetOf } from "./memory-metadata.js";
 
 /** What `beforeActing` returns: the context ranked for the task, and what changed. */
 export interface ContextRead {
@@ -84,48 +87,6 @@ export interface SharedContextOptions {
   onError?: (error: unknown) => void;
 }
 
-/** What `decide` and `retract` return: the episode written and the memories it compiled into. */
-export interface DecideResult {
-  episode: Episode;
-  memories: Memory[];
-}
-
-/** The decision kind `beforeActing` reports separately. */
-const decisionKind = "architectural_decision";
-
-/** Bounds the paging, so a huge subject cannot stall a call (100 000 episodes). */
-const timelineMaxPages = 1000;
-
-function notFound(memoryId: string, subjectId: string): DecisionLifecycleError {
-  return new DecisionLifecycleError(
-    memoryId,
-    "not-found",
-    `subject ${JSON.stringify(subjectId)} has no memory ${JSON.stringify(memoryId)} (ids come from check_shared_decisions, beforeActing or the timeline)`,
-  );
-}
-
-/** True for a retraction's memory: it names the memory it took back. */
-function isRetraction(memory: Memory): boolean {
-  return typeof memory.metadata[retractsKey] === "string";
-}
-
-/** The ids of the memories a newer memory contradicts (`metadata.contradicts`). */
-function contradictedIds(memory: Memory): string[] {
-  const ids = memory.metadata[contradictsKey];
-  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
-}
-
-/** A memory's supersede key (`payload.target`), as the store's compile rules record it. */
-function targetOf(memory: Memory): string | undefined {
-  const target = memory.metadata.target;
-  return typeof target === "string" ? target : undefined;
-}
-
-function sourceOf(memory: Memory): string {
-  const source = memory.metadata.source;
-  return typeof source === "string" ? source : "unknown";
-}
-
 /**
  * The two-call primitive any agent loop can wrap: `beforeActing(callerId, task)` before each unit
  * of work returns the shared context ranked for that task; `decide(callerId, content, { kind })`
@@ -141,12 +102,8 @@ export class SharedContext {
   readonly #store: ContextStore;
   readonly #subjectId: string;
   readonly #state: SharedState | undefined;
-  /** Memory ids each caller has received, ever (for `changedSinceLastRead`). */
-  readonly #seen = new Map<string, Set<string>>();
-  /** Memory id -> target, for the memories each caller currently relies on. */
-  readonly #reads = new Map<string, Map<string, string | undefined>>();
-  /** The memory ids each caller received from its latest `beforeActing`: what its next `decide` knew. */
-  readonly #latestRead = new Map<string, string[]>();
+  readonly #reads = new CallerReads();
+  readonly #decisions: DecisionLife;
   /** Retractions' memory ids seen by any caller: a later decision on their target disputes nothing. */
   readonly #retractionIds = new Set<string>();
   readonly #listeners = new Map<string, Set<(notice: InvalidationNotice) => void>>();
@@ -162,6 +119,11 @@ export class SharedContext {
     this.#subjectId = options.subjectId;
     this.#state = options.state;
     this.#onError = options.onError;
+    this.#decisions = new DecisionLife({
+      store: options.store,
+      subjectId: options.subjectId,
+      latestRead: (callerId) => this.#reads.latest(callerId),
+    });
   }
 
   /** The shared subject. */
@@ -216,93 +178,55 @@ export class SharedContext {
     const received = new Map<string, Memory>();
     // Retractions count as read: a later decision on their target replaces them.
     for (const memory of [...bundle.facts, ...activeDecisions]) received.set(memory.id, memory);
-    const seen = this.#seen.get(callerId) ?? new Set<string>();
-    const changedSinceLastRead = [...received.values()].filter((memory) => !seen.has(memory.id));
-    for (const id of received.keys()) seen.add(id);
-    this.#seen.set(callerId, seen);
-    const reads = this.#reads.get(callerId) ?? new Map<string, string | undefined>();
-    for (const memory of received.values()) reads.set(memory.id, targetOf(memory));
-    this.#reads.set(callerId, reads);
-    this.#latestRead.set(callerId, [...received.keys()]);
+    const changedSinceLastRead = this.#reads.record(callerId, received.values());
     const disputes = (this.#state?.escalations() ?? []).filter(
       (escalation) => escalation.resolution === undefined,
     );
     // The active decisions were just read: the dispute lookup reuses them instead of asking again.
-    const contradictions = await this.#contradictionsAmong(
+    const contradictions = await memoryDisputesAmong(
+      this.#store,
+      this.#subjectId,
       [...received.values()],
       new Map([[decisionKind, activeDecisions]]),
     );
-    if (project === undefined) {
-      return {
-        bundle,
-        assembledContext: bundle.assembledContext,
-        decisions,
-        retractions,
-        disputes,
-        contradictions,
-        changedSinceLastRead,
-      };
-    }
-    // The project's decisions count as read too: a decision made next supersedes what it knew.
-    const fresh = project.projectDecisions.map((candidate) => candidate.memory);
-    for (const memory of fresh) {
-      reads.set(memory.id, targetOf(memory));
-      if (!seen.has(memory.id)) changedSinceLastRead.push(memory);
-      seen.add(memory.id);
-    }
-    this.#latestRead.set(callerId, [...received.keys(), ...fresh.map((memory) => memory.id)]);
-    return {
+    const read: ContextRead = {
       bundle,
-      assembledContext: withProjectSection(
-        bundle.assembledContext,
-        task,
-        options.projectSubjectId ?? "",
-        project.projectDecisions,
-      ),
-      decisions: project.decisions,
+      assembledContext: bundle.assembledContext,
+      decisions,
       retractions,
       disputes,
-      contradictions: [...contradictions, ...project.conflicts],
+      contradictions,
       changedSinceLastRead,
     };
+    if (project === undefined) return read;
+    return this.#withProjectLayer(callerId, read, task, options.projectSubjectId ?? "", project);
   }
 
   /**
-   * The open memory disputes among `memories`: a memory that contradicts another still active one.
-   * The other side may not be among what the task's context ranked in, so it is looked up.
+   * `read` with the project's decisions layered in: their section in the assembled context, the
+   * decisions in the layered order, the run's conflicts with the project among the contradictions.
+   * The project's decisions count as read too: a decision made next supersedes what it knew.
    */
-  async #contradictionsAmong(
-    memories: Memory[],
-    activeByKind: Map<string, Memory[]>,
-  ): Promise<MemoryDispute[]> {
-    const contradicting = memories.filter(
-      (memory) => contradictedIds(memory).length > 0 && !isRetraction(memory),
-    );
-    const disputes = new Map<string, MemoryDispute>();
-    for (const memory of contradicting) {
-      const target = targetOf(memory);
-      if (target === undefined) continue;
-      const key = `${memory.kind}\u0000${target}`;
-      if (disputes.has(key)) continue;
-      let active = activeByKind.get(memory.kind);
-      if (active === undefined) {
-        active = await this.#store.searchMemories(this.#subjectId, {
-          kind: memory.kind,
-          limit: 100,
-        });
-        activeByKind.set(memory.kind, active);
-      }
-      // searchMemories gives newest first (in compile order), so reversed it is oldest first.
-      // A retraction stands for no decision: a later one on its target disputes nothing.
-      const sides = active
-        .filter((candidate) => targetOf(candidate) === target && !isRetraction(candidate))
-        .reverse();
-      const ids = new Set(sides.map((side) => side.id));
-      // Settled since: the contradicted memory was superseded by someone who knew it.
-      if (!sides.some((side) => contradictedIds(side).some((id) => ids.has(id)))) continue;
-      disputes.set(key, { kind: memory.kind, target, memories: sides });
-    }
-    return [...disputes.values()];
+  #withProjectLayer(
+    callerId: string,
+    read: ContextRead,
+    task: string,
+    projectSubjectId: string,
+    project: ProjectLayer,
+  ): ContextRead {
+    const fresh = project.projectDecisions.map((candidate) => candidate.memory);
+    return {
+      ...read,
+      assembledContext: withProjectSection(
+        read.assembledContext,
+        task,
+        projectSubjectId,
+        project.projectDecisions,
+      ),
+      decisions: project.decisions,
+      contradictions: [...read.contradictions, ...project.conflicts],
+      changedSinceLastRead: [...read.changedSinceLastRead, ...this.#reads.extend(callerId, fresh)],
+    };
   }
 
   /**
@@ -334,47 +258,9 @@ export class SharedContext {
   async decide(
     callerId: string,
     content: string,
-    options: {
-      kind?: string;
-      target?: string;
-      confidence?: number;
-      payload?: JsonObject;
-      readMemoryIds?: readonly string[];
-      authority?: Authority;
-      supersedes?: string;
-      idempotencyKey?: string;
-    } = {},
+    options: DecideOptions = {},
   ): Promise<DecideResult> {
-    const payload: JsonObject = { ...options.payload, content };
-    let kind = options.kind ?? decisionKind;
-    const replaced: string[] = [];
-    if (options.supersedes !== undefined) {
-      const found = await this.#replaceable(callerId, options.supersedes, options.idempotencyKey);
-      if ("done" in found) return found.done;
-      const { memory, target } = found;
-      if (
-        (options.kind !== undefined && options.kind !== memory.kind) ||
-        (options.target !== undefined && options.target !== target)
-      ) {
-        throw new DecisionLifecycleError(
-          memory.id,
-          "other-subject-matter",
-          `${memory.id} is a ${memory.kind} on ${JSON.stringify(target)}; a decision that supersedes it keeps its kind and target (leave them out, or publish without supersedes)`,
-        );
-      }
-      kind = memory.kind;
-      payload.target = target;
-      replaced.push(memory.id);
-    } else if (options.target !== undefined) {
-      payload.target = options.target;
-    }
-    if (options.confidence !== undefined) payload.confidence = options.confidence;
-    return this.#publish(callerId, kind, payload, {
-      readMemoryIds: [...(options.readMemoryIds ?? []), ...replaced],
-      supersedes: replaced,
-      ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
-      ...(options.authority === undefined ? {} : { authority: options.authority }),
-    });
+    return this.#decisions.decide(callerId, content, options);
   }
 
   /**
@@ -392,23 +278,9 @@ export class SharedContext {
   async retract(
     callerId: string,
     memoryId: string,
-    options: { reason?: string; idempotencyKey?: string } = {},
+    options: RetractOptions = {},
   ): Promise<DecideResult> {
-    const found = await this.#replaceable(callerId, memoryId, options.idempotencyKey);
-    if ("done" in found) return found.done;
-    const { memory, target } = found;
-    const reason = options.reason?.trim();
-    const payload: JsonObject = {
-      content: `Retracted: ${memory.content}${reason ? ` (reason: ${reason})` : ""}`,
-      target,
-      [retractsKey]: memory.id,
-      ...(reason ? { reason } : {}),
-    };
-    return this.#publish(callerId, memory.kind, payload, {
-      readMemoryIds: [memory.id],
-      supersedes: [memory.id],
-      ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
-    });
+    return this.#decisions.retract(callerId, memoryId, options);
   }
 
   /**
@@ -418,102 +290,7 @@ export class SharedContext {
    * @throws {DecisionLifecycleError} `not-found` when the subject has no memory with that id
    */
   async history(memoryId: string): Promise<DecisionHistory> {
-    const history = decisionHistory(await this.#wholeTimeline(), memoryId);
-    if (history === undefined) throw notFound(memoryId, this.#subjectId);
-    return history;
-  }
-
-  /** One episode of `callerId`, compiled at once; its memories, even when a retry found it stored. */
-  async #publish(
-    callerId: string,
-    kind: string,
-    payload: JsonObject,
-    options: {
-      readMemoryIds: readonly string[];
-      supersedes: readonly string[];
-      idempotencyKey?: string;
-      authority?: Authority;
-    },
-  ): Promise<DecideResult> {
-    const knew = [
-      ...new Set([...(this.#latestRead.get(callerId) ?? []), ...options.readMemoryIds]),
-    ];
-    const provenance: JsonObject = { [readMemoryIdsKey]: knew };
-    if (options.supersedes.length > 0) provenance[supersedesMemoryIdsKey] = [...options.supersedes];
-    const episode = await this.#store.createEpisode({
-      subjectId: this.#subjectId,
-      source: callerId,
-      type: kind,
-      payload,
-      // Only a named class is written: an episode without one is an agent's (the default), as
-      // every episode written before authority existed is.
-      ...(options.authority !== undefined
-        ? { metadata: { [authorityKey]: options.authority } }
-        : {}),
-      provenance,
-      ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
-    });
-    const compiled = await this.#store.compileMemories(this.#subjectId);
-    const memories = compiled.memories.filter((memory) =>
-      memory.sourceEpisodeIds.includes(episode.id),
-    );
-    if (memories.length > 0 || options.idempotencyKey === undefined) return { episode, memories };
-    // The key was used before: the episode is the first call's, compiled then.
-    return { episode, memories: await this.#memoriesOf(episode) };
-  }
-
-  /** The memories compiled from `episode`, whatever their status (the timeline has them all). */
-  async #memoriesOf(episode: Episode): Promise<Memory[]> {
-    const timeline = await this.#wholeTimeline();
-    return timeline.memories.filter((memory) => memory.sourceEpisodeIds.includes(episode.id));
-  }
-
-  /**
-   * The active memory `memoryId` and its target, for a supersede by id or a retraction; or, when it
-   * is no longer active because `callerId` replaced it under the same idempotency key (a retry),
-   * that earlier call's result.
-   */
-  async #replaceable(
-    callerId: string,
-    memoryId: string,
-    idempotencyKey: string | undefined,
-  ): Promise<{ memory: Memory; target: string } | { done: DecideResult }> {
-    const timeline = await this.#wholeTimeline();
-    const history = decisionHistory(timeline, memoryId);
-    if (history === undefined) throw notFound(memoryId, this.#subjectId);
-    const { memory, supersededBy } = history;
-    if (memory.status !== "active") {
-      if (idempotencyKey !== undefined && supersededBy?.agentId === callerId) {
-        const replacement = timeline.memories.find((other) => other.id === supersededBy.memoryId);
-        const episodeId = replacement?.sourceEpisodeIds[0];
-        const episode = timeline.episodes.find((other) => other.id === episodeId);
-        if (replacement !== undefined && episode !== undefined) {
-          return { done: { episode, memories: [replacement] } };
-        }
-      }
-      const by = supersededBy
-        ? ` by ${supersededBy.agentId} (${supersededBy.memoryId}: ${JSON.stringify(supersededBy.content)})`
-        : "";
-      throw new DecisionLifecycleError(
-        memoryId,
-        "not-active",
-        `${memoryId} is no longer active: it was ${history.status}${by}; supersede or retract the active one instead`,
-      );
-    }
-    const target = targetOf(memory);
-    if (target === undefined) {
-      throw new DecisionLifecycleError(
-        memoryId,
-        "no-target",
-        `${memoryId} has no target, and a memory is replaced only within its kind and target: publish decisions with a target to supersede or retract them by id`,
-      );
-    }
-    return { memory, target };
-  }
-
-  /** Every episode and memory of the subject, oldest first, page by page. */
-  async #wholeTimeline(): Promise<Timeline> {
-    return readWholeTimeline(this.#store, this.#subjectId, { maxPages: timelineMaxPages });
+    return this.#decisions.history(memoryId);
   }
 
   /**
@@ -536,10 +313,15 @@ export class SharedContext {
    */
   async contradictions(): Promise<MemoryDispute[]> {
     const decisions = await this.#store.searchMemories(this.#subjectId, {
-      kind: "architectural_decision",
+      kind: decisionKind,
       limit: 100,
     });
-    return this.#contradictionsAmong(decisions, new Map([["architectural_decision", decisions]]));
+    return memoryDisputesAmong(
+      this.#store,
+      this.#subjectId,
+      decisions,
+      new Map([[decisionKind, decisions]]),
+    );
   }
 
   /** Stops watching. Does not close the store or the state (they are the caller's). Idempotent. */
@@ -594,10 +376,7 @@ export class SharedContext {
     if (change.memory.status !== "superseded") return;
     const superseded = change.memory;
     const target = targetOf(superseded);
-    const readers: string[] = [];
-    for (const [callerId, reads] of this.#reads) {
-      if (reads.delete(superseded.id)) readers.push(callerId);
-    }
+    const readers = this.#reads.forget(superseded.id);
     if (readers.length === 0) return;
     // One lookup for every reader; it runs on a store notification, so its failure is reported.
     this.#replacementOf(superseded)
@@ -627,7 +406,7 @@ export class SharedContext {
     const contradicted = contradictedIds(memory).filter((id) => !this.#retractionIds.has(id));
     const by = sourceOf(memory);
     const target = targetOf(memory);
-    for (const [callerId, reads] of this.#reads) {
+    for (const [callerId, reads] of this.#reads.reliedOn()) {
       if (callerId === by) continue;
       const readId = contradicted.find((id) => reads.has(id));
       if (readId === undefined) continue;
@@ -657,7 +436,7 @@ export class SharedContext {
   #onEscalation(escalation: Escalation): void {
     if (escalation.resolution !== undefined) return;
     const names = escalation.contenders.map((contender) => contender.agentId);
-    for (const [callerId, reads] of this.#reads) {
+    for (const [callerId, reads] of this.#reads.reliedOn()) {
       const readIt = [...reads.values()].includes(escalation.key);
       if (!readIt && !names.includes(callerId)) continue;
       const others = names.filter((name) => name !== callerId);

@@ -1,24 +1,5 @@
 import { waitForCompileJob } from "./compile-jobs.js";
-import type {
-  CompileJob,
-  CompileResult,
-  CompileWaitOptions,
-  ContextBundle,
-  ContextStore,
-  CreateEpisodeInput,
-  DeleteSubjectResult,
-  Episode,
-  GetContextOptions,
-  ListSubjectsOptions,
-  ListSubjectsResult,
-  Memory,
-  SearchMemoriesOptions,
-  StoreChange,
-  Subscription,
-  Timeline,
-  TimelineOptions,
-  WatchOptions,
-} from "./context-store.js";
+import type * as Store from "./context-store.js";
 import { requireTenantId } from "./validate-input.js";
 
 type Tenant = string | null;
@@ -32,58 +13,62 @@ type Eventually<T> = T | Promise<T>;
 export interface TenantScopedCore {
   createEpisode(
     tenant: Tenant,
-    input: CreateEpisodeInput,
+    input: Store.CreateEpisodeInput,
     signal?: AbortSignal,
-  ): Eventually<Episode>;
+  ): Eventually<Store.Episode>;
   createEpisodesBatch(
     tenant: Tenant,
-    inputs: CreateEpisodeInput[],
+    inputs: Store.CreateEpisodeInput[],
     signal?: AbortSignal,
-  ): Eventually<{ episodesCreated: number; episodes: Episode[] }>;
+  ): Eventually<{ episodesCreated: number; episodes: Store.Episode[] }>;
   compileMemories(
     tenant: Tenant,
     subjectId: string,
     signal?: AbortSignal,
-  ): Eventually<CompileResult>;
+  ): Eventually<Store.CompileResult>;
   compileMemoriesAsync(
     tenant: Tenant,
     subjectId: string,
     signal?: AbortSignal,
-  ): Eventually<CompileJob>;
-  getCompileStatus(tenant: Tenant, jobId: string, signal?: AbortSignal): Eventually<CompileJob>;
+  ): Eventually<Store.CompileJob>;
+  getCompileStatus(
+    tenant: Tenant,
+    jobId: string,
+    signal?: AbortSignal,
+  ): Eventually<Store.CompileJob>;
   /** A compile job's own promise while it runs in this process (`compileMemoriesAsync`'s). */
   runningJob(jobId: string): Promise<void> | undefined;
   searchMemories(
     tenant: Tenant,
     subjectId: string,
-    options?: SearchMemoriesOptions & { signal?: AbortSignal },
-  ): Eventually<Memory[]>;
+    options?: Store.SearchMemoriesOptions & { signal?: AbortSignal },
+  ): Eventually<Store.Memory[]>;
   getContext(
     tenant: Tenant,
     subjectId: string,
     task: string,
-    options?: GetContextOptions & { signal?: AbortSignal },
-  ): Eventually<ContextBundle>;
+    options?: Store.GetContextOptions & { signal?: AbortSignal },
+  ): Eventually<Store.ContextBundle>;
   getTimeline(
     tenant: Tenant,
     subjectId: string,
-    options?: TimelineOptions & { signal?: AbortSignal },
-  ): Eventually<Timeline>;
+    options?: Store.TimelineOptions & { signal?: AbortSignal },
+  ): Eventually<Store.Timeline>;
   listSubjects(
     tenant: Tenant,
-    options?: ListSubjectsOptions & { signal?: AbortSignal },
-  ): Eventually<ListSubjectsResult>;
+    options?: Store.ListSubjectsOptions & { signal?: AbortSignal },
+  ): Eventually<Store.ListSubjectsResult>;
   deleteSubject(
     tenant: Tenant,
     subjectId: string,
     signal?: AbortSignal,
-  ): Eventually<DeleteSubjectResult>;
+  ): Eventually<Store.DeleteSubjectResult>;
   watch(
     tenant: Tenant,
     subjectId: string,
-    listener: (change: StoreChange) => void,
-    options?: WatchOptions,
-  ): Subscription;
+    listener: (change: Store.StoreChange) => void,
+    options?: Store.WatchOptions,
+  ): Store.Subscription;
 }
 
 /**
@@ -91,7 +76,7 @@ export interface TenantScopedCore {
  * pool). The methods are async for the interface, so a synchronous core's errors arrive as
  * rejections too. A view does not own the core: closing it does nothing; close the store.
  */
-export class TenantView<Core extends TenantScopedCore> implements ContextStore {
+export class TenantView<Core extends TenantScopedCore> implements Store.ContextStore {
   /** @internal */
   protected readonly core: Core;
   /** The tenant every call is scoped to; `null` is the default tenant. */
@@ -105,38 +90,44 @@ export class TenantView<Core extends TenantScopedCore> implements ContextStore {
   }
 
   async createEpisode(
-    input: CreateEpisodeInput,
+    input: Store.CreateEpisodeInput,
     options?: { signal?: AbortSignal },
-  ): Promise<Episode> {
+  ): Promise<Store.Episode> {
     return this.core.createEpisode(this.tenantId, input, options?.signal);
   }
 
   async createEpisodesBatch(
-    inputs: CreateEpisodeInput[],
+    inputs: Store.CreateEpisodeInput[],
     options?: { signal?: AbortSignal },
-  ): Promise<{ episodesCreated: number; episodes: Episode[] }> {
+  ): Promise<{ episodesCreated: number; episodes: Store.Episode[] }> {
     return this.core.createEpisodesBatch(this.tenantId, inputs, options?.signal);
   }
 
   async compileMemories(
     subjectId: string,
     options?: { signal?: AbortSignal },
-  ): Promise<CompileResult> {
+  ): Promise<Store.CompileResult> {
     return this.core.compileMemories(this.tenantId, subjectId, options?.signal);
   }
 
   async compileMemoriesAsync(
     subjectId: string,
     options?: { signal?: AbortSignal },
-  ): Promise<CompileJob> {
+  ): Promise<Store.CompileJob> {
     return this.core.compileMemoriesAsync(this.tenantId, subjectId, options?.signal);
   }
 
-  async getCompileStatus(jobId: string, options?: { signal?: AbortSignal }): Promise<CompileJob> {
+  async getCompileStatus(
+    jobId: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<Store.CompileJob> {
     return this.core.getCompileStatus(this.tenantId, jobId, options?.signal);
   }
 
-  compileMemoriesWait(subjectId: string, options: CompileWaitOptions = {}): Promise<CompileJob> {
+  compileMemoriesWait(
+    subjectId: string,
+    options: Store.CompileWaitOptions = {},
+  ): Promise<Store.CompileJob> {
     return waitForCompileJob(
       {
         start: () => this.core.compileMemoriesAsync(this.tenantId, subjectId, options.signal),
@@ -149,44 +140,44 @@ export class TenantView<Core extends TenantScopedCore> implements ContextStore {
 
   async searchMemories(
     subjectId: string,
-    options?: SearchMemoriesOptions & { signal?: AbortSignal },
-  ): Promise<Memory[]> {
+    options?: Store.SearchMemoriesOptions & { signal?: AbortSignal },
+  ): Promise<Store.Memory[]> {
     return this.core.searchMemories(this.tenantId, subjectId, options);
   }
 
   async getContext(
     subjectId: string,
     task: string,
-    options?: GetContextOptions & { signal?: AbortSignal },
-  ): Promise<ContextBundle> {
+    options?: Store.GetContextOptions & { signal?: AbortSignal },
+  ): Promise<Store.ContextBundle> {
     return this.core.getContext(this.tenantId, subjectId, task, options);
   }
 
   async getTimeline(
     subjectId: string,
-    options?: TimelineOptions & { signal?: AbortSignal },
-  ): Promise<Timeline> {
+    options?: Store.TimelineOptions & { signal?: AbortSignal },
+  ): Promise<Store.Timeline> {
     return this.core.getTimeline(this.tenantId, subjectId, options);
   }
 
   async listSubjects(
-    options?: ListSubjectsOptions & { signal?: AbortSignal },
-  ): Promise<ListSubjectsResult> {
+    options?: Store.ListSubjectsOptions & { signal?: AbortSignal },
+  ): Promise<Store.ListSubjectsResult> {
     return this.core.listSubjects(this.tenantId, options);
   }
 
   async deleteSubject(
     subjectId: string,
     options?: { signal?: AbortSignal },
-  ): Promise<DeleteSubjectResult> {
+  ): Promise<Store.DeleteSubjectResult> {
     return this.core.deleteSubject(this.tenantId, subjectId, options?.signal);
   }
 
   watch(
     subjectId: string,
-    listener: (change: StoreChange) => void,
-    options?: WatchOptions,
-  ): Subscription {
+    listener: (change: Store.StoreChange) => void,
+    options?: Store.WatchOptions,
+  ): Store.Subscription {
     return this.core.watch(this.tenantId, subjectId, listener, options);
   }
 

@@ -163,17 +163,8 @@ function requireObject(field: string, value: unknown, optional: boolean): JsonOb
   return value;
 }
 
-/** An episode input with every default filled in, checked and ready to store. */
-export interface ValidEpisodeInput {
-  subjectId: string;
-  source: string;
-  type: string;
-  payload: JsonObject;
-  metadata: JsonObject;
-  provenance: JsonObject;
-  sessionId: string | null;
-  idempotencyKey: string | null;
-}
+/** An episode input with every default filled in (`null` where none), checked and ready to store. */
+export type ValidEpisodeInput = Required<CreateEpisodeInput>;
 
 /**
  * Checks one `createEpisode` input. `prefix` names the item in a batch (`episodes[3].`).

@@ -1,24 +1,7 @@
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import { compileJobFailure, compileJobOf, compileResultOf, jobMemoryIds } from "../compile-jobs.js";
-import type {
-  CompileJob,
-  CompileResult,
-  ContextBundle,
-  CreateEpisodeInput,
-  DeleteSubjectResult,
-  Episode,
-  GetContextOptions,
-  ListSubjectsOptions,
-  ListSubjectsResult,
-  Memory,
-  SearchMemoriesOptions,
-  StoreChange,
-  Subscription,
-  Timeline,
-  TimelineOptions,
-  WatchOptions,
-} from "../context-store.js";
+import type * as Store from "../context-store.js";
 import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
 import { rankContext } from "../rank-context.js";
@@ -35,6 +18,7 @@ import {
 } from "../validate-input.js";
 import { compileLocked } from "./compile.js";
 import { ContextRowCache, readContextCandidates } from "./context-read.js";
+import type { EmbeddedStoreOptions } from "./embedded-store.js";
 import { type EpisodeWrite, insertEpisode, writeBatch, writeGroup } from "./episode-writes.js";
 import { type CompileJobRow, type MemoryRow, memoryFromRow } from "./rows.js";
 import { isInMemory, SqliteHandle } from "./sqlite-handle.js";
@@ -48,21 +32,12 @@ import {
 } from "./subject-reads.js";
 import { WatchHub } from "./watch-hub.js";
 
-/** Options of the embedded store; see `EmbeddedStoreOptions` in `embedded-store.ts`. */
-export interface StoreCoreOptions {
-  path: string;
-  now?: () => Date;
-  generateId?: () => string;
-  pollIntervalMs?: number;
-  /** See `EmbeddedStoreOptions.groupCommit`. @default false */
-  groupCommit?: boolean;
-  /** See `EmbeddedStoreOptions.checkIntegrity`. @default false */
-  checkIntegrity?: boolean;
-}
+/** The embedded store's options but its tenant: one core serves every tenant's view. */
+export type StoreCoreOptions = Omit<EmbeddedStoreOptions, "tenantId">;
 
 /** A `createEpisode` waiting for the next group commit. */
 interface PendingEpisode extends EpisodeWrite {
-  resolve: (episode: Episode) => void;
+  resolve: (episode: Store.Episode) => void;
   reject: (error: unknown) => void;
 }
 
@@ -117,7 +92,11 @@ export class EmbeddedStoreCore {
 
   // ---- episodes -------------------------------------------------------------------------------
 
-  createEpisode(tenantId: string | null, input: CreateEpisodeInput, signal?: AbortSignal): Episode {
+  createEpisode(
+    tenantId: string | null,
+    input: Store.CreateEpisodeInput,
+    signal?: AbortSignal,
+  ): Store.Episode {
     this.#open(signal);
     const write = { tenantId, input: validateEpisodeInput(input), createdAt: this.#timestamp() };
     // Autocommit: the insert is its own transaction, committed when run() returns. A keyed one
@@ -138,13 +117,13 @@ export class EmbeddedStoreCore {
    */
   createEpisodeGrouped(
     tenantId: string | null,
-    input: CreateEpisodeInput,
+    input: Store.CreateEpisodeInput,
     signal?: AbortSignal,
-  ): Promise<Episode> {
+  ): Promise<Store.Episode> {
     this.#open(signal);
     const valid = validateEpisodeInput(input);
     const createdAt = this.#timestamp();
-    return new Promise<Episode>((resolve, reject) => {
+    return new Promise<Store.Episode>((resolve, reject) => {
       this.#pending.push({ tenantId, input: valid, createdAt, resolve, reject });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
@@ -192,9 +171,9 @@ export class EmbeddedStoreCore {
 
   createEpisodesBatch(
     tenantId: string | null,
-    inputs: CreateEpisodeInput[],
+    inputs: Store.CreateEpisodeInput[],
     signal?: AbortSignal,
-  ): { episodesCreated: number; episodes: Episode[] } {
+  ): { episodesCreated: number; episodes: Store.Episode[] } {
     this.#open(signal);
     const valid = validateEpisodeBatch(inputs);
     const createdAt = this.#timestamp();
@@ -207,7 +186,11 @@ export class EmbeddedStoreCore {
 
   // ---- compile --------------------------------------------------------------------------------
 
-  compileMemories(tenantId: string | null, subjectId: string, signal?: AbortSignal): CompileResult {
+  compileMemories(
+    tenantId: string | null,
+    subjectId: string,
+    signal?: AbortSignal,
+  ): Store.CompileResult {
     this.#open(signal);
     requireSubjectId(subjectId);
     // IMMEDIATE takes the write lock before reading the uncompiled episodes, so two processes
@@ -228,7 +211,7 @@ export class EmbeddedStoreCore {
     tenantId: string | null,
     subjectId: string,
     signal?: AbortSignal,
-  ): CompileJob {
+  ): Store.CompileJob {
     this.#open(signal);
     requireSubjectId(subjectId);
     const jobId = this.#generateId();
@@ -277,7 +260,7 @@ export class EmbeddedStoreCore {
     }
   }
 
-  getCompileStatus(tenantId: string | null, jobId: string, signal?: AbortSignal): CompileJob {
+  getCompileStatus(tenantId: string | null, jobId: string, signal?: AbortSignal): Store.CompileJob {
     this.#open(signal);
     const row =
       typeof jobId === "string"
@@ -308,8 +291,8 @@ export class EmbeddedStoreCore {
   searchMemories(
     tenantId: string | null,
     subjectId: string,
-    options: SearchMemoriesOptions & { signal?: AbortSignal } = {},
-  ): Memory[] {
+    options: Store.SearchMemoriesOptions & { signal?: AbortSignal } = {},
+  ): Store.Memory[] {
     this.#open(options.signal);
     requireSubjectId(subjectId);
     return searchRows(this.#handle, tenantId, subjectId, validateSearchOptions(options));
@@ -319,8 +302,8 @@ export class EmbeddedStoreCore {
     tenantId: string | null,
     subjectId: string,
     task: string,
-    options: GetContextOptions & { signal?: AbortSignal } = {},
-  ): ContextBundle {
+    options: Store.GetContextOptions & { signal?: AbortSignal } = {},
+  ): Store.ContextBundle {
     this.#open(options.signal);
     const { maxTokens } = contextRequest(subjectId, task, options);
     const read = readContextCandidates(this.#handle, this.#contextRows, tenantId, subjectId, task);
@@ -330,8 +313,8 @@ export class EmbeddedStoreCore {
   getTimeline(
     tenantId: string | null,
     subjectId: string,
-    options: TimelineOptions & { signal?: AbortSignal } = {},
-  ): Timeline {
+    options: Store.TimelineOptions & { signal?: AbortSignal } = {},
+  ): Store.Timeline {
     this.#open(options.signal);
     // One read transaction: episodes and memories from the same snapshot.
     return timelineRows(this.#handle, tenantId, subjectId, timelineRequest(subjectId, options));
@@ -339,8 +322,8 @@ export class EmbeddedStoreCore {
 
   listSubjects(
     tenantId: string | null,
-    options: ListSubjectsOptions & { signal?: AbortSignal } = {},
-  ): ListSubjectsResult {
+    options: Store.ListSubjectsOptions & { signal?: AbortSignal } = {},
+  ): Store.ListSubjectsResult {
     this.#open(options.signal);
     return subjectRows(this.#handle, tenantId, subjectsRequest(options));
   }
@@ -349,7 +332,7 @@ export class EmbeddedStoreCore {
     tenantId: string | null,
     subjectId: string,
     signal?: AbortSignal,
-  ): DeleteSubjectResult {
+  ): Store.DeleteSubjectResult {
     this.#open(signal);
     requireSubjectId(subjectId);
     const result = deleteSubjectRows(this.#handle, tenantId, subjectId);
@@ -362,9 +345,9 @@ export class EmbeddedStoreCore {
   watch(
     tenantId: string | null,
     subjectId: string,
-    listener: (change: StoreChange) => void,
-    options: WatchOptions = {},
-  ): Subscription {
+    listener: (change: Store.StoreChange) => void,
+    options: Store.WatchOptions = {},
+  ): Store.Subscription {
     this.#open();
     requireSubjectId(subjectId);
     return this.#hub.watch(tenantId, subjectId, listener, options);

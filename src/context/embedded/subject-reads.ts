@@ -1,8 +1,8 @@
+import type { FeedChange, WatchCursor } from "../change-feed.js";
 import type {
   DeleteSubjectResult,
   ListSubjectsResult,
   Memory,
-  StoreChange,
   Timeline,
 } from "../context-store.js";
 import { type EpisodeRow, episodeFromRow, type MemoryRow, memoryFromRow } from "./rows.js";
@@ -124,7 +124,7 @@ export function watchCursors(
   handle: SqliteHandle,
   tenantId: string | null,
   subjectId: string,
-): { episode: number; memory: number } {
+): WatchCursor {
   return handle.transaction(() => ({
     // The subject's own newest episode: any later one gets a higher seq (max + 1).
     episode:
@@ -145,11 +145,11 @@ export function changeRows(
   handle: SqliteHandle,
   tenantId: string | null,
   subjectId: string,
-  after: { episode: number; memory: number },
+  after: WatchCursor,
   limit: number,
-): Array<{ change: StoreChange; episode?: number; memory?: number }> {
+): FeedChange[] {
   return handle.transaction(() => {
-    const changes: Array<{ change: StoreChange; episode?: number; memory?: number }> = [];
+    const changes: FeedChange[] = [];
     for (const row of handle
       .statement<EpisodeRow>(
         `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? AND seq > ? ORDER BY seq LIMIT ?`,

@@ -1,9 +1,10 @@
+import { deliverPage, deliveryPage, type FeedChange, type WatchCursor } from "../change-feed.js";
 import type { StoreChange, Subscription, WatchOptions } from "../context-store.js";
 
 /** What the hub needs from the store: rows after a cursor, in order, and the current cursors. */
 export interface ChangeSource {
   /** Where a new watcher of the subject starts: its newest episode, the newest memory change. */
-  cursors(tenantId: string | null, subjectId: string): { episode: number; memory: number };
+  cursors(tenantId: string | null, subjectId: string): WatchCursor;
   /**
    * Changes of one subject after the cursors, oldest first, with the cursor each one moves to:
    * at most `limit` episodes, then at most `limit` memory changes.
@@ -11,22 +12,19 @@ export interface ChangeSource {
   changesAfter(
     tenantId: string | null,
     subjectId: string,
-    after: { episode: number; memory: number },
+    after: WatchCursor,
     limit: number,
-  ): Array<{ change: StoreChange; episode?: number; memory?: number }>;
+  ): FeedChange[];
   /** A number that moves when another connection (process) commits: `PRAGMA data_version`. */
   dataVersion(): number;
 }
-
-/** Rows read per catch-up query. */
-const deliveryPage = 500;
 
 interface Watcher {
   tenantId: string | null;
   subjectId: string;
   listener: (change: StoreChange) => void;
   onError: ((error: unknown) => void) | undefined;
-  cursor: { episode: number; memory: number };
+  cursor: WatchCursor;
   delivering: boolean;
   /** A write landed while this watcher was delivering: catch up again before returning. */
   dirty: boolean;
@@ -142,21 +140,7 @@ export class WatchHub {
           watcher.cursor,
           deliveryPage,
         );
-        full =
-          changes.filter((item) => item.episode !== undefined).length === deliveryPage ||
-          changes.filter((item) => item.memory !== undefined).length === deliveryPage;
-        for (const item of changes) {
-          if (watcher.closed) return;
-          // Move the cursor before calling out, so a re-entrant write never re-delivers this one.
-          if (item.episode !== undefined) watcher.cursor.episode = item.episode;
-          if (item.memory !== undefined) watcher.cursor.memory = item.memory;
-          try {
-            watcher.listener(item.change);
-          } catch (error) {
-            // The write already committed; a failing listener must not fail the writer.
-            watcher.onError?.(error);
-          }
-        }
+        full = deliverPage(watcher, () => watcher.cursor, changes);
       } while ((watcher.dirty || full) && !watcher.closed);
     } catch (error) {
       watcher.onError?.(error);

@@ -1,23 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { compileJobFailure, compileJobOf, compileResultOf, jobMemoryIds } from "../compile-jobs.js";
-import type {
-  CompileJob,
-  CompileResult,
-  ContextBundle,
-  CreateEpisodeInput,
-  DeleteSubjectResult,
-  Episode,
-  GetContextOptions,
-  ListSubjectsOptions,
-  ListSubjectsResult,
-  Memory,
-  SearchMemoriesOptions,
-  StoreChange,
-  Subscription,
-  Timeline,
-  TimelineOptions,
-  WatchOptions,
-} from "../context-store.js";
+import type * as Store from "../context-store.js";
 import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
 import { rankContext } from "../rank-context.js";
@@ -45,6 +28,7 @@ import {
 import { PostgresConnectionError } from "./errors/postgres-connection-error.js";
 import { listenForChanges } from "./listen-connection.js";
 import { toStoreError } from "./postgres-errors.js";
+import type { PostgresStoreOptions } from "./postgres-store.js";
 import { changeKey, episodeFromRow, memoryFromRow, tenantKey } from "./rows.js";
 import {
   changeRows,
@@ -57,16 +41,8 @@ import {
 } from "./subject-reads.js";
 import { PostgresWatchHub } from "./watch-hub.js";
 
-/** Options of the Postgres store; see `PostgresStoreOptions` in `postgres-store.ts`. */
-export interface PostgresCoreOptions {
-  url: string;
-  now?: () => Date;
-  generateId?: () => string;
-  maxConnections?: number;
-  pollIntervalMs?: number;
-  reconnectDelayMs?: number;
-  statementTimeoutMs?: number;
-}
+/** The Postgres store's options but its tenant: one core serves every tenant's view. */
+export type PostgresCoreOptions = Omit<PostgresStoreOptions, "tenantId">;
 
 /**
  * How long one statement may run (and the server may stay silent) before the request fails with
@@ -134,9 +110,9 @@ export class PostgresStoreCore {
 
   async createEpisode(
     tenantId: string | null,
-    input: CreateEpisodeInput,
+    input: Store.CreateEpisodeInput,
     signal?: AbortSignal,
-  ): Promise<Episode> {
+  ): Promise<Store.Episode> {
     const prepared = prepareEpisode(validateEpisodeInput(input), this.#generateId(), "");
     const tenant = tenantKey(tenantId);
     return this.#connection.run(signal, async (pool) => {
@@ -167,9 +143,9 @@ export class PostgresStoreCore {
 
   async createEpisodesBatch(
     tenantId: string | null,
-    inputs: CreateEpisodeInput[],
+    inputs: Store.CreateEpisodeInput[],
     signal?: AbortSignal,
-  ): Promise<{ episodesCreated: number; episodes: Episode[] }> {
+  ): Promise<{ episodesCreated: number; episodes: Store.Episode[] }> {
     const prepared = validateEpisodeBatch(inputs).map((input, index) =>
       prepareEpisode(input, this.#generateId(), `episodes[${index}].`),
     );
@@ -198,7 +174,7 @@ export class PostgresStoreCore {
     tenantId: string | null,
     subjectId: string,
     signal?: AbortSignal,
-  ): Promise<CompileResult> {
+  ): Promise<Store.CompileResult> {
     requireSubjectId(subjectId);
     const tenant = tenantKey(tenantId);
     const key = changeKey(tenant, subjectId);
@@ -221,7 +197,7 @@ export class PostgresStoreCore {
     tenantId: string | null,
     subjectId: string,
     signal?: AbortSignal,
-  ): Promise<CompileJob> {
+  ): Promise<Store.CompileJob> {
     requireSubjectId(subjectId);
     const tenant = tenantKey(tenantId);
     const jobId = this.#generateId();
@@ -282,7 +258,7 @@ export class PostgresStoreCore {
     tenantId: string | null,
     jobId: string,
     signal?: AbortSignal,
-  ): Promise<CompileJob> {
+  ): Promise<Store.CompileJob> {
     const tenant = tenantKey(tenantId);
     return this.#connection.run(signal, async (pool) => {
       const row = await compileJobRow(pool, tenant, jobId);
@@ -303,8 +279,8 @@ export class PostgresStoreCore {
   async searchMemories(
     tenantId: string | null,
     subjectId: string,
-    options: SearchMemoriesOptions & { signal?: AbortSignal } = {},
-  ): Promise<Memory[]> {
+    options: Store.SearchMemoriesOptions & { signal?: AbortSignal } = {},
+  ): Promise<Store.Memory[]> {
     requireSubjectId(subjectId);
     const search = validateSearchOptions(options);
     const tenant = tenantKey(tenantId);
@@ -317,8 +293,8 @@ export class PostgresStoreCore {
     tenantId: string | null,
     subjectId: string,
     task: string,
-    options: GetContextOptions & { signal?: AbortSignal } = {},
-  ): Promise<ContextBundle> {
+    options: Store.GetContextOptions & { signal?: AbortSignal } = {},
+  ): Promise<Store.ContextBundle> {
     const { maxTokens } = contextRequest(subjectId, task, options);
     const tenant = tenantKey(tenantId);
     // One snapshot for every candidate query, as the embedded store reads in one transaction.
@@ -331,8 +307,8 @@ export class PostgresStoreCore {
   async getTimeline(
     tenantId: string | null,
     subjectId: string,
-    options: TimelineOptions & { signal?: AbortSignal } = {},
-  ): Promise<Timeline> {
+    options: Store.TimelineOptions & { signal?: AbortSignal } = {},
+  ): Promise<Store.Timeline> {
     const page = timelineRequest(subjectId, options);
     const tenant = tenantKey(tenantId);
     return this.#connection.runInTransaction(options.signal, readSnapshot, (client) =>
@@ -342,8 +318,8 @@ export class PostgresStoreCore {
 
   async listSubjects(
     tenantId: string | null,
-    options: ListSubjectsOptions & { signal?: AbortSignal } = {},
-  ): Promise<ListSubjectsResult> {
+    options: Store.ListSubjectsOptions & { signal?: AbortSignal } = {},
+  ): Promise<Store.ListSubjectsResult> {
     const page = subjectsRequest(options);
     const tenant = tenantKey(tenantId);
     return this.#connection.runInTransaction(options.signal, readSnapshot, (client) =>
@@ -355,7 +331,7 @@ export class PostgresStoreCore {
     tenantId: string | null,
     subjectId: string,
     signal?: AbortSignal,
-  ): Promise<DeleteSubjectResult> {
+  ): Promise<Store.DeleteSubjectResult> {
     requireSubjectId(subjectId);
     const tenant = tenantKey(tenantId);
     return this.#connection.runInTransaction(signal, "BEGIN", (client) =>
@@ -368,9 +344,9 @@ export class PostgresStoreCore {
   watch(
     tenantId: string | null,
     subjectId: string,
-    listener: (change: StoreChange) => void,
-    options: WatchOptions = {},
-  ): Subscription {
+    listener: (change: Store.StoreChange) => void,
+    options: Store.WatchOptions = {},
+  ): Store.Subscription {
     if (this.#connection.closed) throw new StoreClosedError(this.location);
     requireSubjectId(subjectId);
     const tenant = tenantKey(tenantId);

@@ -1,10 +1,10 @@
 import type { Pool, PoolClient } from "pg";
+import type { FeedChange, WatchCursor } from "../change-feed.js";
 import type { CompileJobColumns } from "../compile-jobs.js";
 import type {
   DeleteSubjectResult,
   ListSubjectsResult,
   Memory,
-  StoreChange,
   Timeline,
 } from "../context-store.js";
 import { queryRows } from "./connection.js";
@@ -16,7 +16,6 @@ import {
   memoryColumns,
   memoryFromRow,
 } from "./rows.js";
-import type { WatchCursor } from "./watch-hub.js";
 
 /**
  * The Postgres store's reads and deletes of one subject (or one tenant's subjects), each in the
@@ -176,7 +175,7 @@ export async function changeRows(
   subjectId: string,
   after: WatchCursor,
   limit: number,
-): Promise<Array<{ change: StoreChange; episode?: number; memory?: number }>> {
+): Promise<FeedChange[]> {
   const episodes = await queryRows<EpisodeRow>(pool, {
     name: "shared-ctx-watch-episodes",
     text: `SELECT ${episodeColumns} FROM episodes WHERE tenant_key = $1 AND subject_id = $2 AND seq > $3 ORDER BY seq LIMIT $4`,

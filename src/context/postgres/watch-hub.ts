@@ -1,10 +1,5 @@
+import { deliverPage, deliveryPage, type FeedChange, type WatchCursor } from "../change-feed.js";
 import type { StoreChange, Subscription, WatchOptions } from "../context-store.js";
-
-/** Where a watcher stands: the last episode seq and memory change it delivered. */
-export interface WatchCursor {
-  episode: number;
-  memory: number;
-}
 
 /** What the hub needs from the store. */
 export interface PostgresChangeSource {
@@ -22,7 +17,7 @@ export interface PostgresChangeSource {
     subjectId: string,
     after: WatchCursor,
     limit: number,
-  ): Promise<Array<{ change: StoreChange; episode?: number; memory?: number }>>;
+  ): Promise<FeedChange[]>;
   /**
    * Starts listening for other replicas' commits (LISTEN); `onChange(key)` for each one,
    * `onReconnect()` after a gap in which notifications may have been lost. Returns a stop function.
@@ -47,9 +42,6 @@ interface Watcher {
   dirty: boolean;
   closed: boolean;
 }
-
-/** Rows read per catch-up query. */
-const deliveryPage = 500;
 
 /**
  * The change feed behind `PostgresStore.watch`. Each watcher keeps cursors into the subject's
@@ -204,20 +196,7 @@ export class PostgresWatchHub {
           cursor,
           deliveryPage,
         );
-        full =
-          changes.filter((item) => item.episode !== undefined).length === deliveryPage ||
-          changes.filter((item) => item.memory !== undefined).length === deliveryPage;
-        for (const item of changes) {
-          if (watcher.closed) return;
-          if (item.episode !== undefined) cursor.episode = item.episode;
-          if (item.memory !== undefined) cursor.memory = item.memory;
-          try {
-            watcher.listener(item.change);
-          } catch (error) {
-            // The write already committed; a failing listener must not stop the feed.
-            watcher.onError?.(error);
-          }
-        }
+        full = deliverPage(watcher, () => cursor, changes);
       } while ((watcher.dirty || full) && !watcher.closed);
     } catch (error) {
       if (!watcher.closed) watcher.onError?.(error);

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { WatchCursor } from "../../../src/context/change-feed.js";
 import type { StoreChange } from "../../../src/context/context-store.js";
 import {
   type PostgresChangeSource,
   PostgresWatchHub,
-  type WatchCursor,
 } from "../../../src/context/postgres/watch-hub.js";
 
 // The hub on its own, over an in-memory change source that stands in for the database: a test
