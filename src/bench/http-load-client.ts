@@ -1,4 +1,5 @@
 import { Agent, request as httpRequest } from "node:http";
+import { messageOf } from "../errors.js";
 
 /**
  * The client half of `bench store`'s serve figures, run in a process of its own (forked by
@@ -152,9 +153,6 @@ if (process.send && process.argv[2]) {
   const plan = JSON.parse(process.argv[2]) as HttpLoadPlan;
   runHttpLoad(plan).then(
     (figures) => process.send?.({ figures }, () => process.exit(0)),
-    (error: unknown) =>
-      process.send?.({ error: error instanceof Error ? error.message : String(error) }, () =>
-        process.exit(1),
-      ),
+    (error: unknown) => process.send?.({ error: messageOf(error) }, () => process.exit(1)),
   );
 }

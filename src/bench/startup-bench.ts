@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { messageOf } from "../errors.js";
 import { type BenchMachine, benchMachine, loadAverage } from "./bench-machine.js";
 import { median, round, spread } from "./latency.js";
 import { type ImportFigure, measureLibraryImports } from "./library-imports.js";
@@ -286,7 +287,7 @@ async function measureLatency(
     return {
       wallMs: Number.NaN,
       spreadMs: [Number.NaN, Number.NaN],
-      error: error instanceof Error ? error.message : String(error),
+      error: messageOf(error),
     };
   }
   return { wallMs: median(times), spreadMs: spread(times) };

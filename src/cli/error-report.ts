@@ -1,4 +1,4 @@
-import { SharedCtxError } from "../errors.js";
+import { messageOf, SharedCtxError } from "../errors.js";
 import type { CliDeps } from "./cli-deps.js";
 import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
 import { FatalError } from "./fatal-error.js";
@@ -22,7 +22,7 @@ export function reportError(error: unknown, deps: CliDeps): ExitCodeValue {
     if (error instanceof FatalError) return error.exitCode;
     return usageErrorNames.has(error.name) ? ExitCode.usage : ExitCode.failure;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   deps.stderr.write(`shared-ctx: unexpected error: ${message}\n`);
   if (error instanceof Error && error.stack) {
     deps.stderr.write(

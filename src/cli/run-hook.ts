@@ -1,3 +1,4 @@
+import { messageOf } from "../errors.js";
 import type { ClaudeCodeHookEvent } from "../hooks/claude-code-output.js";
 import type { HookAnswer } from "../hooks/edit-hooks.js";
 import { editTargets } from "../hooks/edit-targets.js";
@@ -57,7 +58,7 @@ export async function runHook(
     input = hooksInput.parseHookInput(await readStdin(deps, hooksInput.maxHookInputBytes));
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(error instanceof Error ? error.message : String(error), { cause: error });
+    throw new UsageError(messageOf(error), { cause: error });
   }
   // SHARED_CTX_AGENT before the session: the MCP server of the same terminal speaks under that
   // name, so a session's own decisions are recognised as its own. A subagent gets `/<agent_id>`.

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ContextStore, Episode, Memory } from "../context/context-store.js";
 import type { SharedContext } from "../context/shared-context.js";
 import type { Escalation, SharedState } from "../crdt/shared-state.js";
+import { messageOf } from "../errors.js";
 import { ItemIndex, parseItemNamespace } from "./langgraph-items.js";
 import {
   decisionDisputeView,
@@ -229,7 +230,7 @@ function writtenValue(
     return JSON.parse(text) as unknown;
   } catch (error) {
     throw new ToolInputError(
-      `${tool}: valueJson is not JSON (${error instanceof Error ? error.message : String(error)}); send the value as JSON text, e.g. {"owner": "coder-1"}`,
+      `${tool}: valueJson is not JSON (${messageOf(error)}); send the value as JSON text, e.g. {"owner": "coder-1"}`,
     );
   }
 }

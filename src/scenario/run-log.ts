@@ -1,5 +1,6 @@
 import type { UnstampedEvent } from "../agents/agent-runtime.js";
 import type { ContextStore } from "../context/context-store.js";
+import { messageOf } from "../errors.js";
 import type { Clock } from "./clock.js";
 import { toRunEventEpisode, toRunStopEpisode } from "./run-record.js";
 import type { ScenarioEvent } from "./scenario-events.js";
@@ -76,7 +77,7 @@ export function createRunLog({ runId, store, clock }: RunLogOptions): RunLog {
       const stop = toRunStopEpisode({
         runId,
         state: interrupted ? "interrupted" : "failed",
-        reason: cause instanceof Error ? cause.message : String(cause),
+        reason: messageOf(cause),
         at: Math.round(elapsed()),
       });
       // A store that cannot take it (the reason the run failed, perhaps) must not hide `error`.

@@ -1,4 +1,4 @@
-import { SharedCtxError } from "../errors.js";
+import { messageOf, SharedCtxError } from "../errors.js";
 import type { TenantKey } from "./api-key.js";
 
 /** A `--tenant-keys` file that cannot be used; the message names the file and what is wrong. */
@@ -32,7 +32,7 @@ export function parseTenantKeys(text: string, path: string): TenantKey[] {
   try {
     content = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     throw new TenantKeysFileError(path, `not JSON (${reason})`, { cause: error });
   }
   const keys =

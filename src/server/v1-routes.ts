@@ -1,6 +1,7 @@
 import type { Context, Hono } from "hono";
 import type { z } from "zod";
 import type { ContextStore, JsonObject } from "../context/context-store.js";
+import { messageOf } from "../errors.js";
 import { readBoundedTimeline } from "./bounded-timeline.js";
 import { HttpError } from "./http-error.js";
 import { toValidationDetails } from "./pydantic-fields.js";
@@ -112,7 +113,7 @@ function registerHealthRoutes(app: Hono<ServerEnv>, options: V1RouteOptions): vo
       return c.json({ status: "ready", checks: [{ name: "database", status: "ok" }] });
     } catch (error) {
       // The reason can carry the database URL (user, host, port, name): only for a caller with a key.
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = messageOf(error);
       return c.json(
         {
           status: "not_ready",

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import type { EmbeddedStore } from "../../context/embedded/embedded-store.js";
 import type { PostgresStore } from "../../context/postgres/postgres-store.js";
+import { messageOf } from "../../errors.js";
 import type { TenantKey } from "../../server/api-key.js";
 import type { startServer } from "../../server/listen.js";
 import {
@@ -329,7 +330,7 @@ async function openPostgresStore(
     await postgres.connect();
   } catch (error) {
     await postgres.close();
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     throw new FatalError(`cannot open the store: ${reason}`, { cause: error });
   }
   return { store: postgres, path: postgres.location };
@@ -352,7 +353,7 @@ async function openEmbeddedStore(
     // quick_check at start: a damaged file is named now, not by a 500 on some request.
     return { store: new EmbeddedStore({ path, groupCommit: true, checkIntegrity: true }), path };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     throw new FatalError(`cannot open the store at ${path}: ${reason}`, { cause: error });
   }
 }

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import type { ContextStore, Episode } from "../../context/context-store.js";
+import { messageOf } from "../../errors.js";
 import type { RunTimeline, TimelineFilter } from "../../ui/format/run-timeline.js";
 import type { TimelineClock } from "../../ui/format/timeline-table.js";
 import type { CliDeps } from "../cli-deps.js";
@@ -98,9 +99,7 @@ async function follow(
       {
         replay: true,
         onError: (error) => {
-          deps.stderr.write(
-            `shared-ctx: still trying to follow ${runId}: ${error instanceof Error ? error.message : String(error)}\n`,
-          );
+          deps.stderr.write(`shared-ctx: still trying to follow ${runId}: ${messageOf(error)}\n`);
         },
       },
     );

@@ -1,4 +1,4 @@
-import { SharedCtxError } from "../../errors.js";
+import { messageOf, SharedCtxError } from "../../errors.js";
 import { PostgresConnectionError } from "./errors/postgres-connection-error.js";
 
 /** Node socket errors that mean "the server is not there". */
@@ -40,7 +40,7 @@ function codeOf(error: unknown): string | undefined {
 export function toStoreError(error: unknown, location: string): unknown {
   if (SharedCtxError.isInstance(error)) return error;
   const code = codeOf(error);
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = messageOf(error);
   if (code !== undefined && networkCodes.has(code)) {
     return new PostgresConnectionError(
       location,

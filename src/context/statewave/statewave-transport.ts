@@ -1,3 +1,4 @@
+import { messageOf } from "../../errors.js";
 import { StatewaveAPIError } from "./errors/statewave-api-error.js";
 import { StatewaveConnectionError } from "./errors/statewave-connection-error.js";
 import { StatewaveTimeoutError } from "./errors/statewave-timeout-error.js";
@@ -91,7 +92,7 @@ function describeConnectionFailure(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   const code = isRecord(cause) && typeof cause.code === "string" ? cause.code : undefined;
   if (code) return `${networkErrorText.get(code) ?? "connection failed"} (${code})`;
-  return cause instanceof Error ? cause.message : String(cause);
+  return messageOf(cause);
 }
 
 /**
