@@ -1,6 +1,9 @@
+import { resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { Brain } from "../agents/brain.js";
 import type { ContextStore } from "../context/context-store.js";
+import { nodeProjectFileSystem } from "../hooks/load-project.js";
+import { findProjectRoots } from "../hooks/project-root.js";
 import { LlmConfigError } from "../llm/errors/llm-config-error.js";
 import { readLlmSettings } from "../llm/llm-settings.js";
 import type { StoreSelection } from "../ui/data/open-store.js";
@@ -75,16 +78,22 @@ export interface StoreFlags {
 
 /**
  * The store a command's `--store`, `--db`, `--url` (and `--database-url`) flags select, with the
- * environment's defaults (`SHARED_CTX_DATABASE_URL` selects Postgres).
+ * environment's defaults (`SHARED_CTX_DATABASE_URL` selects Postgres). Without `--db` or
+ * `SHARED_CTX_DB`, the embedded store is the repository's (`<shared root>/.shared-ctx/store.db`,
+ * the one the hooks and `mcp` use from any worktree or subfolder); a `--db` given on the command
+ * line is relative to where it was typed.
  */
 export function storeSelection(options: StoreFlags, deps: CliDeps): StoreSelection {
   return {
     store: options.store,
-    db: options.db,
+    db:
+      options.db === undefined || options.db === ":memory:"
+        ? options.db
+        : resolve(deps.cwd, options.db),
     url: options.url,
     ...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
     env: deps.env,
-    cwd: deps.cwd,
+    cwd: findProjectRoots(deps.cwd, nodeProjectFileSystem).storeRoot,
   };
 }
 

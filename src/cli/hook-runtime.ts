@@ -1,9 +1,11 @@
 import { basename, resolve } from "node:path";
 import type { ContextStore } from "../context/context-store.js";
+import type { CreateContextStoreOptions } from "../context/store-location.js";
 import type { EditHookContext } from "../hooks/edit-hooks.js";
 import { ProjectConfigError } from "../hooks/errors/project-config-error.js";
-import { findProjectRoot, loadProject } from "../hooks/load-project.js";
+import { loadProject, nodeProjectFileSystem } from "../hooks/load-project.js";
 import type { ProjectConfig } from "../hooks/project-config.js";
+import { findProjectRoots, sharedRootOf } from "../hooks/project-root.js";
 import type { CliDeps } from "./cli-deps.js";
 import { asUsageErrorWhen, UsageError } from "./fatal-error.js";
 
@@ -27,26 +29,39 @@ export interface HookCommandOptions {
 
 /** The project a hook call works in. */
 export interface HookProject {
+  /** The checkout the session edits: module globs are relative to it. */
   readonly root: string;
+  /**
+   * The same project in the repository all worktrees share: the embedded store's folder and the
+   * default subject's name (see project-root.ts). `root` outside a linked worktree.
+   */
+  readonly storeRoot: string;
   readonly project: ProjectConfig;
   readonly subjectId: string;
 }
 
 /**
- * Finds the project root (flag, $CLAUDE_PROJECT_DIR, the hook input's cwd, the process's cwd),
- * reads its configuration and picks the subject.
+ * Finds the project root (`--root` as given; else walking up from $CLAUDE_PROJECT_DIR, the hook
+ * input's cwd or the process's cwd to shared-ctx.config.json or the git checkout) and the shared
+ * root of its repository (the main checkout, from any worktree), reads the configuration and picks
+ * the subject (by default the shared root's name, so every worktree has the same one).
  * @throws UsageError when the configuration is invalid (naming the file and field)
  */
 export function resolveHookProject(
-  options: HookCommandOptions,
-  deps: CliDeps,
+  options: Pick<HookCommandOptions, "root" | "subject">,
+  deps: Pick<CliDeps, "cwd" | "env">,
   inputCwd?: string,
 ): HookProject {
-  const root = options.root
-    ? resolve(deps.cwd, options.root)
-    : deps.env.CLAUDE_PROJECT_DIR
-      ? resolve(deps.env.CLAUDE_PROJECT_DIR)
-      : findProjectRoot(inputCwd ?? deps.cwd);
+  const fs = nodeProjectFileSystem;
+  let root: string;
+  let storeRoot: string;
+  if (options.root) {
+    root = resolve(deps.cwd, options.root);
+    storeRoot = sharedRootOf(root, fs);
+  } else {
+    const start = deps.env.CLAUDE_PROJECT_DIR || inputCwd || deps.cwd;
+    ({ root, storeRoot } = findProjectRoots(resolve(deps.cwd, start), fs));
+  }
   let project: ProjectConfig;
   try {
     project = loadProject(root);
@@ -54,8 +69,8 @@ export function resolveHookProject(
     throw asUsageErrorWhen(error, ProjectConfigError);
   }
   const subjectId =
-    options.subject ?? project.subject ?? deps.env.SHARED_CTX_SUBJECT ?? basename(root);
-  return { root, project, subjectId };
+    options.subject ?? project.subject ?? deps.env.SHARED_CTX_SUBJECT ?? basename(storeRoot);
+  return { root, storeRoot, project, subjectId };
 }
 
 /** The store could not answer within the hook's budget (or at all). */
@@ -77,6 +92,27 @@ export class StoreUnavailable {
 }
 
 /**
+ * The store the flags select, as every command of a project opens it (hooks, `check`, `mcp`,
+ * `modules`): relative paths taken from the shared root (`HookProject.storeRoot`), not the cwd: a
+ * session's shell may have moved elsewhere, and every worktree of the repository must open the
+ * same file.
+ */
+export function hookStoreOptions(
+  options: Omit<HookCommandOptions, "agent" | "subject" | "root">,
+  deps: Pick<CliDeps, "env">,
+  setup: Pick<HookProject, "storeRoot">,
+): CreateContextStoreOptions & { env: Readonly<Record<string, string | undefined>>; cwd: string } {
+  return {
+    ...(options.store ? { store: options.store } : {}),
+    ...(options.db ? { db: resolve(setup.storeRoot, options.db) } : {}),
+    ...(options.url ? { url: options.url } : {}),
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+    env: deps.env,
+    cwd: setup.storeRoot,
+  };
+}
+
+/**
  * Opens the store the flags select (relative to the project root), runs `work` with a signal that
  * aborts after `hooks.timeoutMs`, and closes the store. Any failure of the store — cannot open,
  * refused, too slow — comes back as a {@link StoreUnavailable} value, never thrown: each hook
@@ -92,15 +128,7 @@ export async function withHookStore<T>(
   let store: ContextStore;
   try {
     const { openContextStore } = await import("../context/open-context-store.js");
-    store = await openContextStore({
-      ...(options.store ? { store: options.store } : {}),
-      // Relative to the project root, not the cwd: a session's shell may have moved elsewhere.
-      ...(options.db ? { db: resolve(setup.root, options.db) } : {}),
-      ...(options.url ? { url: options.url } : {}),
-      ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
-      env: deps.env,
-      cwd: setup.root,
-    });
+    store = await openContextStore(hookStoreOptions(options, deps, setup));
   } catch (error) {
     return new StoreUnavailable(error);
   }

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 /** The version in package.json, read once (dist/cli/version.js sits two folders below it). */
 export function packageVersion(): string {
@@ -8,4 +9,13 @@ export function packageVersion(): string {
     return String(parsed.version);
   }
   return "0.0.0";
+}
+
+/**
+ * The folder shared-ctx runs from (the one holding package.json and bin/): a clone, or
+ * `node_modules/shared-ctx` of a project that installed it. Like {@link packageVersion}, resolved
+ * from dist/cli (or a bundle chunk beside it), two folders below.
+ */
+export function packageRoot(): string {
+  return fileURLToPath(new URL("../../", import.meta.url));
 }

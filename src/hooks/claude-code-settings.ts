@@ -1,4 +1,12 @@
 import { editTools } from "./edit-targets.js";
+import {
+  guardedHookCommand,
+  type Launcher,
+  projectBin,
+  serverCommand,
+  shellWord,
+  type WhenMissing,
+} from "./hook-launcher.js";
 
 /**
  * What `shared-ctx init claude-code` writes into a repository, merged into what is there:
@@ -9,9 +17,6 @@ import { editTools } from "./edit-targets.js";
  * Idempotent: our entries are recognised by their command and replaced, everything else is kept
  * in place, so running it twice gives the same files. Pure: JSON in, JSON out.
  */
-
-/** Claude Code's `${VAR:-default}` expansion in .mcp.json (not a JavaScript template). */
-const agentVariable = ["$", "{SHARED_CTX_AGENT:-claude}"].join("");
 
 /** The Claude Code events we hook, with the hook subcommand each runs. */
 export const claudeCodeHooks = [
@@ -25,12 +30,12 @@ export const hookTimeoutSeconds = 10;
 
 /** What the written entries run. */
 export interface ClaudeCodeSetup {
-  /** How to start shared-ctx from a hook: `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/shared-ctx`. */
-  readonly bin: string;
-  /** How `.mcp.json` starts it: a command and the arguments before `mcp`. */
-  readonly mcpCommand: { readonly command: string; readonly args: readonly string[] };
+  /** Where the shared-ctx executable is (see hook-launcher.ts). */
+  readonly launcher: Launcher;
   /** Extra flags for every command (`--subject x`, `--db …`), already split. */
   readonly flags: readonly string[];
+  /** What a hook does when the executable cannot be run: `hooks.whenStoreDown`. */
+  readonly whenMissing: WhenMissing;
 }
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -40,14 +45,24 @@ function isRecord(value: unknown): value is JsonRecord {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Quotes a word for the shell only when it needs it. */
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./$"-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+/** The shell command of one of our hooks: the guarded launcher (see hook-launcher.ts). */
+export function hookCommandLine(
+  setup: ClaudeCodeSetup,
+  subcommand: (typeof claudeCodeHooks)[number]["subcommand"],
+): string {
+  const event = claudeCodeHooks.find((hook) => hook.subcommand === subcommand)?.event ?? "";
+  return guardedHookCommand(
+    setup.launcher,
+    ["hook", subcommand, ...setup.flags],
+    event,
+    setup.whenMissing,
+  );
 }
 
-/** The shell command of one of our hooks. */
-export function hookCommandLine(setup: ClaudeCodeSetup, subcommand: string): string {
-  return [setup.bin, "hook", subcommand, ...setup.flags.map(shellWord)].join(" ");
+/** One of our hooks in a few words, for what `init` prints: `<bin> hook <name> <flags>`. */
+export function hookSummary(setup: ClaudeCodeSetup, subcommand: string): string {
+  const bin = setup.launcher.kind === "path" ? setup.launcher.path : projectBin;
+  return [bin, "hook", subcommand, ...setup.flags.map(shellWord)].join(" ");
 }
 
 /** Whether a settings hook entry is one of ours (any version of it: the bin or flags may differ). */
@@ -91,7 +106,7 @@ export function mergeClaudeSettings(
     const next = [...kept, ours];
     if (JSON.stringify(next) !== before) {
       changes.push(
-        `hooks.${event}: ${groups.length === kept.length && before === JSON.stringify(kept) ? "added" : "updated"} ${hookCommandLine(setup, subcommand)}`,
+        `hooks.${event}: ${groups.length === kept.length && before === JSON.stringify(kept) ? "added" : "updated"} ${hookSummary(setup, subcommand)}`,
       );
     }
     hooks[event] = next;
@@ -107,18 +122,15 @@ export function mergeMcpConfig(
 ): { config: JsonRecord; changes: string[] } {
   const config: JsonRecord = isRecord(existing) ? structuredClone(existing) : {};
   const servers: JsonRecord = isRecord(config.mcpServers) ? config.mcpServers : {};
-  const entry: JsonRecord = {
-    command: setup.mcpCommand.command,
-    // Claude Code expands ${VAR:-default} in .mcp.json: one agent name per terminal, shared with
-    // the hooks (which read SHARED_CTX_AGENT first), so a session's own decisions are its own.
-    args: [...setup.mcpCommand.args, "mcp", ...setup.flags, "--agent", agentVariable],
-  };
+  // No --agent: the server names itself as the hooks do (SHARED_CTX_AGENT, else the session id
+  // Claude Code gives both), so a session's decisions are its own at the edit.
+  const entry: JsonRecord = serverCommand(setup.launcher, ["mcp", ...setup.flags]);
   const before = servers["shared-ctx"];
   const changes =
     JSON.stringify(before) === JSON.stringify(entry)
       ? []
       : [
-          `mcpServers.shared-ctx: ${before === undefined ? "added" : "updated"} ${[entry.command, ...(entry.args as string[])].join(" ")}`,
+          `mcpServers.shared-ctx: ${before === undefined ? "added" : "updated"} ${[setup.launcher.kind === "path" ? setup.launcher.path : projectBin, "mcp", ...setup.flags.map(shellWord)].join(" ")}`,
         ];
   servers["shared-ctx"] = entry;
   config.mcpServers = servers;

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { ProjectConfigError } from "./errors/project-config-error.js";
 import {
   configFileName,
@@ -9,6 +9,7 @@ import {
   packageJsonSection,
   parseProjectConfig,
 } from "./project-config.js";
+import { findProjectRoots } from "./project-root.js";
 
 /** The file system as the project loader uses it; tests pass an in-memory one. */
 export interface ProjectFileSystem {
@@ -25,7 +26,9 @@ export const nodeProjectFileSystem: ProjectFileSystem = {
     try {
       return readFileSync(path, "utf8");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      const code = (error as NodeJS.ErrnoException).code;
+      // EISDIR: `.git` is a folder in a main checkout, a file in a linked worktree.
+      if (code === "ENOENT" || code === "EISDIR" || code === "ENOTDIR") return undefined;
       throw error;
     }
   },
@@ -46,20 +49,14 @@ export const nodeProjectFileSystem: ProjectFileSystem = {
 const moduleParents = ["src", "packages", "apps"] as const;
 
 /**
- * The project root for a path: the nearest folder at or above `start` holding
- * shared-ctx.config.json or .git; `start` itself when there is none.
+ * The project root for a path (see `findProjectRoots`): the nearest folder at or above `start`
+ * holding shared-ctx.config.json, else the nearest holding .git; `start` itself when there is none.
  */
 export function findProjectRoot(
   start: string,
   fs: ProjectFileSystem = nodeProjectFileSystem,
 ): string {
-  let dir = resolve(start);
-  for (;;) {
-    if (fs.exists(join(dir, configFileName)) || fs.exists(join(dir, ".git"))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return resolve(start);
-    dir = parent;
-  }
+  return findProjectRoots(start, fs).root;
 }
 
 function parseJson(text: string, path: string): unknown {

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { makeInitCommand } from "../../src/cli/commands/init.js";
@@ -70,6 +71,9 @@ const mcpConfig = z.object({
   ),
 });
 
+/** This clone's bin: what `init` writes when it runs from a clone (as these tests do). */
+const cloneBin = join(fileURLToPath(new URL("../..", import.meta.url)), "bin", "shared-ctx.js");
+
 describe("shared-ctx init claude-code", () => {
   const tempDir = useTempDir("shared-ctx-init-");
 
@@ -93,42 +97,39 @@ describe("shared-ctx init claude-code", () => {
     const root = repository();
     const run = await initClaudeCode(root, "--subject", "acme");
     expect(run.exitCode).toBe(0);
+    // Run from this clone: the entries run this very bin, by its absolute path, never npx.
     expect(run.stdout).toContain(
-      ".mcp.json:\n  mcpServers.shared-ctx: added npx shared-ctx mcp --subject acme",
+      `.mcp.json:\n  mcpServers.shared-ctx: added ${cloneBin} mcp --subject acme`,
     );
     expect(run.stdout).toContain(
-      "hooks.PreToolUse: added shared-ctx hook pre-tool-use --subject acme",
+      `hooks.PreToolUse: added ${cloneBin} hook pre-tool-use --subject acme`,
     );
     const files = read(root);
     const settings = claudeSettings.parse(JSON.parse(files.settings));
-    expect(settings.hooks?.PreToolUse).toEqual([
+    const pre = settings.hooks?.PreToolUse;
+    expect(pre).toEqual([
       {
         matcher: "Edit|Write|MultiEdit|NotebookEdit|Bash",
-        hooks: [
-          { type: "command", command: "shared-ctx hook pre-tool-use --subject acme", timeout: 10 },
-        ],
+        hooks: [{ type: "command", command: expect.any(String), timeout: 10 }],
       },
     ]);
-    expect(settings.hooks?.PostToolUse?.[0]?.hooks[0]?.command).toBe(
-      "shared-ctx hook post-tool-use --subject acme",
+    const command = pre?.[0]?.hooks[0]?.command ?? "";
+    expect(command.startsWith("sh -c ")).toBe(true);
+    expect(command.endsWith(` shared-ctx hook pre-tool-use --subject acme`)).toBe(true);
+    expect(command).toContain(cloneBin);
+    expect(command).not.toContain("npx");
+    expect(settings.hooks?.PostToolUse?.[0]?.hooks[0]?.command).toMatch(
+      / shared-ctx hook post-tool-use --subject acme$/,
     );
-    expect(settings.hooks?.SessionStart?.[0]).toEqual({
-      hooks: [
-        { type: "command", command: "shared-ctx hook session-start --subject acme", timeout: 10 },
-      ],
-    });
+    expect(settings.hooks?.SessionStart?.[0]?.hooks[0]?.command).toMatch(
+      / shared-ctx hook session-start --subject acme$/,
+    );
     const mcp = mcpConfig.parse(JSON.parse(files.mcp));
+    // No --agent: the server takes the session's name as the hooks do (SHARED_CTX_AGENT, else
+    // the session id Claude Code gives both).
     expect(mcp.mcpServers["shared-ctx"]).toEqual({
-      command: "npx",
-      // Claude Code expands ${VAR:-default} in .mcp.json (not a JavaScript template).
-      args: [
-        "shared-ctx",
-        "mcp",
-        "--subject",
-        "acme",
-        "--agent",
-        `$${"{"}SHARED_CTX_AGENT:-claude}`,
-      ],
+      command: cloneBin,
+      args: ["mcp", "--subject", "acme"],
     });
   });
 
@@ -138,8 +139,8 @@ describe("shared-ctx init claude-code", () => {
     const first = read(root);
     const again = await initClaudeCode(root);
     expect(read(root)).toEqual(first);
-    expect(again.stdout).toBe(
-      ".mcp.json: unchanged\n.claude/settings.json: unchanged\n.gitignore: unchanged\nnote: shared-ctx is not in this project's node_modules; the hooks run `shared-ctx` from PATH (npm install -D shared-ctx, then run this again, to pin it)\n",
+    expect(again.stdout).toContain(
+      ".mcp.json: unchanged\n.claude/settings.json: unchanged\n.gitignore: unchanged\n",
     );
   });
 
@@ -171,28 +172,31 @@ describe("shared-ctx init claude-code", () => {
     const settings = claudeSettings.parse(JSON.parse(read(root).settings));
     expect(settings.permissions).toEqual(theirs.permissions);
     expect(settings.hooks?.Stop).toEqual(theirs.hooks.Stop);
-    expect(settings.hooks?.PreToolUse).toEqual([
-      { matcher: "Edit", hooks: [{ type: "command", command: "prettier --check" }] },
-      {
-        matcher: "Edit|Write|MultiEdit|NotebookEdit|Bash",
-        hooks: [
-          { type: "command", command: "shared-ctx hook pre-tool-use --subject new", timeout: 10 },
-        ],
-      },
-    ]);
+    expect(settings.hooks?.PreToolUse?.[0]).toEqual({
+      matcher: "Edit",
+      hooks: [{ type: "command", command: "prettier --check" }],
+    });
+    expect(settings.hooks?.PreToolUse?.[1]?.hooks[0]?.command).toMatch(
+      / shared-ctx hook pre-tool-use --subject new$/,
+    );
+    expect(settings.hooks?.PreToolUse).toHaveLength(2);
     const mcp = mcpConfig.parse(JSON.parse(read(root).mcp));
     expect(Object.keys(mcp.mcpServers)).toEqual(["github", "shared-ctx"]);
   });
 
-  it("uses the project's own installed bin when there is one", async () => {
+  it("writes the same hooks into each --subfolder, and refuses one outside the repository", async () => {
     const root = repository();
-    mkdirSync(join(root, "node_modules", ".bin"), { recursive: true });
-    writeFileSync(join(root, "node_modules", ".bin", "shared-ctx"), "");
-    await initClaudeCode(root);
-    const settings = claudeSettings.parse(JSON.parse(read(root).settings));
-    expect(settings.hooks?.PreToolUse?.[0]?.hooks[0]?.command).toBe(
-      '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/shared-ctx hook pre-tool-use',
+    mkdirSync(join(root, "packages", "web"), { recursive: true });
+    const run = await initClaudeCode(root, "--subfolder", join(root, "packages", "web"));
+    expect(run.stdout).toContain(
+      "packages/web/.claude/settings.json:\n  hooks.SessionStart: added",
     );
+    expect(readFileSync(join(root, "packages", "web", ".claude", "settings.json"), "utf8")).toBe(
+      read(root).settings,
+    );
+    const outside = await initClaudeCode(root, "--subfolder", tempDir());
+    expect(outside.exitCode).toBe(2);
+    expect(outside.stderr).toContain("--subfolder");
   });
 
   it("--dry-run prints the changes and writes nothing", async () => {

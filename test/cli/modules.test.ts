@@ -34,16 +34,15 @@ describe("shared-ctx modules", () => {
     expect(plain.stdout).toBe(
       "src/billing/a.ts\tbilling\tsrc/billing/**\ntools/x.ts\t(no module)\n",
     );
-    const json = await runCommand(makeModulesCommand, [
-      "modules",
-      "--root",
-      root,
-      "--json",
-      "--path",
-      join(root, "src/billing/a.ts"),
-    ]);
+    const json = await runCommand(
+      makeModulesCommand,
+      ["modules", "--root", root, "--json", "--path", join(root, "src/billing/a.ts")],
+      { env: {} },
+    );
     expect(JSON.parse(json.stdout)).toEqual({
       root,
+      sharedRoot: root,
+      store: { kind: "embedded", location: join(root, ".shared-ctx", "store.db") },
       subject: "acme",
       from: join(root, "shared-ctx.config.json"),
       modules: [{ name: "billing", globs: ["src/billing/**"] }],

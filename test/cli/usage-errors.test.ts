@@ -36,7 +36,7 @@ describe("usage errors: one line in the house style, exit 2", () => {
     ],
     [["run", "--speed", "abc"], "--speed 'abc' is not valid (expected a number > 0)"],
     [["watch"], "watch needs <subject> (usage: shared-ctx watch [options] <subject>)"],
-    [["mcp"], "mcp needs --subject <id> (usage: shared-ctx mcp --subject <id> [options])"],
+    [["check", "--path", "a.ts"], "check needs --agent <name>"],
     [["runs", "extra"], "too many arguments for runs (it takes no arguments;"],
     [["timeline"], "timeline needs a run id, `last`, or --subject <id>"],
     [["timeline", "last", "--subject", "x"], "timeline takes a run id or --subject, not both"],
@@ -99,9 +99,11 @@ describe("help", () => {
   });
 
   it("a required option is shown as required, in the usage line and beside the option", async () => {
-    const result = await runWholeCli(["mcp", "--help"]);
-    expect(result.stdout).toContain("Usage: shared-ctx mcp --subject <id> [options]");
-    expect(result.stdout).toMatch(/--subject <id> +the shared subject .*\(required\)/);
+    const result = await runWholeCli(["check", "--help"]);
+    expect(result.stdout).toContain("Usage: shared-ctx check --agent <name> --path <file...>");
+    expect(result.stdout).toMatch(
+      /--path <file\.\.\.> +the file\(s\) about to change \(required\)/,
+    );
   });
 
   it("defaults and choices in one style, without JSON quotes", async () => {

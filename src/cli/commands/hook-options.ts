@@ -23,11 +23,11 @@ export function addHookOptions(command: Command, options: { agent: boolean }): C
   command
     .option(
       "--subject <id>",
-      "the shared subject (default: shared-ctx.config.json's subject, $SHARED_CTX_SUBJECT, or the project folder's name)",
+      "the shared subject (default: shared-ctx.config.json's subject, $SHARED_CTX_SUBJECT, or the repository folder's name, the same from every worktree)",
     )
     .option(
       "--root <dir>",
-      "the project root (default: $CLAUDE_PROJECT_DIR, else the nearest folder with shared-ctx.config.json or .git)",
+      "the project root (default: walking up from $CLAUDE_PROJECT_DIR, else the cwd, to the nearest shared-ctx.config.json, else the git checkout)",
     );
   if (options.agent) {
     command.option(
@@ -38,7 +38,7 @@ export function addHookOptions(command: Command, options: { agent: boolean }): C
   return command
     .option(
       "--db <path>",
-      "embedded store file, relative to the project root (default: $SHARED_CTX_DB or <root>/.shared-ctx/store.db)",
+      "embedded store file, relative to the repository (default: $SHARED_CTX_DB or <repository>/.shared-ctx/store.db, one for every worktree: the main checkout's)",
     )
     .addOption(agentStoreOptions.kind())
     .option(

@@ -6,8 +6,8 @@ import { packageVersion } from "../version.js";
 import { agentStoreOptions } from "./hook-options.js";
 
 interface McpCommandOptions {
-  subject: string;
-  agent: string;
+  subject?: string;
+  agent?: string;
   project?: string;
   db?: string;
   store?: "embedded" | "statewave" | "postgres";
@@ -24,11 +24,13 @@ export function makeMcpCommand(deps: CliDeps): Command {
     .description(
       "serve shared context to one coding agent (Claude Code, Cursor, ...) over MCP stdio",
     )
-    .requiredOption("--subject <id>", "the shared subject (one per project or task)")
+    .option(
+      "--subject <id>",
+      "the shared subject (default: shared-ctx.config.json's subject, $SHARED_CTX_SUBJECT, or the repository folder's name, as the hooks)",
+    )
     .option(
       "--agent <name>",
-      "who this agent is: decisions and state writes are attributed to it",
-      deps.env.SHARED_CTX_AGENT ?? "agent",
+      "who this agent is: decisions and state writes are attributed to it (default: $SHARED_CTX_AGENT, else the Claude Code session ($CLAUDE_CODE_SESSION_ID) as the hooks name it, else agent)",
     )
     .option(
       "--project <subject>",
@@ -36,7 +38,7 @@ export function makeMcpCommand(deps: CliDeps): Command {
     )
     .option(
       "--db <path>",
-      "embedded store file (default: $SHARED_CTX_DB or ./.shared-ctx/store.db)",
+      "embedded store file, relative to the repository (default: $SHARED_CTX_DB or <repository>/.shared-ctx/store.db, the hooks' store from any worktree or subfolder)",
     )
     .addOption(agentStoreOptions.kind())
     .option(
@@ -53,16 +55,43 @@ export function makeMcpCommand(deps: CliDeps): Command {
         "--subject and --db; with --project, checks read the project's decisions too.",
         "",
         "Example (Claude Code):",
-        "  $ claude mcp add shared-ctx -- npx shared-ctx mcp --subject my-repo --agent claude",
+        "  $ shared-ctx init claude-code      (writes .mcp.json and the hooks; see docs/coding-agents.md)",
       ].join("\n"),
     )
     .action((options: McpCommandOptions) => serveMcp(options, deps));
+}
+
+/**
+ * Who an MCP server speaks for without `--agent`: the name its session's hooks use (see hookAgentId:
+ * `SHARED_CTX_AGENT`, else the session id, which Claude Code gives stdio MCP servers as
+ * `CLAUDE_CODE_SESSION_ID` and hooks as `session_id`), else `agent`.
+ */
+export async function mcpAgentName(
+  flag: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<string> {
+  if (flag) return flag;
+  const { hookAgentId } = await import("../../hooks/hook-input.js");
+  const name = hookAgentId(
+    { sessionId: env.CLAUDE_CODE_SESSION_ID ?? "", toolInput: {} },
+    undefined,
+    env.SHARED_CTX_AGENT,
+  );
+  return name || "agent";
 }
 
 async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void> {
   const stdin = deps.stdin;
   if (!stdin)
     throw new FatalError("`shared-ctx mcp` needs standard input (it speaks MCP over stdio)");
+  // The same project, subject and store as the hooks, from any subfolder or worktree.
+  const { hookStoreOptions, resolveHookProject } = await import("../hook-runtime.js");
+  const setup = resolveHookProject(
+    { ...(options.subject ? { subject: options.subject } : {}) },
+    deps,
+  );
+  const subjectId = setup.subjectId;
+  const agentId = await mcpAgentName(options.agent, deps.env);
   // Loaded here, not at the top: the MCP SDK (with ajv) is this command's alone (start-up cost),
   // and openContextStore loads only the selected store's module.
   const [{ StdioServerTransport }, { openContextStore }, { openSharedContextMcpServer }] =
@@ -71,22 +100,15 @@ async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void
       import("../../context/open-context-store.js"),
       import("../../integrations/mcp-server.js"),
     ]);
-  const store = await openContextStore({
-    ...(options.store ? { store: options.store } : {}),
-    ...(options.db ? { db: options.db } : {}),
-    ...(options.url ? { url: options.url } : {}),
-    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
-    env: deps.env,
-    cwd: deps.cwd,
-  });
+  const store = await openContextStore(hookStoreOptions(options, deps, setup));
   try {
     // Opened before the client can act: the replica starts from what is stored now, so a write of
     // this agent's is concurrent with every later write it has not read (escalated, never a silent
     // overwrite). Opening on first use would take in everything stored until then as if read.
     const session = await openSharedContextMcpServer({
       store,
-      subjectId: options.subject,
-      agentId: options.agent,
+      subjectId,
+      agentId,
       ...(options.project ? { projectSubjectId: options.project } : {}),
       version: packageVersion(),
     });
@@ -101,7 +123,7 @@ async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void
       });
       await session.server.connect(new StdioServerTransport(stdin, asWritable(deps.stdout)));
       deps.stderr.write(
-        `shared-ctx mcp: subject "${options.subject}", agent "${options.agent}", listening on stdio\n`,
+        `shared-ctx mcp: subject "${subjectId}", agent "${agentId}", repository ${setup.storeRoot}, listening on stdio\n`,
       );
       await closed;
     } finally {

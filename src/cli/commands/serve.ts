@@ -340,11 +340,15 @@ async function openEmbeddedStore(
   options: ServeOptions,
   deps: CliDeps,
 ): Promise<{ store: EmbeddedStore; path: string }> {
-  const [{ resolveDbPath, prepareDbPath }, { EmbeddedStore }] = await Promise.all([
-    import("../../context/store-location.js"),
-    import("../../context/embedded/embedded-store.js"),
-  ]);
-  const path = resolveDbPath({ db: options.db, env: deps.env, cwd: deps.cwd });
+  const [{ resolveDbPath, prepareDbPath }, { EmbeddedStore }, { storeSelection }] =
+    await Promise.all([
+      import("../../context/store-location.js"),
+      import("../../context/embedded/embedded-store.js"),
+      import("../command-helpers.js"),
+    ]);
+  // The repository's store, as every other command finds it (see storeSelection).
+  const selection = storeSelection({ db: options.db }, deps);
+  const path = resolveDbPath({ db: selection.db, env: deps.env, cwd: selection.cwd });
   // Checked (and its folders made) before opening: a path that cannot work is named now.
   const { created } = prepareDbPath(path);
   for (const folder of created) deps.stderr.write(`shared-ctx serve: created folder ${folder}\n`);
