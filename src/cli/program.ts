@@ -2,6 +2,8 @@ import { Command, type Option } from "commander";
 import type { CliDeps } from "./cli-deps.js";
 import { makeBenchCommand } from "./commands/bench.js";
 import { makeCheckCommand } from "./commands/check.js";
+import { makeDecideCommand, makeRetractCommand } from "./commands/decide.js";
+import { makeDecisionsCommand } from "./commands/decisions.js";
 import { makeDemoCommand } from "./commands/demo.js";
 import { makeHookCommand } from "./commands/hook.js";
 import { makeInitCommand } from "./commands/init.js";
@@ -59,6 +61,9 @@ export function createProgram(deps: CliDeps): Command {
     makeHookCommand,
     makeCheckCommand,
     makeModulesCommand,
+    makeDecideCommand,
+    makeRetractCommand,
+    makeDecisionsCommand,
     makeInitCommand,
     makePromoteCommand,
   ]) {

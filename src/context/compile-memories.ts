@@ -6,6 +6,7 @@ import {
   mayOverrule,
 } from "./authority.js";
 import type { Episode, JsonObject, JsonValue, Memory, MemoryKind } from "./context-store.js";
+import { effectKey, replacementKey, statedEffectOf } from "./decision-effect.js";
 import { profileFactsOf } from "./profile-facts.js";
 
 /**
@@ -317,6 +318,12 @@ export function compileEpisode(
   // Kept so that readers tell a retraction from a decision (it stands for none).
   const retracts = episode.payload[retractsKey];
   if (typeof retracts === "string" && retracts) metadata[retractsKey] = retracts;
+  // A decision's explicit effect on its target, which enforcement reads instead of the wording.
+  const stated = statedEffectOf(episode.payload);
+  if (stated !== undefined) {
+    metadata[effectKey] = stated.effect;
+    if (stated.replacement !== undefined) metadata[replacementKey] = stated.replacement;
+  }
   const supersedesMemoryIds = supersedesMemoryIdsOf(episode.provenance);
   return {
     kind,

@@ -1,6 +1,7 @@
 import { type Authority, authorityKey } from "./authority.js";
 import { readMemoryIdsKey, retractsKey, supersedesMemoryIdsKey } from "./compile-memories.js";
 import type { ContextStore, Episode, JsonObject, Memory, Timeline } from "./context-store.js";
+import { type DecisionEffect, effectPayload } from "./decision-effect.js";
 import { type DecisionHistory, decisionHistory } from "./decision-history.js";
 import { DecisionLifecycleError } from "./errors/decision-lifecycle-error.js";
 import { targetOf } from "./memory-metadata.js";
@@ -22,12 +23,15 @@ export interface DecideOptions {
   authority?: Authority;
   supersedes?: string;
   idempotencyKey?: string;
+  effect?: DecisionEffect;
+  replacement?: string;
 }
 
 /** The options of `SharedContext.retract` (each documented there). */
 export interface RetractOptions {
   reason?: string;
   idempotencyKey?: string;
+  authority?: Authority;
 }
 
 /** The decision kind `beforeActing` reports separately, and the kind a decision has by default. */
@@ -95,6 +99,14 @@ export class DecisionLife {
       payload.target = options.target;
     }
     if (options.confidence !== undefined) payload.confidence = options.confidence;
+    Object.assign(
+      payload,
+      effectPayload({
+        effect: options.effect,
+        replacement: options.replacement,
+        target: typeof payload.target === "string" ? payload.target : undefined,
+      }),
+    );
     return this.#publish(callerId, kind, payload, {
       readMemoryIds: [...(options.readMemoryIds ?? []), ...replaced],
       supersedes: replaced,
@@ -123,6 +135,8 @@ export class DecisionLife {
       readMemoryIds: [memory.id],
       supersedes: [memory.id],
       ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+      // A person's retraction (the CLI's) may take back a person's decision; an agent's may not.
+      ...(options.authority === undefined ? {} : { authority: options.authority }),
     });
   }
 

@@ -265,6 +265,8 @@ export function conflictSummary(conflict: EditVerdict["conflicts"][number]): str
   switch (conflict.type) {
     case "retired":
       return `retired by ${conflict.decision.author} ("${conflict.decision.content}")`;
+    case "frozen":
+      return `frozen by ${conflict.decision.author} ("${conflict.decision.content}")`;
     case "claimed":
       return `held by ${conflict.claim.agent}`;
     case "disputed":

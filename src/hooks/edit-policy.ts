@@ -1,13 +1,21 @@
 import { decisionsFromText } from "../agents/decompose-task.js";
+import { type Authority, authorityOf, compareAuthority } from "../context/authority.js";
 import type { Memory } from "../context/context-store.js";
+import { type StatedEffect, statedEffectOf } from "../context/decision-effect.js";
 import type { EditActivity, EditClaim } from "./edit-activity.js";
 import type { HookSettings } from "./project-config.js";
 
 /**
  * The rule every edit hook applies, as one pure function: may `agent` change a file of `module`
- * now? Refused (or put to the person, by configuration) when an active decision by someone else
- * retires the module, another session holds a live claim on it, or it is in open dispute; else
- * allowed, with the decisions about the module the session has not been shown yet.
+ * now? Refused (or put to the person, by configuration) when the standing decision about the
+ * module retires or replaces it (and is someone else's) or freezes it, another session holds a
+ * live claim on it, or it is in open dispute; else allowed, with the decisions about the module
+ * the session has not been shown yet.
+ *
+ * A decision's effect is read from `metadata.effect` (see decision-effect.ts); its wording only
+ * when it states none. Authority orders them as the store does: only the decisions of the highest
+ * class about the module count, so an agent's newer `retire` never lifts a person's `keep`, nor
+ * an agent's `keep` a person's `freeze`.
  */
 
 /** A decision as the hooks cite it. */
@@ -19,6 +27,10 @@ export interface DecisionRef {
   readonly at: string;
   readonly content: string;
   readonly target?: string;
+  /** How it was established, when not an agent's (`user`: a person's). */
+  readonly authority?: Authority;
+  /** For a `replace`: what replaces the module. */
+  readonly replacement?: string;
 }
 
 /** One side of a dispute. */
@@ -30,6 +42,7 @@ export interface DisputeSide {
 /** Why an edit conflicts with the shared context. */
 export type EditConflict =
   | { readonly type: "retired"; readonly decision: DecisionRef }
+  | { readonly type: "frozen"; readonly decision: DecisionRef }
   | { readonly type: "claimed"; readonly claim: EditClaim }
   | {
       readonly type: "disputed";
@@ -104,12 +117,16 @@ export function sameLine(a: string, b: string): boolean {
 /** A decision as the hooks cite it. */
 export function decisionRef(memory: Memory): DecisionRef {
   const target = text(memory.metadata.target);
+  const authority = authorityOf(memory.metadata);
+  const replacement = statedEffectOf(memory.metadata)?.replacement;
   return {
     id: memory.id,
     author: text(memory.metadata.source) ?? "unknown",
     at: memory.createdAt,
     content: memory.content,
     ...(target ? { target } : {}),
+    ...(authority !== "agent" ? { authority } : {}),
+    ...(replacement ? { replacement } : {}),
   };
 }
 
@@ -128,21 +145,81 @@ function readingsOf(memory: Memory): ReturnType<typeof decisionsFromText> {
   return readings;
 }
 
+/** A text folded to lower-case words joined by `-`, framed by `-` (for whole-name matching). */
+function folded(words: string): string {
+  return `-${words
+    .toLowerCase()
+    .replace(/[^a-z0-9@./]+/g, "-")
+    .replace(/^-+|-+$/g, "")}-`;
+}
+
+const freezeWords = /\b(?:freeze|frozen)\b|\bno (?:new |more |further )?(?:changes|edits)\b/i;
+const retireWords =
+  /\b(?:do not|don't|never|stop)\s+(?:touch|touching|edit|editing|extend|extending|build on|building on|work on|working on)\b|\bbeing (?:deleted|removed|retired|replaced|dropped|phased out)\b|\b(?:retire|deprecate|sunset|remove|delete|drop|phase out)\b/i;
+const replacedBy =
+  /\b([\w@./-]+)\s+(?:replaces|supersedes|takes over from)\s+(?:it|this|them)\b|\breplaced?\s+(?:by|with)\s+([\w@./-]+)/i;
+
 /**
- * What a decision says about a module: `deprecate` (retire, remove, drop…), `keep`, `mentions`
- * (about it, no verdict the rules read), or undefined when it is not about the module.
+ * What a clause naming `module` says in words the sentence reader does not take ("Retire
+ * legacy-billing: invoices replaces it.", "Do not touch legacy-billing any more, it is being
+ * deleted", "Freeze legacy-billing: no new changes"), or undefined. Clauses end at `.`, `;`, `!`
+ * or `?`, so "Retire legacy-cache; legacy-billing stays" says nothing about legacy-billing.
+ */
+function phrasedEffect(content: string, module: string): StatedEffect | undefined {
+  const name = folded(module);
+  for (const clause of content.split(/[.;!?](?:\s|$)/)) {
+    if (!folded(clause).includes(name)) continue;
+    if (freezeWords.test(clause)) return { effect: "freeze" };
+    if (!retireWords.test(clause)) continue;
+    const match = replacedBy.exec(clause);
+    const replacement = (match?.[1] ?? match?.[2])?.replace(/[.,:]+$/, "");
+    return replacement && !sameName(replacement, module)
+      ? { effect: "replace", replacement }
+      : { effect: "retire" };
+  }
+  return undefined;
+}
+
+function fromReading(value: "deprecate" | "keep"): StatedEffect {
+  return { effect: value === "deprecate" ? "retire" : "keep" };
+}
+
+/**
+ * What a decision does to `module`: its stated effect when it states one about the module
+ * (`metadata.effect` with `metadata.target`); else what its wording says; `mentions` when it is
+ * about the module without a verdict the rules read; undefined when it is not about the module.
+ */
+export function effectOn(memory: Memory, module: string): StatedEffect | "mentions" | undefined {
+  const target = text(memory.metadata.target);
+  const targeted = target !== undefined && sameName(target, module);
+  const stated = statedEffectOf(memory.metadata);
+  const readings = readingsOf(memory);
+  const named = readings.find((reading) => sameName(reading.target, module));
+  if (stated !== undefined) {
+    if (targeted) return stated;
+    // Stated about another target: at most a mention of this one.
+    return named || phrasedEffect(memory.content, module) ? "mentions" : undefined;
+  }
+  if (named) return fromReading(named.value);
+  const phrased = phrasedEffect(memory.content, module);
+  if (phrased) return phrased;
+  if (!targeted) return undefined;
+  // Targeted at the module in words the rules read about another name ("Retire the old billing").
+  const only = readings.length === 1 ? readings[0] : undefined;
+  return only ? fromReading(only.value) : "mentions";
+}
+
+/**
+ * What a decision says about a module, in the older three words: `deprecate` (retire, replace),
+ * `keep`, `freeze`, `mentions`, or undefined when it is not about the module (see {@link effectOn}).
  */
 export function stanceOn(
   memory: Memory,
   module: string,
-): "deprecate" | "keep" | "mentions" | undefined {
-  const readings = readingsOf(memory);
-  const named = readings.find((reading) => sameName(reading.target, module));
-  if (named) return named.value;
-  const target = text(memory.metadata.target);
-  if (target === undefined || !sameName(target, module)) return undefined;
-  // Targeted at the module in words the rules read about another name ("Retire the old billing").
-  return readings.length === 1 ? readings[0]?.value : "mentions";
+): "deprecate" | "keep" | "freeze" | "mentions" | undefined {
+  const effect = effectOn(memory, module);
+  if (effect === undefined || effect === "mentions") return effect;
+  return effect.effect === "retire" || effect.effect === "replace" ? "deprecate" : effect.effect;
 }
 
 function contradicted(memory: Memory): string[] {
@@ -159,43 +236,74 @@ function utc(iso: string): string {
   return `${iso.slice(0, 16).replace("T", " ")} UTC`;
 }
 
+/** A decision about the module and what it does to it. */
+interface AboutEntry {
+  readonly memory: Memory;
+  readonly effect: StatedEffect | "mentions";
+}
+
+/**
+ * The conflicts the decisions about a module raise for `agent`. Only the highest authority among
+ * the decisions with an effect counts (a lower one never overrules it, as in the store); among
+ * those, two written without knowing each other's (compile kept both, `metadata.contradicts`) are
+ * a dispute; else the newest stands: `retire`/`replace` refuse everyone but its author's line of
+ * work, `freeze` refuses everyone, `keep` lifts both.
+ */
+function standingConflicts(
+  about: readonly AboutEntry[],
+  agent: string,
+  module: string,
+): EditConflict[] {
+  const verdicts = about.filter((entry) => entry.effect !== "mentions");
+  const top = verdicts
+    .map((entry) => authorityOf(entry.memory.metadata))
+    .sort((a, b) => compareAuthority(b, a))[0];
+  const standing = verdicts.filter((entry) => authorityOf(entry.memory.metadata) === top);
+  const ids = new Set(standing.map((entry) => entry.memory.id));
+  const contradicting = standing.filter((entry) =>
+    contradicted(entry.memory).some((id) => ids.has(id)),
+  );
+  if (contradicting.length > 0) {
+    const sides = standing.filter(
+      (entry) =>
+        contradicting.includes(entry) ||
+        contradicting.some((other) => contradicted(other.memory).includes(entry.memory.id)),
+    );
+    return [
+      {
+        type: "disputed",
+        about: module,
+        sides: sides.map((entry) => ({
+          agent: decisionRef(entry.memory).author,
+          says: entry.memory.content,
+        })),
+      },
+    ];
+  }
+  const newest = standing[0];
+  if (newest === undefined || newest.effect === "mentions") return [];
+  const decision = decisionRef(newest.memory);
+  switch (newest.effect.effect) {
+    case "freeze":
+      return [{ type: "frozen", decision }];
+    case "retire":
+    case "replace":
+      return sameLine(decision.author, agent) ? [] : [{ type: "retired", decision }];
+    case "keep":
+      return [];
+  }
+}
+
 /** Decides whether `facts.agent` may edit `facts.path` now. Pure and deterministic. */
 export function decideEdit(facts: EditFacts): EditVerdict {
   const { module, agent } = facts;
   const about = facts.decisions
     .flatMap((memory) => {
-      const stance = stanceOn(memory, module);
-      return stance === undefined ? [] : [{ memory, stance }];
+      const effect = effectOn(memory, module);
+      return effect === undefined ? [] : [{ memory, effect }];
     })
     .sort((a, b) => newestFirst(a.memory, b.memory));
-  const conflicts: EditConflict[] = [];
-
-  // Active decisions on the module written without knowing each other's (compile kept both).
-  const ids = new Set(about.map((entry) => entry.memory.id));
-  const contradicting = about.filter((entry) =>
-    contradicted(entry.memory).some((id) => ids.has(id)),
-  );
-  if (contradicting.length > 0) {
-    const sides = about.filter(
-      (entry) =>
-        contradicting.includes(entry) ||
-        contradicting.some((other) => contradicted(other.memory).includes(entry.memory.id)),
-    );
-    conflicts.push({
-      type: "disputed",
-      about: module,
-      sides: sides.map((entry) => ({
-        agent: decisionRef(entry.memory).author,
-        says: entry.memory.content,
-      })),
-    });
-  } else {
-    // The newest verdict stands: a "keep" published after a "retire" un-retires the module.
-    const verdict = about.find((entry) => entry.stance === "deprecate" || entry.stance === "keep");
-    if (verdict?.stance === "deprecate" && !sameLine(decisionRef(verdict.memory).author, agent)) {
-      conflicts.push({ type: "retired", decision: decisionRef(verdict.memory) });
-    }
-  }
+  const conflicts: EditConflict[] = [...standingConflicts(about, agent, module)];
 
   for (const escalation of facts.escalations) {
     conflicts.push({
@@ -241,6 +349,11 @@ export function decideEdit(facts: EditFacts): EditVerdict {
   };
 }
 
+/** The author, and "a person" when the decision is a person's (authority `user`). */
+function byWhom(decision: DecisionRef): string {
+  return decision.authority === "user" ? `${decision.author} (a person)` : decision.author;
+}
+
 /** The reason an agent reads when an edit is refused: who decided what, when, and what to do. */
 export function conflictReason(
   path: string,
@@ -254,9 +367,20 @@ export function conflictReason(
     switch (conflict.type) {
       case "retired": {
         const { decision } = conflict;
+        const where = decision.replacement
+          ? `put the work in ${decision.replacement}, which replaces it`
+          : "put the work where that decision points";
         lines.push(
-          `- Retired: ${decision.author} decided "${decision.content}" (decision ${decision.id}, ${utc(decision.at)}).`,
-          `  Instead: do not build on ${module}; put the work where that decision points. If ${module} must change, ask a person to publish a decision that keeps it (check_shared_decisions, then publish_decision "Keep ${module}"), then retry.`,
+          `- Retired: ${byWhom(decision)} decided "${decision.content}" (decision ${decision.id}, ${utc(decision.at)}).`,
+          `  Instead: do not build on ${module}; ${where}. If ${module} must change, ask a person to publish a decision that keeps it (\`shared-ctx decide "Keep ${module}" --target ${module} --effect keep\`), then retry.`,
+        );
+        break;
+      }
+      case "frozen": {
+        const { decision } = conflict;
+        lines.push(
+          `- Frozen: ${byWhom(decision)} decided "${decision.content}" (decision ${decision.id}, ${utc(decision.at)}): no edits to ${module} by anyone until a later decision lifts it.`,
+          `  Instead: work on something else, or ask a person to lift the freeze (\`shared-ctx decide "Unfreeze ${module}" --target ${module} --effect keep\`, or \`shared-ctx retract ${decision.id}\`), then retry.`,
         );
         break;
       }

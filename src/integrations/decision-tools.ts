@@ -50,6 +50,8 @@ export function createDecisionTools(
             supersedes,
             idempotencyKey: input.idempotencyKey,
             authority: input.authority,
+            effect: input.effect,
+            replacement: input.replacement,
           }),
         ),
       );

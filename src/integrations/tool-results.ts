@@ -5,6 +5,7 @@ import {
   defaultAuthority,
 } from "../context/authority.js";
 import type { Episode, Memory, Timeline } from "../context/context-store.js";
+import { type DecisionEffect, statedEffectOf } from "../context/decision-effect.js";
 import type { DecisionHistory, DecisionHistoryEvent } from "../context/decision-history.js";
 import type { ContextRead, InvalidationNotice, MemoryDispute } from "../context/shared-context.js";
 import type { Escalation } from "../crdt/shared-state.js";
@@ -37,6 +38,10 @@ export interface DecisionView {
   supersededBy?: { id: string; author: string; content: string };
   /** How it was established, when not the default (`agent`): e.g. `user` for a person's decision. */
   authority?: Authority;
+  /** What it does to its target, when it says (`retire`, `keep`, `freeze`, `replace`). */
+  effect?: DecisionEffect;
+  /** For `replace`: what replaces the target. */
+  replacement?: string;
 }
 
 /** One side of a dispute: who wrote what, when (ms since the epoch), as the library's `Contender`. */
@@ -144,6 +149,7 @@ export function decisionView(memory: Memory): DecisionView {
     author: authorOf(memory),
     at: memory.createdAt,
     ...authorityField(memory),
+    ...statedEffectOf(memory.metadata),
   };
 }
 

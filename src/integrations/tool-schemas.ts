@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { authorities } from "../context/authority.js";
+import { decisionEffects } from "../context/decision-effect.js";
 
 /**
  * The input schemas of the tools shared-ctx gives to agents, shared by the AI SDK tools and the
@@ -23,7 +24,7 @@ export const toolDescriptions = {
   checkSharedDecisions:
     "Read the shared context before acting: the decisions other agents already made (use them, do not contradict them), open disputes, and what changed since your last read. Call this before starting any unit of work.",
   publishDecision:
-    "Publish a decision so every other agent sees it before they act (e.g. 'Deprecate legacy-session-token; use JWT'). A newer decision with the same kind and target supersedes the older one you had read, unless the older one has higher authority (a person's): then the two are a dispute only a person settles; name an id in supersedes to replace exactly that decision. An idempotencyKey makes a retry safe.",
+    "Publish a decision so every other agent sees it before they act (e.g. 'Deprecate legacy-session-token; use JWT'). When it is about a module or other target, set target and effect: retire (nobody builds on it), keep, freeze (no edits by anyone until lifted) or replace (with replacement): the edit hooks enforce the effect, not the wording. A newer decision with the same kind and target supersedes the older one you had read, unless the older one has higher authority (a person's): then the two are a dispute only a person settles; name an id in supersedes to replace exactly that decision. An idempotencyKey makes a retry safe.",
   retractDecision:
     "Take back an active decision: it stops being active for everyone, the retraction is recorded under your name (with your reason), and whoever read it is told. Nothing is deleted: get_decision_history still shows it.",
   getDecisionHistory:
@@ -185,6 +186,12 @@ export const publishDecisionInput = toolInput({
   supersedes: optionalInput(text()).describe(
     "The id of the active decision this one replaces (from check_shared_decisions): it supersedes exactly that one and takes its kind and target. Null: supersede by target as usual.",
   ),
+  effect: optionalInput(z.enum(decisionEffects)).describe(
+    "What the decision does to its target; set it whenever the decision retires, keeps, freezes or replaces something: retire (nobody builds on it), keep (it stays; lifts an earlier retire or freeze), freeze (no edits by anyone until a later decision lifts it) or replace (give replacement). Needs target. Null: the decision only informs.",
+  ),
+  replacement: optionalInput(text()).describe(
+    "With effect replace: what replaces the target (a module name). Null otherwise.",
+  ),
   authority: optionalInput(z.enum(authorities)).describe(
     "How it was established: user (a person told you so; use it only then), verified (a tool or test showed it), agent (your own decision; null: the default) or speculative (a guess). A decision never supersedes one of higher authority: that stays a dispute.",
   ),
@@ -294,6 +301,8 @@ const decisionOutput = z.object({
   disputed: z.string().optional(),
   supersededBy: z.object({ id: z.string(), author: z.string(), content: z.string() }).optional(),
   authority: z.enum(authorities).optional(),
+  effect: z.enum(decisionEffects).optional(),
+  replacement: z.string().optional(),
 });
 
 /** `check_shared_decisions` output. */
