@@ -1,5 +1,6 @@
 import { decisionsFromText } from "../agents/decompose-task.js";
 import { type Authority, authorityOf, compareAuthority } from "../context/authority.js";
+import { retractsKey } from "../context/compile-memories.js";
 import type { Memory } from "../context/context-store.js";
 import { type StatedEffect, statedEffectOf } from "../context/decision-effect.js";
 import type { EditActivity, EditClaim } from "./edit-activity.js";
@@ -190,6 +191,8 @@ function fromReading(value: "deprecate" | "keep"): StatedEffect {
  * about the module without a verdict the rules read; undefined when it is not about the module.
  */
 export function effectOn(memory: Memory, module: string): StatedEffect | "mentions" | undefined {
+  // A retraction stands for no decision ("Retracted: Retire legacy-billing…" retires nothing).
+  if (text(memory.metadata[retractsKey]) !== undefined) return undefined;
   const target = text(memory.metadata.target);
   const targeted = target !== undefined && sameName(target, module);
   const stated = statedEffectOf(memory.metadata);

@@ -15,32 +15,31 @@ export interface McpAgent {
   close(): Promise<void>;
 }
 
-/** Spawns `shared-ctx mcp --subject ... --agent ... --db ...` and connects the MCP SDK client to it. */
+/**
+ * Spawns `shared-ctx mcp --subject ... --agent ... --db ...` and connects the MCP SDK client to it.
+ * Without `subjectId`, `agentId` or `dbPath`, the flag is left out: the server finds them as it
+ * does under Claude Code (the repository from $CLAUDE_PROJECT_DIR, the session's name).
+ */
 export async function connectMcpAgent(options: {
-  subjectId: string;
-  agentId: string;
-  dbPath: string;
+  subjectId?: string;
+  agentId?: string;
+  dbPath?: string;
   /** More `shared-ctx mcp` flags (e.g. `--project my-repo`). */
   args?: readonly string[];
+  /** Replaces these variables of the server's environment (undefined removes one). */
+  env?: Record<string, string | undefined>;
 }): Promise<McpAgent> {
+  const flags = [
+    ...(options.subjectId !== undefined ? ["--subject", options.subjectId] : []),
+    ...(options.agentId !== undefined ? ["--agent", options.agentId] : []),
+    ...(options.dbPath !== undefined ? ["--db", options.dbPath] : []),
+  ];
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [
-      "--import",
-      "tsx",
-      runCli,
-      "mcp",
-      "--subject",
-      options.subjectId,
-      "--agent",
-      options.agentId,
-      "--db",
-      options.dbPath,
-      ...(options.args ?? []),
-    ],
+    args: ["--import", "tsx", runCli, "mcp", ...flags, ...(options.args ?? [])],
     cwd: repoRoot,
     env: Object.fromEntries(
-      Object.entries(process.env).filter(
+      Object.entries({ ...process.env, ...options.env }).filter(
         (entry): entry is [string, string] => entry[1] !== undefined,
       ),
     ),
@@ -50,7 +49,7 @@ export async function connectMcpAgent(options: {
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const client = new Client({ name: `test-${options.agentId}`, version: "0.0.0" });
+  const client = new Client({ name: `test-${options.agentId ?? "session"}`, version: "0.0.0" });
   try {
     await client.connect(transport);
   } catch (error) {
