@@ -58,10 +58,33 @@ describe("sharedContextTools", () => {
         "target",
         "confidence",
         "supersedes",
+        "effect",
+        "replacement",
         "authority",
         "idempotencyKey",
       ],
       additionalProperties: false,
+    });
+  });
+
+  it("publishes the effect the model sets, for the edit hooks to enforce", async () => {
+    const tools = sharedContextTools(shared, { callerId: "coder" });
+    const result = await tools.publish_decision.execute?.(
+      {
+        content: "Billing moves",
+        kind: null,
+        target: "legacy-billing",
+        confidence: null,
+        supersedes: null,
+        effect: "replace",
+        replacement: "invoices",
+        authority: null,
+        idempotencyKey: null,
+      },
+      { toolCallId: "call-1", messages: [] },
+    );
+    expect(result).toMatchObject({
+      memories: [{ target: "legacy-billing", effect: "replace", replacement: "invoices" }],
     });
   });
 
