@@ -1,3 +1,4 @@
+import { retractsKey } from "../context/compile-memories.js";
 import type { ContextStore, Memory } from "../context/context-store.js";
 import { decisionKind } from "../context/decision-life.js";
 import type { CliDeps } from "./cli-deps.js";
@@ -36,7 +37,8 @@ export async function withProjectStore<T>(
 
 /**
  * Every active decision of the subject (kind `architectural_decision`), oldest first: read to the
- * end of the subject's timeline, never a top-N, since what a person decides depends on it.
+ * end of the subject's timeline, never a top-N, since what a person decides depends on it. A
+ * retraction's memory stands for no decision and is left out.
  */
 export async function activeDecisions(
   store: ContextStore,
@@ -46,7 +48,10 @@ export async function activeDecisions(
   const { readWholeTimeline } = await import("../context/whole-timeline.js");
   const timeline = await readWholeTimeline(store, subjectId, signal ? { signal } : {});
   return timeline.memories.filter(
-    (memory) => memory.status === "active" && memory.kind === decisionKind,
+    (memory) =>
+      memory.status === "active" &&
+      memory.kind === decisionKind &&
+      memory.metadata[retractsKey] === undefined,
   );
 }
 

@@ -61,7 +61,7 @@ export function missingBinaryMessage(launcher: Launcher, whenMissing: WhenMissin
   const outcome =
     whenMissing === "deny"
       ? 'so this call is refused (hooks.whenStoreDown = "deny")'
-      : 'and this call went through UNCHECKED against the team\'s decisions and claims (hooks.whenStoreDown = "allow")';
+      : 'and this call went through UNCHECKED against the shared decisions and claims (hooks.whenStoreDown = "allow")';
   return `shared-ctx: cannot run ${describe(launcher)} (missing or not executable), ${outcome}. Fix: ${fix(launcher)}.`;
 }
 
