@@ -73,3 +73,21 @@ describe("one store per repository", () => {
     );
   });
 });
+
+describe("storeSelection (watch, timeline, runs, serve)", () => {
+  const tempDir = useTempDir("shared-ctx-one-store-selection-");
+
+  it("opens the repository's store from a worktree's subfolder; a typed --db stays relative to the cwd", async () => {
+    const { storeSelection } = await import("../../src/cli/command-helpers.js");
+    const { describeStoreLocation } = await import("../../src/ui/data/open-store.js");
+    const { main, worktree } = repositoryWithWorktree(tempDir());
+    const cwd = join(worktree, "src");
+    const deps = { cwd, env: {} } as unknown as Parameters<typeof storeSelection>[1];
+    expect(describeStoreLocation(storeSelection({}, deps)).location).toBe(
+      join(main, ".shared-ctx", "store.db"),
+    );
+    expect(describeStoreLocation(storeSelection({ db: "mine.db" }, deps)).location).toBe(
+      join(cwd, "mine.db"),
+    );
+  });
+});
