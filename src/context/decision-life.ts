@@ -23,7 +23,13 @@ export interface DecideOptions {
   authority?: Authority;
   supersedes?: string;
   idempotencyKey?: string;
+  /**
+   * What the decision does to its target (`retire`, `keep`, `freeze`, `replace`; see
+   * decision-effect.ts): the edit hooks enforce it, reading the wording only without one. Needs a
+   * target; `replace` needs `replacement`, or `decide` throws a `StoreValidationError`.
+   */
   effect?: DecisionEffect;
+  /** With `effect: "replace"`: what replaces the target. */
   replacement?: string;
 }
 
@@ -31,6 +37,7 @@ export interface DecideOptions {
 export interface RetractOptions {
   reason?: string;
   idempotencyKey?: string;
+  /** The retraction's class (@default `agent`): it takes back only a decision it may overrule. */
   authority?: Authority;
 }
 

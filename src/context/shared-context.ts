@@ -254,11 +254,6 @@ export class SharedContext {
    *   target, or one of another kind or target than `options` names
    * @param options.authority how the decision was established: `user` when a person says so
    *   (@default `agent`: an agent's decision; the episode then names no class)
-   * @param options.effect what the decision does to its target (`retire`, `keep`, `freeze`,
-   *   `replace`; see decision-effect.ts): the edit hooks enforce it, reading the wording only
-   *   when no effect is given. Needs a target; `replace` needs `options.replacement`.
-   * @throws {StoreValidationError} for an effect without a target, or `replace` without a
-   *   replacement (or a replacement without `replace`)
    */
   async decide(
     callerId: string,
@@ -277,8 +272,6 @@ export class SharedContext {
    *
    * @param options.reason why, in words another agent can act on
    * @param options.idempotencyKey the same key twice stores one retraction
-   * @param options.authority the retraction's class (@default `agent`): a decision is taken back
-   *   only by a retraction of at least its own authority (a person's by a person's)
    * @throws {DecisionLifecycleError} when the subject has no such memory, it is no longer active
    *   (the message names who superseded or retracted it), or it has no target
    */
