@@ -16,7 +16,7 @@ describe("usage errors: one line in the house style, exit 2", () => {
     [["tiemline", "last"], "did you mean timeline?"],
     [
       ["frobnicate"],
-      "(commands: demo, run, runs, scenario, timeline, watch, serve, mcp, bench, hook, check, modules, init, promote)",
+      "(commands: demo, run, runs, scenario, timeline, watch, serve, mcp, bench, hook, check, modules, decide, retract, decisions, init, promote)",
     ],
     [
       ["bench", "foo"],
