@@ -4,6 +4,7 @@ import { Command } from "commander";
 import type { CliDeps } from "../cli-deps.js";
 import { UsageError } from "../fatal-error.js";
 import { type HookCommandOptions, resolveHookProject } from "../hook-runtime.js";
+import { makeInitGeminiCliCommand } from "./init-gemini-cli.js";
 
 interface InitClaudeCodeOptions extends Omit<HookCommandOptions, "agent"> {
   dryRun?: boolean;
@@ -42,10 +43,12 @@ export function makeInitCommand(deps: CliDeps): Command {
       )
       .action((options: InitClaudeCodeOptions) => initClaudeCode(options, deps)),
   );
+  init.addCommand(makeInitGeminiCliCommand(deps));
   return init;
 }
 
-function readJson(path: string): unknown {
+/** A JSON settings file's contents, undefined when it is missing or empty. @throws UsageError when it is not JSON */
+export function readJson(path: string): unknown {
   if (!existsSync(path)) return undefined;
   const text = readFileSync(path, "utf8");
   if (text.trim() === "") return undefined;
