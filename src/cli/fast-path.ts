@@ -52,7 +52,12 @@ export function parseFastCommand(argv: readonly string[]): FastCommand | undefin
     const options = parseFlags(
       argv,
       2,
-      new Map([...storeFlags, ["--agent", "agent"], ["--harness", "harness"]]),
+      new Map([
+        ...storeFlags,
+        ["--agent", "agent"],
+        ["--harness", "harness"],
+        ["--server", "server"],
+      ]),
     );
     return options === undefined ? undefined : { command, name, options: options.hook };
   }

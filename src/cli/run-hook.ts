@@ -32,6 +32,8 @@ const events = {
 export interface HookRunOptions extends HookCommandOptions {
   /** `--harness`: the input's and answer's format. @default detected from the input (see `harnessOf`) */
   harness?: HarnessName;
+  /** `--server`: post the input to `shared-ctx serve` there (starting it when down). See hook-forward.ts. */
+  server?: string;
 }
 
 /** A hook subcommand's name. */
@@ -55,6 +57,10 @@ export async function runHook(
   options: HookRunOptions,
   deps: CliDeps,
 ): Promise<void> {
+  if (options.server !== undefined) {
+    const { forwardHook } = await import("./hook-forward.js");
+    return forwardHook({ ...options, server: options.server }, deps);
+  }
   const [hooksInput, hooks, format] = await Promise.all([
     import("../hooks/hook-input.js"),
     import("../hooks/edit-hooks.js"),

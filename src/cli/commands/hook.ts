@@ -39,6 +39,10 @@ export function makeHookCommand(deps: CliDeps): Command {
             "the harness whose hook JSON is read and answered (default: gemini-cli for its BeforeTool/AfterTool events, else claude-code)",
           ).choices(harnessNames),
         )
+        .option(
+          "--server <url>",
+          "post the input to shared-ctx serve at this URL (starting it there when it is down and the URL is loopback) and print its answer",
+        )
         .action((options: HookRunOptions) => runHook(name, options, deps)),
     );
   }

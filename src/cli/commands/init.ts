@@ -9,6 +9,8 @@ import { makeInitGeminiCliCommand } from "./init-gemini-cli.js";
 interface InitClaudeCodeOptions extends Omit<HookCommandOptions, "agent"> {
   dryRun?: boolean;
   command?: string;
+  /** `--server URL`: HTTP hooks and MCP to `shared-ctx serve` there (init-claude-code-server.ts). */
+  server?: string;
 }
 
 /**
@@ -41,6 +43,10 @@ export function makeInitCommand(deps: CliDeps): Command {
         "--command <cmd>",
         "how the hooks start shared-ctx (default: the project's node_modules/.bin/shared-ctx, else `shared-ctx` on PATH)",
       )
+      .option(
+        "--server <url>",
+        "check edits through shared-ctx serve at this URL: Claude Code's HTTP hooks and HTTP MCP entry, no process per edit (a SessionStart hook starts a loopback server when it is down)",
+      )
       .action((options: InitClaudeCodeOptions) => initClaudeCode(options, deps)),
   );
   init.addCommand(makeInitGeminiCliCommand(deps));
@@ -65,6 +71,10 @@ export function readJson(path: string): unknown {
 }
 
 async function initClaudeCode(options: InitClaudeCodeOptions, deps: CliDeps): Promise<void> {
+  if (options.server !== undefined) {
+    const { initClaudeCodeServer } = await import("./init-claude-code-server.js");
+    return initClaudeCodeServer({ ...options, server: options.server }, deps);
+  }
   const { mergeClaudeSettings, mergeGitignore, mergeMcpConfig } = await import(
     "../../hooks/claude-code-settings.js"
   );
