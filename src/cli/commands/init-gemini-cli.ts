@@ -95,7 +95,7 @@ async function initGeminiCli(options: InitGeminiCliOptions, deps: CliDeps): Prom
 function geminiNotes(root: string, pinned: boolean): string[] {
   return [
     `note: Gemini CLI reads project settings only from .gemini/settings.json in the folder it starts in: start gemini in ${root} (a session started in a subfolder runs none of these hooks, and its edits go through unchecked)`,
-    "note: headless (gemini -p) runs only in a trusted folder (trust it once, or pass --skip-trust); the first run prints a warning naming these project hooks, then runs them",
+    "note: Gemini CLI reads project settings, and so runs these hooks, only in a trusted folder: trust it (or set GEMINI_CLI_TRUST_WORKSPACE=true); --skip-trust runs a headless session WITHOUT them, its edits unchecked. The first run prints a warning naming these project hooks, then runs them",
     ...(pinned
       ? []
       : [
