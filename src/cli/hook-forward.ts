@@ -99,7 +99,10 @@ export async function forwardHook(
     else if (note) deps.stderr.write(`${note}\n`);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    const warning = `shared-ctx: the shared-ctx server at ${base} cannot be reached (${why}). Claude Code lets an edit through when its HTTP hook fails: this session's edits are NOT checked against the team's decisions until the server is back (start it: shared-ctx serve --port ${url.port || "80"}).`;
+    const fix = isLoopback(url)
+      ? `start it: shared-ctx serve --port ${url.port || "80"}, then start this session again`
+      : "ask whoever runs it to bring it back";
+    const warning = `shared-ctx: the shared-ctx server at ${base} cannot be reached (${why}). Claude Code lets an edit through when its HTTP hook fails: this session's edits are NOT checked against the team's decisions until the server is back (${fix}).`;
     deps.stdout.write(
       `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: warning }, systemMessage: warning })}\n`,
     );
