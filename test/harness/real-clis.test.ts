@@ -129,7 +129,12 @@ describe.skipIf(claudeMissing !== undefined)("the real Claude Code CLI", () => {
     await Promise.all(running.splice(0).map((server) => server.close()));
   });
 
-  async function session(cwd: string, home: string, target: string) {
+  async function session(
+    cwd: string,
+    home: string,
+    target: string,
+    env: Record<string, string> = {},
+  ) {
     const api = await startScriptedModelApi((_, turn) =>
       turn === 0
         ? { tool: "Write", input: { file_path: target, content: "export const rate = 2;\n" } }
@@ -153,6 +158,7 @@ describe.skipIf(claudeMissing !== undefined)("the real Claude Code CLI", () => {
           ANTHROPIC_API_KEY: "sk-ant-scripted",
           CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
           DISABLE_AUTOUPDATER: "1",
+          ...env,
         },
       );
       return { ...result, calls: api.calls };
@@ -176,7 +182,10 @@ describe.skipIf(claudeMissing !== undefined)("the real Claude Code CLI", () => {
   it("refuses it through HTTP hooks to shared-ctx serve", async () => {
     requireBuiltCli();
     const { b, db, home, target } = await twoWorktrees(tempDir());
-    const server = await startServer({ store: new EmbeddedStore({ path: db }), port: 0 });
+    // A server that needs a key: Claude Code must fill X-API-Key from the allowedEnvVars. Without
+    // the key the hook's 401 is a non-blocking error and the file IS written (tried with this test).
+    const apiKey = "scripted-team-key";
+    const server = await startServer({ store: new EmbeddedStore({ path: db }), port: 0, apiKey });
     running.push(server);
     shared(
       b,
@@ -189,7 +198,7 @@ describe.skipIf(claudeMissing !== undefined)("the real Claude Code CLI", () => {
       "--command",
       `node ${bin}`,
     );
-    const { out, calls } = await session(b, home, target);
+    const { out, calls } = await session(b, home, target, { SHARED_CTX_API_KEY: apiKey });
     const sent = toolResults(calls);
     expect(sent, out).toContain("src/legacy-billing/rates.ts belongs to module legacy-billing");
     // A new file: Claude Code checks that an existing file was read before it runs the hooks.
