@@ -1,6 +1,7 @@
+import { isHarnessName } from "../hooks/harness-format.js";
 import type { HookCommandOptions } from "./hook-runtime.js";
 import type { CheckCommandOptions } from "./run-check.js";
-import { type HookName, isHookName } from "./run-hook.js";
+import { type HookName, type HookRunOptions, isHookName } from "./run-hook.js";
 
 /**
  * The command lines the hook's fast path (hook-main.ts) runs without commander: `hook <name>` and
@@ -9,7 +10,7 @@ import { type HookName, isHookName } from "./run-hook.js";
  * left to the full CLI, so usage errors and help read exactly as the command table prints them.
  */
 export type FastCommand =
-  | { readonly command: "hook"; readonly name: HookName; readonly options: HookCommandOptions }
+  | { readonly command: "hook"; readonly name: HookName; readonly options: HookRunOptions }
   | { readonly command: "check"; readonly options: CheckCommandOptions };
 
 /** The value-taking flags every hook command has (commands/hook-options.ts), by option key. */
@@ -48,7 +49,16 @@ export function parseFastCommand(argv: readonly string[]): FastCommand | undefin
   const [command, name] = argv;
   if (command === "hook") {
     if (!isHookName(name)) return undefined;
-    const options = parseFlags(argv, 2, new Map([...storeFlags, ["--agent", "agent"]]));
+    const options = parseFlags(
+      argv,
+      2,
+      new Map([
+        ...storeFlags,
+        ["--agent", "agent"],
+        ["--harness", "harness"],
+        ["--server", "server"],
+      ]),
+    );
     return options === undefined ? undefined : { command, name, options: options.hook };
   }
   if (command === "check") {
@@ -70,7 +80,7 @@ export function parseFastCommand(argv: readonly string[]): FastCommand | undefin
 }
 
 interface ParsedFlags {
-  hook: HookCommandOptions;
+  hook: HookRunOptions;
   agent?: string;
   paths: string[];
   tool?: string;
@@ -83,7 +93,7 @@ interface ParsedFlags {
 function parseFlags(
   argv: readonly string[],
   start: number,
-  flags: ReadonlyMap<string, keyof HookCommandOptions>,
+  flags: ReadonlyMap<string, keyof HookRunOptions>,
   check = false,
 ): ParsedFlags | undefined {
   const hook: Record<string, string> = {};
@@ -97,6 +107,7 @@ function parseFlags(
     const key = flags.get(flag);
     if (key !== undefined) {
       if (key === "store" && !storeKinds.has(value)) return undefined;
+      if (key === "harness" && !isHarnessName(value)) return undefined;
       hook[key] = value;
     } else if (check && flag === "--agent") {
       parsed.agent = value;

@@ -2,6 +2,7 @@ import { messageOf } from "../errors.js";
 import type { ClaudeCodeHookEvent } from "../hooks/claude-code-output.js";
 import type { HookAnswer } from "../hooks/edit-hooks.js";
 import { editTargets } from "../hooks/edit-targets.js";
+import type { HarnessName } from "../hooks/harness-format.js";
 import type { HookInput } from "../hooks/hook-input.js";
 import type { CliDeps } from "./cli-deps.js";
 import { UsageError } from "./fatal-error.js";
@@ -27,6 +28,14 @@ const events = {
   "session-start": "SessionStart",
 } as const satisfies Record<string, ClaudeCodeHookEvent>;
 
+/** A hook command's flags: the store's and project's, and the harness whose format is spoken. */
+export interface HookRunOptions extends HookCommandOptions {
+  /** `--harness`: the input's and answer's format. @default detected from the input (see `harnessOf`) */
+  harness?: HarnessName;
+  /** `--server`: post the input to `shared-ctx serve` there (starting it when down). See hook-forward.ts. */
+  server?: string;
+}
+
 /** A hook subcommand's name. */
 export type HookName = keyof typeof events;
 
@@ -45,13 +54,17 @@ export function isHookName(name: string | undefined): name is HookName {
  */
 export async function runHook(
   name: HookName,
-  options: HookCommandOptions,
+  options: HookRunOptions,
   deps: CliDeps,
 ): Promise<void> {
-  const [hooksInput, hooks, { claudeCodeOutput }] = await Promise.all([
+  if (options.server !== undefined) {
+    const { forwardHook } = await import("./hook-forward.js");
+    return forwardHook({ ...options, server: options.server }, deps);
+  }
+  const [hooksInput, hooks, format] = await Promise.all([
     import("../hooks/hook-input.js"),
     import("../hooks/edit-hooks.js"),
-    import("../hooks/claude-code-output.js"),
+    import("../hooks/harness-format.js"),
   ]);
   let input: HookInput;
   try {
@@ -60,6 +73,10 @@ export async function runHook(
     if (error instanceof UsageError) throw error;
     throw new UsageError(messageOf(error), { cause: error });
   }
+  // Gemini CLI's payloads read as Claude Code's; the answer goes back in the harness's own shape.
+  const harness = format.harnessOf(options.harness, input);
+  input = format.harnessInput(harness, input);
+  if (input.hookEventName === "SessionEnd") return;
   // SHARED_CTX_AGENT before the session: the MCP server of the same terminal speaks under that
   // name, so a session's own decisions are recognised as its own. A subagent gets `/<agent_id>`.
   const agent =
@@ -89,7 +106,8 @@ export async function runHook(
         return hooks.sessionStart(context, input);
     }
   });
-  const output = claudeCodeOutput(
+  const output = format.harnessOutput(
+    harness,
     event,
     answer instanceof StoreUnavailable
       ? storeDownAnswer(name, answer, setup.project.hooks.whenStoreDown, input)
@@ -102,7 +120,7 @@ export async function runHook(
  * What a hook answers when the store is down: never a silent pass. `allow` lets the edit through
  * with a warning the person sees and the agent reads; `deny` refuses edits until the store is back.
  */
-function storeDownAnswer(
+export function storeDownAnswer(
   name: HookName,
   down: StoreUnavailable,
   whenStoreDown: "allow" | "deny",

@@ -205,7 +205,9 @@ export function effectOn(memory: Memory, module: string): StatedEffect | "mentio
   }
   if (named) return fromReading(named.value);
   const phrased = phrasedEffect(memory.content, module);
-  if (phrased) return phrased;
+  // The clause rule is coarse ("Retire legacy-billing: invoices move to payments" names payments
+  // in a retiring clause): a decision targeted at another module only mentions this one.
+  if (phrased) return target === undefined || targeted ? phrased : "mentions";
   if (!targeted) return undefined;
   // Targeted at the module in words the rules read about another name ("Retire the old billing").
   const only = readings.length === 1 ? readings[0] : undefined;

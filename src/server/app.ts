@@ -10,7 +10,9 @@ import { PostgresConnectionError } from "../context/postgres/errors/postgres-con
 import { camelKeyToSnake } from "../context/wire-format.js";
 import { createKeyring, publicPaths, type TenantKey } from "./api-key.js";
 import { defaultMaxResponseBytes } from "./bounded-timeline.js";
+import { registerHookRoutes } from "./hook-routes.js";
 import { HttpError } from "./http-error.js";
+import { registerMcpRoutes } from "./mcp-routes.js";
 import { defaultMaxBodyBytes } from "./read-json-body.js";
 import type { ServerEnv } from "./server-env.js";
 import { registerV1Routes } from "./v1-routes.js";
@@ -52,6 +54,8 @@ export interface CreateAppOptions {
    * @default every Host is served
    */
   isAllowedHost?: (host: string | undefined) => boolean;
+  /** The version `/mcp` reports in the MCP handshake. @default "0.0.0" */
+  mcpVersion?: string;
   /** Clock, in ms, for how long `/readyz` fails after a full disk. @default performance.now */
   now?: () => number;
 }
@@ -213,6 +217,9 @@ export function createApp(options: CreateAppOptions): Hono<ServerEnv> {
     maxResponseBytes: options.maxResponseBytes ?? defaultMaxResponseBytes,
     readinessStore: () => options.store.forTenant(null),
   });
+  // The edit hooks and the MCP server over HTTP (issue 38): same Host check, key and tenant.
+  registerHookRoutes(app, { maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes });
+  registerMcpRoutes(app, options.mcpVersion ? { version: options.mcpVersion } : {});
 
   app.notFound((c) =>
     renderError(

@@ -40,6 +40,23 @@ describe("parseFastCommand", () => {
       });
     });
 
+    it("reads --harness (a known harness only: anything else is the full CLI's to refuse) and --server", () => {
+      expect(
+        parseFastCommand([
+          "hook",
+          "pre-tool-use",
+          "--harness",
+          "gemini-cli",
+          "--server=http://127.0.0.1:8100",
+        ]),
+      ).toEqual({
+        command: "hook",
+        name: "pre-tool-use",
+        options: { harness: "gemini-cli", server: "http://127.0.0.1:8100" },
+      });
+      expect(parseFastCommand(["hook", "pre-tool-use", "--harness", "cursor"])).toBeUndefined();
+    });
+
     it("keeps the last of a repeated flag, as commander does", () => {
       expect(
         parseFastCommand(["hook", "session-start", "--subject", "a", "--subject", "b"]),

@@ -199,6 +199,14 @@ describe("stanceOn", () => {
     ["Use Postgres for orders", "orders", undefined, undefined],
     ["Retire the old ledger", "legacy-billing", "legacy-billing", "deprecate"],
     ["Retire it", "legacy-billing", "legacy-billing", "mentions"],
+    // Another module named in a retiring clause of a decision targeted elsewhere is not retired.
+    ["Retire legacy-billing: invoices move to payments", "payments", "legacy-billing", "mentions"],
+    [
+      "Retire legacy-billing: invoices move to payments",
+      "legacy-billing",
+      "legacy-billing",
+      "deprecate",
+    ],
   ])("%s about %s (target %s) → %s", (content, module, target, expected) => {
     const memory = decision("m", content, {
       source: "a",

@@ -1,12 +1,13 @@
 import { Command } from "commander";
 import type { CliDeps } from "../cli-deps.js";
+import { makeBenchHooksCommand } from "./bench-hooks.js";
 import { makeBenchMergeCommand } from "./bench-merge.js";
 import { makeBenchQuickstartCommand } from "./bench-quickstart.js";
 import { makeBenchScenariosCommand } from "./bench-scenarios.js";
 import { makeBenchStartupCommand } from "./bench-startup.js";
 import { makeBenchStoreCommand } from "./bench-store.js";
 
-/** `shared-ctx bench store|merge|startup|quickstart|scenarios`: benchmarks that print measured figures (never run in tests). */
+/** `shared-ctx bench store|merge|startup|quickstart|scenarios|hooks`: benchmarks that print measured figures (never run in tests). */
 export function makeBenchCommand(deps: CliDeps): Command {
   return new Command("bench")
     .description(
@@ -16,5 +17,6 @@ export function makeBenchCommand(deps: CliDeps): Command {
     .addCommand(makeBenchMergeCommand(deps))
     .addCommand(makeBenchStartupCommand(deps))
     .addCommand(makeBenchQuickstartCommand(deps))
-    .addCommand(makeBenchScenariosCommand(deps));
+    .addCommand(makeBenchScenariosCommand(deps))
+    .addCommand(makeBenchHooksCommand(deps));
 }

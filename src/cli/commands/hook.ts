@@ -1,7 +1,7 @@
-import { Command } from "commander";
+import { Command, Option } from "commander";
+import { harnessNames } from "../../hooks/harness-format.js";
 import type { CliDeps } from "../cli-deps.js";
-import type { HookCommandOptions } from "../hook-runtime.js";
-import { type HookName, hookNames, runHook } from "../run-hook.js";
+import { type HookName, type HookRunOptions, hookNames, runHook } from "../run-hook.js";
 import { addHookOptions } from "./hook-options.js";
 
 const descriptions: Record<HookName, string> = {
@@ -20,21 +20,30 @@ const descriptions: Record<HookName, string> = {
 export function makeHookCommand(deps: CliDeps): Command {
   const hook = new Command("hook")
     .description(
-      "Claude Code hooks that enforce the shared context at each edit (JSON on stdin/stdout)",
+      "Claude Code and Gemini CLI hooks that enforce the shared context at each edit (JSON on stdin/stdout)",
     )
     .addHelpText(
       "after",
       [
         "",
-        "Installed by `shared-ctx init claude-code`; see docs/coding-agents.md.",
+        "Installed by `shared-ctx init claude-code` or `shared-ctx init gemini-cli`; see docs/coding-agents.md.",
         '  $ echo \'{"session_id":"s1","tool_name":"Edit","tool_input":{"file_path":"\'$PWD\'/src/x/a.ts"}}\' | shared-ctx hook pre-tool-use',
       ].join("\n"),
     );
   for (const name of hookNames) {
     hook.addCommand(
-      addHookOptions(new Command(name).description(descriptions[name]), { agent: true }).action(
-        (options: HookCommandOptions) => runHook(name, options, deps),
-      ),
+      addHookOptions(new Command(name).description(descriptions[name]), { agent: true })
+        .addOption(
+          new Option(
+            "--harness <name>",
+            "the harness whose hook JSON is read and answered (default: gemini-cli for its BeforeTool/AfterTool events, else claude-code)",
+          ).choices(harnessNames),
+        )
+        .option(
+          "--server <url>",
+          "post the input to shared-ctx serve at this URL (starting it there when it is down and the URL is loopback) and print its answer",
+        )
+        .action((options: HookRunOptions) => runHook(name, options, deps)),
     );
   }
   return hook;

@@ -5,6 +5,7 @@ import { UsageError } from "../fatal-error.js";
 import { type HookCommandOptions, resolveHookProject } from "../hook-runtime.js";
 import { packageRoot } from "../version.js";
 import {
+  jsonText,
   launcherOf,
   type PlannedFile,
   readJsonFile,
@@ -16,6 +17,8 @@ interface InitClaudeCodeOptions extends Omit<HookCommandOptions, "agent"> {
   dryRun?: boolean;
   command?: string;
   subfolder?: string[];
+  /** `--server URL`: HTTP hooks and MCP to `shared-ctx serve` there (init-claude-code-server.ts). */
+  server?: string;
 }
 
 /**
@@ -51,6 +54,10 @@ export function makeInitClaudeCodeCommand(deps: CliDeps): Command {
       "--command <path>",
       "the shared-ctx executable the hooks and the MCP server run (default: the one running now: the project's node_modules/.bin/shared-ctx when installed there, else this bin's absolute path)",
     )
+    .option(
+      "--server <url>",
+      "check edits through shared-ctx serve at this URL: Claude Code's HTTP hooks and HTTP MCP entry, no process per edit (a SessionStart hook starts a loopback server when it is down)",
+    )
     .addHelpText(
       "after",
       [
@@ -67,6 +74,10 @@ export function makeInitClaudeCodeCommand(deps: CliDeps): Command {
 }
 
 async function initClaudeCode(options: InitClaudeCodeOptions, deps: CliDeps): Promise<void> {
+  if (options.server !== undefined) {
+    const { initClaudeCodeServer } = await import("./init-claude-code-server.js");
+    return initClaudeCodeServer({ ...options, server: options.server }, deps);
+  }
   const { mergeClaudeSettings, mergeGitignore, mergeMcpConfig } = await import(
     "../../hooks/claude-code-settings.js"
   );
@@ -88,11 +99,11 @@ async function initClaudeCode(options: InitClaudeCodeOptions, deps: CliDeps): Pr
   const files: PlannedFile[] = [];
   const mcpPath = join(root, ".mcp.json");
   const mcp = mergeMcpConfig(readJsonFile(mcpPath), setup);
-  files.push({ path: mcpPath, changes: mcp.changes, contents: json(mcp.config) });
+  files.push({ path: mcpPath, changes: mcp.changes, contents: jsonText(mcp.config) });
   for (const folder of [...new Set(settingsFolders)]) {
     const path = join(root, folder, ".claude", "settings.json");
     const merged = mergeClaudeSettings(readJsonFile(path), setup);
-    files.push({ path, changes: merged.changes, contents: json(merged.settings) });
+    files.push({ path, changes: merged.changes, contents: jsonText(merged.settings) });
   }
   const gitignorePath = join(root, ".gitignore");
   const gitignore = mergeGitignore(readTextFile(gitignorePath));
@@ -109,10 +120,6 @@ async function initClaudeCode(options: InitClaudeCodeOptions, deps: CliDeps): Pr
     );
   }
   deps.stdout.write(`${lines.join("\n")}\n`);
-}
-
-function json(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
 }
 
 /** `dir` (relative to the cwd) as a folder inside the repository, relative to it. */

@@ -24,6 +24,11 @@ export function readJsonFile(path: string): unknown {
   }
 }
 
+/** A JSON file's contents as init writes them: two-space indented, with a final newline. */
+export function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
 /** A file's text, undefined when it is missing. */
 export function readTextFile(path: string): string | undefined {
   return existsSync(path) ? readFileSync(path, "utf8") : undefined;

@@ -137,6 +137,8 @@ const serveHelpText = [
   "  SHARED_CTX_DATABASE_URL  postgres://… to serve instead of a file (--db wins over it)",
   "",
   "Clients: STATEWAVE_URL=http://127.0.0.1:8100 makes shared-ctx (and Statewave's SDKs) use it.",
+  "Coding agents: POST /hooks/claude-code and /hooks/gemini-cli answer the edit hooks, /mcp?subject=ID is the MCP server",
+  "(streamable HTTP); shared-ctx init claude-code --server URL sets Claude Code up to use them (docs/server.md).",
   "X-Tenant-ID isolates tenants; a tenant key (--tenant-keys) may name only its own tenants.",
   "A --host other than loopback needs a key (or --insecure-no-auth). Ctrl-C finishes in-flight requests, then closes the database.",
   "",
@@ -435,6 +437,8 @@ function listeningBanner(url: string, path: string, access: ServeAccess): string
         ]
       : []),
     `  clients:  STATEWAVE_URL=${url}`,
+    `  hooks:    POST ${url}/hooks/claude-code, ${url}/hooks/gemini-cli (shared-ctx init claude-code --server ${url})`,
+    `  MCP:      ${url}/mcp?subject=ID (streamable HTTP)`,
     "",
   ].join("\n");
 }
