@@ -1,3 +1,4 @@
+import type { ContextStore } from "../context/context-store.js";
 import { messageOf } from "../errors.js";
 import type { ClaudeCodeHookEvent } from "../hooks/claude-code-output.js";
 import type { HookAnswer } from "../hooks/edit-hooks.js";
@@ -11,7 +12,7 @@ import {
   readStdin,
   resolveHookProject,
   StoreUnavailable,
-  withHookStore,
+  withHookStoreRecording,
 } from "./hook-runtime.js";
 
 /**
@@ -78,22 +79,39 @@ export async function runHook(
   }
   const setup = resolveHookProject(options, deps, input.cwd);
   const event = events[name];
-  const answer = await withHookStore(options, deps, setup, (store, signal) => {
-    const context = hookContext(setup, store, agent, signal);
-    switch (name) {
-      case "pre-tool-use":
-        return hooks.preToolUse(context, input);
-      case "post-tool-use":
-        return hooks.postToolUse(context, input);
-      case "session-start":
-        return hooks.sessionStart(context, input);
-    }
-  });
+  const context = (store: ContextStore, signal: AbortSignal) =>
+    hookContext(setup, store, agent, signal);
+  // The verdict first, then its record: a record that fails (another process holds the store's
+  // lock past the budget) never turns a refusal into a pass.
+  const result = await withHookStoreRecording(
+    options,
+    deps,
+    setup,
+    (store, signal): Promise<HookAnswer> => {
+      switch (name) {
+        case "pre-tool-use":
+          return hooks.judgeToolUse(context(store, signal), input);
+        case "post-tool-use":
+          return hooks.postToolUse(context(store, signal), input);
+        case "session-start":
+          return hooks.sessionStart(context(store, signal), input);
+      }
+    },
+    name === "pre-tool-use"
+      ? (answer, store, signal) =>
+          hooks.recordRefusals(context(store, signal), input.toolName ?? "tool", answer.files)
+      : undefined,
+  );
+  if (!(result instanceof StoreUnavailable) && result.recordFailure !== undefined) {
+    deps.stderr.write(
+      `shared-ctx: hook ${name}: the verdict was answered, but recording it failed: the store ${result.recordFailure.state} (${result.recordFailure.message}); watch will not list it\n`,
+    );
+  }
   const output = claudeCodeOutput(
     event,
-    answer instanceof StoreUnavailable
-      ? storeDownAnswer(name, answer, setup.project.hooks.whenStoreDown, input)
-      : answer,
+    result instanceof StoreUnavailable
+      ? storeDownAnswer(name, result, setup.project.hooks.whenStoreDown, input)
+      : result.value,
   );
   if (output !== undefined) deps.stdout.write(`${JSON.stringify(output)}\n`);
 }
@@ -108,7 +126,7 @@ function storeDownAnswer(
   whenStoreDown: "allow" | "deny",
   input: HookInput,
 ): Omit<HookAnswer, "files"> {
-  const what = `shared-ctx: the shared context store is unreachable (${down.message})`;
+  const what = `shared-ctx: the shared context store ${down.state} (${down.message})`;
   // Only an edit can be refused; other tools and the other hooks just carry the warning.
   const isEdit =
     name === "pre-tool-use" &&

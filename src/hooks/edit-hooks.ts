@@ -1,5 +1,6 @@
 import { isAbsolute, relative, sep } from "node:path";
 import type { ContextStore, Memory } from "../context/context-store.js";
+import { messageOf } from "../errors.js";
 import {
   claimEpisode,
   denialEpisode,
@@ -170,13 +171,7 @@ export async function checkEdits(
       file.match &&
       registerFacts(facts.escalationMemories, file.match.module).escalations.length > 0,
   );
-  if (disputed) {
-    await context.store.compileMemories(
-      context.subjectId,
-      context.signal ? { signal: context.signal } : {},
-    );
-    facts = await readFacts(context);
-  }
+  if (disputed && (await compiled(context))) facts = await readFacts(context);
   return files.map((file) => {
     if (!file.match) return { path: file.path };
     const register = registerFacts(facts.escalationMemories, file.match.module);
@@ -196,6 +191,24 @@ export async function checkEdits(
   });
 }
 
+/**
+ * Compiles the subject's pending episodes: true when done. A compile is a write; when another
+ * process holds the store's lock it fails, and the facts already read stand (a dispute then
+ * stays a refusal until the next call: the safe side).
+ */
+async function compiled(context: EditHookContext): Promise<boolean> {
+  try {
+    await context.store.compileMemories(
+      context.subjectId,
+      context.signal ? { signal: context.signal } : {},
+    );
+    return true;
+  } catch (error) {
+    if (context.signal?.aborted) throw error;
+    return false;
+  }
+}
+
 /** What a hook answers, independent of the harness's wire format. */
 export interface HookAnswer {
   /** `undefined`: no objection (the harness's own permission rules apply as usual). */
@@ -205,6 +218,11 @@ export interface HookAnswer {
   readonly context?: string;
   /** A warning shown to the person (the store was down and the edit went through). */
   readonly warning?: string;
+  /**
+   * Why the verdict could not be recorded (the store's write failed or ran out of time): said to
+   * the person on stderr; the verdict stands as it is.
+   */
+  readonly recordFailure?: string;
   readonly files: readonly FileVerdict[];
 }
 
@@ -227,15 +245,39 @@ function combine(files: readonly FileVerdict[]): Omit<HookAnswer, "files"> {
 
 /**
  * `PreToolUse`: judges the files the call would change; records each refused one, so that
- * `watch` shows who was denied what.
+ * `watch` shows who was denied what. The verdict is final before anything is written: a record
+ * that fails leaves it as it is, with `recordFailure` saying why.
  */
 export async function preToolUse(context: EditHookContext, input: HookInput): Promise<HookAnswer> {
+  const answer = await judgeToolUse(context, input);
+  try {
+    await recordRefusals(context, input.toolName ?? "tool", answer.files);
+  } catch (error) {
+    return { ...answer, recordFailure: messageOf(error) };
+  }
+  return answer;
+}
+
+/** `PreToolUse`'s verdict alone: the files the call would change, judged; nothing written. */
+export async function judgeToolUse(
+  context: EditHookContext,
+  input: HookInput,
+): Promise<HookAnswer> {
   const targets = editTargets(input.toolName, input.toolInput, input.cwd ?? context.root);
   if (targets.length === 0) return { files: [] };
   const files = await checkEdits(context, targets);
-  const answer = combine(files);
-  const refused = files.filter((file) => file.verdict && file.verdict.decision !== "allow");
-  for (const file of refused) {
+  return { ...combine(files), files };
+}
+
+/** Records each refused (or asked) file of a verdict, as `watch` lists them; nothing when none. */
+export async function recordRefusals(
+  context: EditHookContext,
+  tool: string,
+  files: readonly FileVerdict[],
+): Promise<void> {
+  const options = context.signal ? { signal: context.signal } : {};
+  let recorded = 0;
+  for (const file of files) {
     const verdict = file.verdict;
     if (!verdict || verdict.decision === "allow") continue;
     await context.store.createEpisode(
@@ -244,20 +286,15 @@ export async function preToolUse(context: EditHookContext, input: HookInput): Pr
         agent: context.agent,
         module: verdict.module,
         path: file.path,
-        tool: input.toolName ?? "tool",
+        tool,
         decision: verdict.decision,
         why: verdict.conflicts.map(conflictSummary).join("; "),
       }),
-      context.signal ? { signal: context.signal } : {},
+      options,
     );
+    recorded += 1;
   }
-  if (refused.length > 0) {
-    await context.store.compileMemories(
-      editsSubjectOf(context.subjectId),
-      context.signal ? { signal: context.signal } : {},
-    );
-  }
-  return { ...answer, files };
+  if (recorded > 0) await context.store.compileMemories(editsSubjectOf(context.subjectId), options);
 }
 
 /** A conflict in a few words, for the record of a refused edit (what `watch` lists). */

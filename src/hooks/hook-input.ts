@@ -1,4 +1,5 @@
 import { HookInputError } from "./errors/hook-input-error.js";
+import { normaliseAgentName } from "./session-name.js";
 
 /**
  * The JSON a coding harness's hook receives on stdin, in Claude Code's documented shape (hooks
@@ -91,8 +92,9 @@ export function hookAgentId(
   flag: string | undefined,
   environment: string | undefined,
 ): string {
-  if (flag) return flag;
-  const base = environment || input.sessionId;
+  // Each part normalised apart (see session-name.ts): a subagent's name stays `<session>/<agent>`.
+  if (flag) return normaliseAgentName(flag);
+  const base = normaliseAgentName(environment || input.sessionId);
   if (!base) return "";
-  return input.agentId ? `${base}/${input.agentId}` : base;
+  return input.agentId ? `${base}/${normaliseAgentName(input.agentId)}` : base;
 }

@@ -1,0 +1,207 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ContextStore } from "../../src/context/context-store.js";
+import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
+import { SharedContext } from "../../src/context/shared-context.js";
+import { editsSubjectOf, readEditActivity } from "../../src/hooks/edit-activity.js";
+import { startServer } from "../../src/server/listen.js";
+import { editPayload, makeRepository, runHookCli } from "../hooks/hook-harness.js";
+import { useTempDir } from "../support/temp-dir.js";
+
+/**
+ * A refusal stays a refusal (issue 37): the cases where a refused edit used to slip through as
+ * "store unreachable … NOT checked", on the embedded store and through `serve`.
+ */
+
+const files = ["src/legacy-billing/invoice.ts", "src/orders/order.ts"];
+const retire = {
+  author: "session-a",
+  content: "Retire legacy-billing: invoices move to billing-v2",
+  target: "legacy-billing",
+};
+
+/** A store the hooks reach: its flags, the store behind them, and what closes it. */
+interface Backend {
+  readonly flags: string[];
+  /** The store the hooks' records land in (the served one, through serve). */
+  readonly store: ContextStore;
+  close(): Promise<void>;
+}
+
+/** What a served store's writes wait for: released when the test ends. */
+interface Gate {
+  readonly wait: Promise<void>;
+  open(): void;
+}
+
+function gate(): Gate {
+  let open = () => {};
+  const wait = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { wait, open };
+}
+
+/** `store` (and each tenant view of it, what serve writes through) with writes held by `writes`. */
+function holdingWrites<T extends object>(store: T, writes: Gate): T {
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property === "forTenant") {
+        return (tenantId: string | null) => holdingWrites(value.call(target, tenantId), writes);
+      }
+      if (property === "createEpisode") {
+        return async (...args: unknown[]) => {
+          await writes.wait;
+          return value.apply(target, args);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+}
+
+const backends = {
+  embedded: async (root: string): Promise<Backend> => {
+    const db = join(root, ".shared-ctx", "store.db");
+    const store = new EmbeddedStore({ path: db });
+    return { flags: ["--db", db], store, close: () => store.close() };
+  },
+  serve: async (root: string, writes?: Gate): Promise<Backend> => {
+    const store = new EmbeddedStore({ path: join(root, ".shared-ctx", "served.db") });
+    // A served store whose episode writes wait for `writes` (a writer holding it up) when given.
+    const served = writes ? holdingWrites(store, writes) : store;
+    const server = await startServer({ store: served, port: 0, shutdownTimeoutMs: 200 });
+    return {
+      flags: ["--store", "statewave", "--url", server.url],
+      store,
+      close: async () => {
+        writes?.open();
+        await server.close();
+      },
+    };
+  },
+} as const;
+
+async function decide(store: ContextStore, decision: typeof retire): Promise<void> {
+  const shared = new SharedContext({ store, subjectId: "acme" });
+  await shared.decide(decision.author, decision.content, {
+    kind: "architectural_decision",
+    target: decision.target,
+  });
+  await shared.close();
+}
+
+describe.each(Object.keys(backends) as Array<keyof typeof backends>)("on the %s store", (kind) => {
+  const tempDir = useTempDir("shared-ctx-refusals-");
+  const open: Backend[] = [];
+  afterEach(async () => {
+    for (const backend of open.splice(0)) await backend.close();
+  });
+
+  async function setUp(config: unknown = {}, writes?: Gate) {
+    const root = makeRepository(tempDir(), files, config);
+    const backend = await backends[kind](root, writes);
+    open.push(backend);
+    await decide(backend.store, retire);
+    const hook = (name: string, payload: unknown) =>
+      runHookCli(["hook", name, "--root", root, "--subject", "acme", ...backend.flags], {
+        stdin: JSON.stringify(payload),
+      });
+    return { root, backend, hook };
+  }
+
+  it("still refuses an edit when recording the refusal is held up past the budget, saying so on stderr", async () => {
+    const writes = gate();
+    const { root, hook } = await setUp({ hooks: { timeoutMs: 800 } }, writes);
+    // Another writer holds the store's write lock (a long compile), as a second process would.
+    const locker =
+      kind === "embedded" ? new Database(join(root, ".shared-ctx", "store.db")) : undefined;
+    locker?.prepare("BEGIN IMMEDIATE").run();
+    try {
+      const run = await hook(
+        "pre-tool-use",
+        editPayload("PreToolUse", "session-b", root, "src/legacy-billing/invoice.ts"),
+      );
+      expect(run.exitCode).toBe(0);
+      expect(run.output.hookSpecificOutput.permissionDecision).toBe("deny");
+      expect(run.output.hookSpecificOutput.permissionDecisionReason).toContain(
+        "Retired: session-a decided",
+      );
+      expect(run.output.systemMessage).toBeUndefined();
+      expect(run.stderr).toMatch(
+        /^shared-ctx: hook pre-tool-use: the verdict was answered, but recording it failed: the store is unreachable \(.+\); watch will not list it\n$/,
+      );
+    } finally {
+      locker?.prepare("ROLLBACK").run();
+      locker?.close();
+    }
+    writes.open();
+  });
+
+  it("refuses the edit of a session whose id is 300 characters or holds a NUL, under a stable valid name", async () => {
+    const { root, backend, hook } = await setUp();
+    for (const sessionId of ["s".repeat(300), "session\u0000b"]) {
+      const run = await hook(
+        "pre-tool-use",
+        editPayload("PreToolUse", sessionId, root, "src/legacy-billing/invoice.ts"),
+      );
+      expect(run.stderr).toBe("");
+      expect(run.output.hookSpecificOutput.permissionDecision).toBe("deny");
+    }
+    // Its edits elsewhere are claims under one name, the same at every call.
+    const long = "s".repeat(300);
+    for (let call = 0; call < 2; call++) {
+      const post = await hook(
+        "post-tool-use",
+        editPayload("PostToolUse", long, root, "src/orders/order.ts"),
+      );
+      expect(post.stderr).toBe("");
+    }
+    const other = await hook(
+      "pre-tool-use",
+      editPayload("PreToolUse", "session-c", root, "src/orders/order.ts"),
+    );
+    const reason: string = other.output.hookSpecificOutput.permissionDecisionReason;
+    expect(reason).toMatch(/Claimed: session s{40}~[0-9a-f]{16} is working on orders/);
+    const memories = await backend.store.searchMemories(editsSubjectOf("acme"), {
+      kind: "episode_summary",
+      limit: 100,
+    });
+    const claims = readEditActivity(memories, { claimMinutes: 15, now: Date.now() }).claims;
+    expect(claims.map((claim) => claim.agent)).toEqual([
+      `${"s".repeat(40)}~${claims[0]?.agent.slice(-16)}`,
+    ]);
+  });
+});
+
+describe("a --db in a folder that does not exist", () => {
+  const tempDir = useTempDir("shared-ctx-refusals-");
+
+  it.each([
+    ["allow", undefined],
+    ["deny", "deny"],
+  ] as const)("is named, and the answer follows whenStoreDown (%s), visibly", async (_, mode) => {
+    const root = makeRepository(tempDir(), files, mode ? { hooks: { whenStoreDown: mode } } : {});
+    const db = join(root, "no-such-folder", "store.db");
+    const run = await runHookCli(["hook", "pre-tool-use", "--root", root, "--db", db], {
+      stdin: JSON.stringify(
+        editPayload("PreToolUse", "session-b", root, "src/legacy-billing/invoice.ts"),
+      ),
+    });
+    expect(run.exitCode).toBe(0);
+    const said =
+      mode === "deny"
+        ? run.output.hookSpecificOutput.permissionDecisionReason
+        : run.output.systemMessage;
+    expect(said).toContain(
+      `the shared context store cannot be opened (cannot use the database ${db}: ${join(root, "no-such-folder")} does not exist (--db names it`,
+    );
+    if (mode === "deny") expect(run.output.hookSpecificOutput.permissionDecision).toBe("deny");
+    else expect(run.output.hookSpecificOutput.additionalContext).toContain("NOT checked");
+    const { existsSync } = await import("node:fs");
+    expect(existsSync(join(root, "no-such-folder"))).toBe(false);
+  });
+});
