@@ -21,7 +21,9 @@ import {
 } from "./edit-policy.js";
 import { editTargets } from "./edit-targets.js";
 import type { HookInput } from "./hook-input.js";
+import { modulesNamespace, raiseModuleEscalation } from "./module-escalation.js";
 import { moduleOf, type ProjectConfig } from "./project-config.js";
+import { projectPathsOf } from "./real-paths.js";
 
 /**
  * The edit hooks over a store: what `shared-ctx hook pre-tool-use|post-tool-use|session-start`
@@ -29,10 +31,7 @@ import { moduleOf, type ProjectConfig } from "./project-config.js";
  * shared-state opener are injected; nothing here prints or exits (that is `src/cli/`'s).
  */
 
-/** The shared-state namespace whose register holds who works on each module (as Coders claim). */
-export const modulesNamespace = "modules";
-/** How a module's holder is written in that register (the value Coders write). */
-export const claimedByPrefix = "claimed-by:";
+export { claimedByPrefix, modulesNamespace, raiseModuleEscalation } from "./module-escalation.js";
 
 /** What every hook call needs. */
 export interface EditHookContext {
@@ -155,10 +154,11 @@ export async function checkEdits(
   absolutePaths: readonly string[],
 ): Promise<FileVerdict[]> {
   const files = absolutePaths.flatMap((absolute) => {
-    const path = projectPath(context.root, absolute);
+    // Through symlinks: the file really written, and the path as given (see real-paths.ts).
+    const paths = projectPathsOf(context.root, absolute);
     // Outside the project: no module can hold it (listed with its absolute path).
-    if (path === undefined) return [{ path: absolute, match: undefined }];
-    return [{ path, match: moduleOf(path, context.project.modules) }];
+    if (paths.length === 0) return [{ path: absolute, match: undefined }];
+    return paths.map((path) => ({ path, match: moduleOf(path, context.project.modules) }));
   });
   if (!files.some((file) => file.match !== undefined)) {
     return files.map((file) => ({ path: file.path }));
@@ -320,10 +320,10 @@ export async function postToolUse(context: EditHookContext, input: HookInput): P
   const targets = editTargets(input.toolName, input.toolInput, input.cwd ?? context.root);
   const modules = new Map<string, string>();
   for (const absolute of targets) {
-    const path = projectPath(context.root, absolute);
-    if (path === undefined) continue;
-    const match = moduleOf(path, context.project.modules);
-    if (match && !modules.has(match.module)) modules.set(match.module, path);
+    for (const path of projectPathsOf(context.root, absolute)) {
+      const match = moduleOf(path, context.project.modules);
+      if (match && !modules.has(match.module)) modules.set(match.module, path);
+    }
   }
   if (modules.size === 0) return { files: [] };
   const options = context.signal ? { signal: context.signal } : {};
@@ -369,37 +369,6 @@ export async function postToolUse(context: EditHookContext, input: HookInput): P
     );
   }
   return { ...(notes.length > 0 ? { context: notes.join("\n") } : {}), files: [] };
-}
-
-/**
- * Raises the escalation of two sessions' concurrent edits of `module`: two replicas of the shared
- * state, opened before either writes, each write their session's claim on `modules/<module>`; the
- * writes are concurrent (neither replica saw the other's), so the shared state raises its
- * `concurrent-register` escalation, announced once, attributed to both sessions.
- */
-export async function raiseModuleEscalation(input: {
-  store: ContextStore;
-  subjectId: string;
-  module: string;
-  holders: readonly [string, string];
-}): Promise<void> {
-  const { SharedState } = await import("../crdt/shared-state.js");
-  const [first, second] = input.holders;
-  const replicas = await Promise.all(
-    [first, second].map((agentId) =>
-      SharedState.open({ store: input.store, subjectId: input.subjectId, agentId, live: false }),
-    ),
-  );
-  try {
-    for (const replica of replicas) {
-      await replica.put(modulesNamespace, input.module, `${claimedByPrefix}${replica.agentId}`);
-    }
-    // Each replica imports the other's write; whichever the shared state picks announces it.
-    for (const replica of replicas) await replica.sync();
-  } finally {
-    for (const replica of replicas) await replica.close();
-  }
-  await input.store.compileMemories(input.subjectId);
 }
 
 /**

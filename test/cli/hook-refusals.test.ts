@@ -1,3 +1,4 @@
+import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
@@ -6,7 +7,7 @@ import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
 import { SharedContext } from "../../src/context/shared-context.js";
 import { editsSubjectOf, readEditActivity } from "../../src/hooks/edit-activity.js";
 import { startServer } from "../../src/server/listen.js";
-import { editPayload, makeRepository, runHookCli } from "../hooks/hook-harness.js";
+import { editPayload, makeRepository, runHookCli, toolPayload } from "../hooks/hook-harness.js";
 import { useTempDir } from "../support/temp-dir.js";
 
 /**
@@ -139,6 +140,63 @@ describe.each(Object.keys(backends) as Array<keyof typeof backends>)("on the %s 
       locker?.close();
     }
     writes.open();
+  });
+
+  it("refuses an edit through a symlink into a retired module, a file or a folder, new files too", async () => {
+    const { root, hook } = await setUp();
+    symlinkSync("../legacy-billing/invoice.ts", join(root, "src/orders/link.ts"));
+    symlinkSync("legacy-billing", join(root, "src/alias"));
+    for (const file of ["src/orders/link.ts", "src/alias/invoice.ts", "src/alias/new/vat.ts"]) {
+      const run = await hook(
+        "pre-tool-use",
+        toolPayload("PreToolUse", "session-b", root, "Write", {
+          file_path: join(root, file),
+          content: "export {};",
+        }),
+      );
+      expect(run.output?.hookSpecificOutput?.permissionDecision, file).toBe("deny");
+      expect(run.output.hookSpecificOutput.permissionDecisionReason).toContain(
+        "src/legacy-billing/",
+      );
+    }
+  });
+
+  it("refuses an edit of a project reached through a symlinked root, however each path names it", async () => {
+    const { root, backend } = await setUp();
+    const link = join(tempDir(), "acme-link");
+    symlinkSync(root, link);
+    const cases = [
+      { root: link, file: join(root, "src/legacy-billing/invoice.ts"), cwd: root },
+      { root, file: join(link, "src/legacy-billing/invoice.ts"), cwd: link },
+      { root: link, file: join(link, "src/legacy-billing/invoice.ts"), cwd: link },
+    ];
+    for (const each of cases) {
+      const run = await runHookCli(
+        ["hook", "pre-tool-use", "--root", each.root, "--subject", "acme", ...backend.flags],
+        {
+          stdin: JSON.stringify({
+            ...toolPayload("PreToolUse", "session-b", each.cwd, "Edit", {
+              file_path: each.file,
+              old_string: "export {}",
+              new_string: "export const vat = 1;",
+            }),
+          }),
+        },
+      );
+      expect(run.output?.hookSpecificOutput?.permissionDecision, JSON.stringify(each)).toBe("deny");
+    }
+    // A relative path in a Bash command, from a cwd that is the link.
+    const bash = await runHookCli(
+      ["hook", "pre-tool-use", "--root", root, "--subject", "acme", ...backend.flags],
+      {
+        stdin: JSON.stringify(
+          toolPayload("PreToolUse", "session-b", link, "Bash", {
+            command: "sed -i s/a/b/ src/legacy-billing/invoice.ts",
+          }),
+        ),
+      },
+    );
+    expect(bash.output?.hookSpecificOutput?.permissionDecision).toBe("deny");
   });
 
   it("refuses the edit of a session whose id is 300 characters or holds a NUL, under a stable valid name", async () => {
