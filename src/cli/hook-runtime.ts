@@ -219,21 +219,23 @@ export function hookContext(
   };
 }
 
-/** Reads all of stdin (a hook's JSON input), bounded. */
-export async function readStdin(deps: CliDeps, limit: number): Promise<string> {
+/** Standard input, when something is piped in. @throws UsageError on a terminal */
+function pipedStdin(deps: CliDeps): NodeJS.ReadableStream {
   const stdin = deps.stdin;
   if (!stdin || stdin.isTTY) {
     throw new UsageError(
       "a hook reads its input (the harness's JSON) on standard input; pipe it in, e.g. echo '{…}' | shared-ctx hook pre-tool-use",
     );
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stdin) {
-    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
-    size += buffer.length;
-    if (size > limit) throw new UsageError(`hook input is over ${limit} bytes`);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  return stdin;
+}
+
+/**
+ * Reads a hook's JSON input as far as the check needs: streamed, each string kept up to its first
+ * 256 KiB (see skim-json.ts), so a `Write` of any size is judged by its path, never refused for
+ * the size of its content.
+ */
+export async function readHookInputText(deps: CliDeps): Promise<string> {
+  const { skimJson } = await import("../hooks/skim-json.js");
+  return skimJson(pipedStdin(deps) as AsyncIterable<Buffer | string>);
 }

@@ -9,7 +9,7 @@ import { UsageError } from "./fatal-error.js";
 import {
   type HookCommandOptions,
   hookContext,
-  readStdin,
+  readHookInputText,
   resolveHookProject,
   StoreUnavailable,
   withHookStoreRecording,
@@ -56,7 +56,7 @@ export async function runHook(
   ]);
   let input: HookInput;
   try {
-    input = hooksInput.parseHookInput(await readStdin(deps, hooksInput.maxHookInputBytes));
+    input = hooksInput.parseHookInput(await readHookInputText(deps));
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(messageOf(error), { cause: error });

@@ -28,9 +28,6 @@ export interface HookInput {
   readonly agentType?: string;
 }
 
-/** The largest hook input read (a Write's whole file content travels in it). */
-export const maxHookInputBytes = 16 * 1024 * 1024;
-
 function optionalString(raw: Record<string, unknown>, field: string): string | undefined {
   const value = raw[field];
   if (value === undefined || value === null) return undefined;

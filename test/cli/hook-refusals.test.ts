@@ -199,6 +199,26 @@ describe.each(Object.keys(backends) as Array<keyof typeof backends>)("on the %s 
     expect(bash.output?.hookSpecificOutput?.permissionDecision).toBe("deny");
   });
 
+  it("judges a Write of 20 MiB by its path: refused in a retired module, recorded in a free one", async () => {
+    const { root, hook } = await setUp();
+    const content = "export const x = 1;\n".repeat(1_100_000);
+    const write = (event: "PreToolUse" | "PostToolUse", file: string) =>
+      toolPayload(event, "session-b", root, "Write", { file_path: join(root, file), content });
+    const refused = await hook("pre-tool-use", write("PreToolUse", "src/legacy-billing/big.ts"));
+    expect(refused.exitCode).toBe(0);
+    expect(refused.output.hookSpecificOutput.permissionDecision).toBe("deny");
+    const recorded = await hook("post-tool-use", write("PostToolUse", "src/orders/big.ts"));
+    expect(recorded.exitCode).toBe(0);
+    expect(recorded.stderr).toBe("");
+    const other = await hook(
+      "pre-tool-use",
+      editPayload("PreToolUse", "session-c", root, "src/orders/order.ts"),
+    );
+    expect(other.output.hookSpecificOutput.permissionDecisionReason).toContain(
+      "session-b edited src/orders/big.ts (Write)",
+    );
+  });
+
   it("refuses the edit of a session whose id is 300 characters or holds a NUL, under a stable valid name", async () => {
     const { root, backend, hook } = await setUp();
     for (const sessionId of ["s".repeat(300), "session\u0000b"]) {
