@@ -8,6 +8,7 @@ import type { CliDeps } from "./cli-deps.js";
 import { UsageError } from "./fatal-error.js";
 import {
   type HookCommandOptions,
+  type HookProject,
   hookContext,
   readHookInputText,
   resolveHookProject,
@@ -49,11 +50,7 @@ export async function runHook(
   options: HookCommandOptions,
   deps: CliDeps,
 ): Promise<void> {
-  const [hooksInput, hooks, { claudeCodeOutput }] = await Promise.all([
-    import("../hooks/hook-input.js"),
-    import("../hooks/edit-hooks.js"),
-    import("../hooks/claude-code-output.js"),
-  ]);
+  const hooksInput = await import("../hooks/hook-input.js");
   let input: HookInput;
   try {
     input = hooksInput.parseHookInput(await readHookInputText(deps));
@@ -70,14 +67,41 @@ export async function runHook(
       "no agent id: the hook input has no session_id; pass --agent NAME or set SHARED_CTX_AGENT",
     );
   }
+  // A Bash call is watched through the working tree: what it really wrote is known after it ran.
+  const bash = name !== "session-start" && input.toolName === "Bash";
+  const setup = bash ? resolveHookProject(options, deps, input.cwd) : undefined;
+  const written =
+    bash && setup
+      ? await (await import("./bash-watch.js")).watchBashCall(name, input, setup.root, agent, deps)
+      : undefined;
   // Most Bash calls write no file: answer them without opening the store (every call pays it).
   if (
     name !== "session-start" &&
-    editTargets(input.toolName, input.toolInput, input.cwd ?? deps.cwd).length === 0
+    (written ?? editTargets(input.toolName, input.toolInput, input.cwd ?? deps.cwd)).length === 0
   ) {
     return;
   }
-  const setup = resolveHookProject(options, deps, input.cwd);
+  return answerHook(name, options, deps, {
+    input,
+    agent,
+    setup: setup ?? resolveHookProject(options, deps, input.cwd),
+    ...(written !== undefined ? { written } : {}),
+  });
+}
+
+/** The hook's answer from the store, printed (nothing when there is nothing to say). */
+async function answerHook(
+  name: HookName,
+  options: HookCommandOptions,
+  deps: CliDeps,
+  call: { input: HookInput; agent: string; setup: HookProject; written?: string[] },
+): Promise<void> {
+  const [hooks, { postBashCall }, { claudeCodeOutput }] = await Promise.all([
+    import("../hooks/edit-hooks.js"),
+    import("../hooks/bash-writes.js"),
+    import("../hooks/claude-code-output.js"),
+  ]);
+  const { input, agent, setup, written } = call;
   const event = events[name];
   const context = (store: ContextStore, signal: AbortSignal) =>
     hookContext(setup, store, agent, signal);
@@ -92,7 +116,9 @@ export async function runHook(
         case "pre-tool-use":
           return hooks.judgeToolUse(context(store, signal), input);
         case "post-tool-use":
-          return hooks.postToolUse(context(store, signal), input);
+          return written !== undefined
+            ? postBashCall(context(store, signal), input, written)
+            : hooks.postToolUse(context(store, signal), input);
         case "session-start":
           return hooks.sessionStart(context(store, signal), input);
       }

@@ -315,9 +315,16 @@ export function conflictSummary(conflict: EditVerdict["conflicts"][number]): str
  * two edited it concurrently: the module's register in the shared state gets both claims, written
  * as two replicas that had not seen each other's, so the shared state raises one escalation for a
  * person to settle — what two Coders claiming one module do — unless one is open already.
+ * `written`: the files (absolute) the call really wrote, when known.
  */
-export async function postToolUse(context: EditHookContext, input: HookInput): Promise<HookAnswer> {
-  const targets = editTargets(input.toolName, input.toolInput, input.cwd ?? context.root);
+export async function postToolUse(
+  context: EditHookContext,
+  input: HookInput,
+  written?: readonly string[],
+): Promise<HookAnswer> {
+  // What the call really wrote when known (a Bash call's working-tree diff), else what it names.
+  const targets =
+    written ?? editTargets(input.toolName, input.toolInput, input.cwd ?? context.root);
   const modules = new Map<string, string>();
   for (const absolute of targets) {
     for (const path of projectPathsOf(context.root, absolute)) {

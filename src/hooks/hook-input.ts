@@ -24,6 +24,8 @@ export interface HookInput {
    * fields). A subagent shares its parent's `session_id`, so this is what tells them apart.
    */
   readonly agentId?: string;
+  /** `tool_use_id`: which tool call a `PreToolUse` and its `PostToolUse` are about. */
+  readonly toolUseId?: string;
   /** `agent_type`: the subagent's type (`general-purpose`, a custom agent's name), when set. */
   readonly agentType?: string;
 }
@@ -65,6 +67,7 @@ export function parseHookInput(text: string): HookInput {
   const source = optionalString(record, "source");
   const agentId = optionalString(record, "agent_id");
   const agentType = optionalString(record, "agent_type");
+  const toolUseId = optionalString(record, "tool_use_id");
   return {
     sessionId: sessionId ?? "",
     ...(transcriptPath !== undefined ? { transcriptPath } : {}),
@@ -75,6 +78,7 @@ export function parseHookInput(text: string): HookInput {
     ...(source !== undefined ? { source } : {}),
     ...(agentId ? { agentId } : {}),
     ...(agentType ? { agentType } : {}),
+    ...(toolUseId ? { toolUseId } : {}),
   };
 }
 

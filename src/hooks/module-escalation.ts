@@ -9,13 +9,16 @@ export const claimedByPrefix = "claimed-by:";
  * Raises the escalation of two sessions' concurrent edits of `module`: two replicas of the shared
  * state, opened before either writes, each write their session's claim on `modules/<module>`; the
  * writes are concurrent (neither replica saw the other's), so the shared state raises its
- * `concurrent-register` escalation, announced once, attributed to both sessions.
+ * `concurrent-register` escalation, announced once, attributed to both sessions. `values` says
+ * what each side stands for when it is not a claim (a retirement against a write that ignored it).
  */
 export async function raiseModuleEscalation(input: {
   store: ContextStore;
   subjectId: string;
   module: string;
   holders: readonly [string, string];
+  /** @default `claimed-by:<holder>` for each */
+  values?: readonly [string, string];
 }): Promise<void> {
   const { SharedState } = await import("../crdt/shared-state.js");
   const [first, second] = input.holders;
@@ -25,8 +28,9 @@ export async function raiseModuleEscalation(input: {
     ),
   );
   try {
-    for (const replica of replicas) {
-      await replica.put(modulesNamespace, input.module, `${claimedByPrefix}${replica.agentId}`);
+    for (const [index, replica] of replicas.entries()) {
+      const value = input.values?.[index] ?? `${claimedByPrefix}${replica.agentId}`;
+      await replica.put(modulesNamespace, input.module, value);
     }
     // Each replica imports the other's write; whichever the shared state picks announces it.
     for (const replica of replicas) await replica.sync();

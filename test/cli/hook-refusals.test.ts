@@ -2,11 +2,8 @@ import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ContextStore } from "../../src/context/context-store.js";
-import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
-import { SharedContext } from "../../src/context/shared-context.js";
 import { editsSubjectOf, readEditActivity } from "../../src/hooks/edit-activity.js";
-import { startServer } from "../../src/server/listen.js";
+import { type Backend, backends, decide, type Gate, gate } from "../hooks/hook-backends.js";
 import { editPayload, makeRepository, runHookCli, toolPayload } from "../hooks/hook-harness.js";
 import { useTempDir } from "../support/temp-dir.js";
 
@@ -21,79 +18,6 @@ const retire = {
   content: "Retire legacy-billing: invoices move to billing-v2",
   target: "legacy-billing",
 };
-
-/** A store the hooks reach: its flags, the store behind them, and what closes it. */
-interface Backend {
-  readonly flags: string[];
-  /** The store the hooks' records land in (the served one, through serve). */
-  readonly store: ContextStore;
-  close(): Promise<void>;
-}
-
-/** What a served store's writes wait for: released when the test ends. */
-interface Gate {
-  readonly wait: Promise<void>;
-  open(): void;
-}
-
-function gate(): Gate {
-  let open = () => {};
-  const wait = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { wait, open };
-}
-
-/** `store` (and each tenant view of it, what serve writes through) with writes held by `writes`. */
-function holdingWrites<T extends object>(store: T, writes: Gate): T {
-  return new Proxy(store, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      if (property === "forTenant") {
-        return (tenantId: string | null) => holdingWrites(value.call(target, tenantId), writes);
-      }
-      if (property === "createEpisode") {
-        return async (...args: unknown[]) => {
-          await writes.wait;
-          return value.apply(target, args);
-        };
-      }
-      return value.bind(target);
-    },
-  });
-}
-
-const backends = {
-  embedded: async (root: string): Promise<Backend> => {
-    const db = join(root, ".shared-ctx", "store.db");
-    const store = new EmbeddedStore({ path: db });
-    return { flags: ["--db", db], store, close: () => store.close() };
-  },
-  serve: async (root: string, writes?: Gate): Promise<Backend> => {
-    const store = new EmbeddedStore({ path: join(root, ".shared-ctx", "served.db") });
-    // A served store whose episode writes wait for `writes` (a writer holding it up) when given.
-    const served = writes ? holdingWrites(store, writes) : store;
-    const server = await startServer({ store: served, port: 0, shutdownTimeoutMs: 200 });
-    return {
-      flags: ["--store", "statewave", "--url", server.url],
-      store,
-      close: async () => {
-        writes?.open();
-        await server.close();
-      },
-    };
-  },
-} as const;
-
-async function decide(store: ContextStore, decision: typeof retire): Promise<void> {
-  const shared = new SharedContext({ store, subjectId: "acme" });
-  await shared.decide(decision.author, decision.content, {
-    kind: "architectural_decision",
-    target: decision.target,
-  });
-  await shared.close();
-}
 
 describe.each(Object.keys(backends) as Array<keyof typeof backends>)("on the %s store", (kind) => {
   const tempDir = useTempDir("shared-ctx-refusals-");
