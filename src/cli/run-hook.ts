@@ -105,6 +105,8 @@ async function answerHook(
   const event = events[name];
   const context = (store: ContextStore, signal: AbortSignal) =>
     hookContext(setup, store, agent, signal);
+  // How many decisions a starting session was told (what its record says).
+  let decisions = 0;
   // The verdict first, then its record: a record that fails (another process holds the store's
   // lock past the budget) never turns a refusal into a pass.
   const result = await withHookStoreRecording(
@@ -120,18 +122,31 @@ async function answerHook(
             ? postBashCall(context(store, signal), input, written)
             : hooks.postToolUse(context(store, signal), input);
         case "session-start":
-          return hooks.sessionStart(context(store, signal), input);
+          return hooks.sessionSummary(context(store, signal)).then((summary) => {
+            decisions = summary.decisions;
+            return summary.answer;
+          });
       }
     },
-    name === "pre-tool-use"
-      ? (answer, store, signal) =>
-          hooks.recordRefusals(context(store, signal), input.toolName ?? "tool", answer.files)
-      : undefined,
+    (answer, store, signal) => {
+      if (name === "pre-tool-use") {
+        return hooks.recordRefusals(context(store, signal), input.toolName ?? "tool", answer.files);
+      }
+      if (name === "session-start") {
+        return hooks.recordSessionStart(context(store, signal), input, decisions);
+      }
+      return Promise.resolve();
+    },
   );
-  if (!(result instanceof StoreUnavailable) && result.recordFailure !== undefined) {
-    deps.stderr.write(
-      `shared-ctx: hook ${name}: the verdict was answered, but recording it failed: the store ${result.recordFailure.state} (${result.recordFailure.message}); watch will not list it\n`,
-    );
+  if (!(result instanceof StoreUnavailable)) {
+    const failure = result.recordFailure
+      ? `the store ${result.recordFailure.state} (${result.recordFailure.message})`
+      : result.value.recordFailure;
+    if (failure !== undefined) {
+      deps.stderr.write(
+        `shared-ctx: hook ${name}: the verdict was answered, but recording it failed: ${failure}; watch will not list it\n`,
+      );
+    }
   }
   const output = claudeCodeOutput(
     event,

@@ -378,14 +378,10 @@ export async function postToolUse(
   return { ...(notes.length > 0 ? { context: notes.join("\n") } : {}), files: [] };
 }
 
-/**
- * `SessionStart`: the subject's active decisions and open disputes, as context for the session,
- * recorded as shown (a later edit's context then lists only decisions published since).
- */
-export async function sessionStart(
+/** What `SessionStart` tells a session: the active decisions, open disputes, held modules. */
+export async function sessionSummary(
   context: EditHookContext,
-  input: HookInput,
-): Promise<HookAnswer> {
+): Promise<{ answer: HookAnswer; decisions: number }> {
   const facts = await readFacts(context);
   const lines: string[] = [];
   const decisions = [...facts.decisions].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
@@ -421,18 +417,46 @@ export async function sessionStart(
       "Edits of files in a retired, disputed or held module are refused by the shared-ctx hook; its reason says what to do instead.",
     );
   }
+  return {
+    answer: { ...(lines.length > 0 ? { context: lines.join("\n") } : {}), files: [] },
+    decisions: decisions.length,
+  };
+}
+
+/**
+ * `SessionStart`: the subject's active decisions and open disputes, as context for the session,
+ * recorded as shown (a later edit's context then lists only decisions published since). What the
+ * session is told is given even when its record fails (`recordFailure` says why).
+ */
+export async function sessionStart(
+  context: EditHookContext,
+  input: HookInput,
+): Promise<HookAnswer> {
+  const { answer, decisions } = await sessionSummary(context);
+  try {
+    await recordSessionStart(context, input, decisions);
+  } catch (error) {
+    if (context.signal?.aborted) throw error;
+    return { ...answer, recordFailure: messageOf(error) };
+  }
+  return answer;
+}
+
+/** Records that the session was told `decisions` decisions at its start. */
+export async function recordSessionStart(
+  context: EditHookContext,
+  input: HookInput,
+  decisions: number,
+): Promise<void> {
+  const options = context.signal ? { signal: context.signal } : {};
   await context.store.createEpisode(
     sessionEpisode({
       subjectId: context.subjectId,
       agent: context.agent,
       source: input.source ?? "startup",
-      decisions: decisions.length,
+      decisions,
     }),
-    context.signal ? { signal: context.signal } : {},
+    options,
   );
-  await context.store.compileMemories(
-    editsSubjectOf(context.subjectId),
-    context.signal ? { signal: context.signal } : {},
-  );
-  return { ...(lines.length > 0 ? { context: lines.join("\n") } : {}), files: [] };
+  await context.store.compileMemories(editsSubjectOf(context.subjectId), options);
 }

@@ -40,7 +40,8 @@ describe.each(Object.keys(backends) as Array<keyof typeof backends>)("on the %s 
 
   it("still refuses an edit when recording the refusal is held up past the budget, saying so on stderr", async () => {
     const writes = gate();
-    const { root, hook } = await setUp({ hooks: { timeoutMs: 800 } }, writes);
+    const { root, hook, backend } = await setUp({ hooks: { timeoutMs: 800 } }, writes);
+    const backendFlags = () => backend.flags;
     // Another writer holds the store's write lock (a long compile), as a second process would.
     const locker =
       kind === "embedded" ? new Database(join(root, ".shared-ctx", "store.db")) : undefined;
@@ -59,11 +60,49 @@ describe.each(Object.keys(backends) as Array<keyof typeof backends>)("on the %s 
       expect(run.stderr).toMatch(
         /^shared-ctx: hook pre-tool-use: the verdict was answered, but recording it failed: the store is unreachable \(.+\); watch will not list it\n$/,
       );
+      // `shared-ctx check` alike: exit 3, the JSON verdict, the record's failure on stderr.
+      const check = await runHookCli([
+        "check",
+        ...["--root", root, "--subject", "acme", ...backendFlags()],
+        ...["--agent", "session-b", "--path", join(root, "src/legacy-billing/invoice.ts")],
+      ]);
+      expect(check.exitCode).toBe(3);
+      expect(check.output.decision).toBe("deny");
+      expect(check.stderr).toContain(
+        "shared-ctx: check: the verdict stands, but recording it failed",
+      );
     } finally {
       locker?.prepare("ROLLBACK").run();
       locker?.close();
     }
     writes.open();
+  });
+
+  it("gives a starting session the decisions while its record is held up past the budget", async () => {
+    const writes = gate();
+    const { root, hook } = await setUp({ hooks: { timeoutMs: 800 } }, writes);
+    const locker =
+      kind === "embedded" ? new Database(join(root, ".shared-ctx", "store.db")) : undefined;
+    locker?.prepare("BEGIN IMMEDIATE").run();
+    try {
+      const run = await hook("session-start", {
+        session_id: "session-f",
+        cwd: root,
+        hook_event_name: "SessionStart",
+        source: "startup",
+      });
+      expect(run.output.hookSpecificOutput.additionalContext).toContain(
+        "Retire legacy-billing: invoices move to billing-v2",
+      );
+      expect(run.output.systemMessage).toBeUndefined();
+      expect(run.stderr).toContain(
+        "shared-ctx: hook session-start: the verdict was answered, but recording it failed",
+      );
+    } finally {
+      locker?.prepare("ROLLBACK").run();
+      locker?.close();
+      writes.open();
+    }
   });
 
   it("refuses an edit through a symlink into a retired module, a file or a folder, new files too", async () => {
