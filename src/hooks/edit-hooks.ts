@@ -3,7 +3,6 @@ import type { ContextStore, Memory } from "../context/context-store.js";
 import { messageOf } from "../errors.js";
 import {
   claimEpisode,
-  denialEpisode,
   type EditActivity,
   editsSubjectOf,
   readEditActivity,
@@ -24,6 +23,7 @@ import type { HookInput } from "./hook-input.js";
 import { modulesNamespace, raiseModuleEscalation } from "./module-escalation.js";
 import { moduleOf, type ProjectConfig } from "./project-config.js";
 import { projectPathsOf } from "./real-paths.js";
+import { recordRefusals } from "./refusal-records.js";
 
 /**
  * The edit hooks over a store: what `shared-ctx hook pre-tool-use|post-tool-use|session-start`
@@ -32,6 +32,7 @@ import { projectPathsOf } from "./real-paths.js";
  */
 
 export { claimedByPrefix, modulesNamespace, raiseModuleEscalation } from "./module-escalation.js";
+export { conflictSummary, recordRefusals } from "./refusal-records.js";
 
 /** What every hook call needs. */
 export interface EditHookContext {
@@ -267,46 +268,6 @@ export async function judgeToolUse(
   if (targets.length === 0) return { files: [] };
   const files = await checkEdits(context, targets);
   return { ...combine(files), files };
-}
-
-/** Records each refused (or asked) file of a verdict, as `watch` lists them; nothing when none. */
-export async function recordRefusals(
-  context: EditHookContext,
-  tool: string,
-  files: readonly FileVerdict[],
-): Promise<void> {
-  const options = context.signal ? { signal: context.signal } : {};
-  let recorded = 0;
-  for (const file of files) {
-    const verdict = file.verdict;
-    if (!verdict || verdict.decision === "allow") continue;
-    await context.store.createEpisode(
-      denialEpisode({
-        subjectId: context.subjectId,
-        agent: context.agent,
-        module: verdict.module,
-        path: file.path,
-        tool,
-        decision: verdict.decision,
-        why: verdict.conflicts.map(conflictSummary).join("; "),
-      }),
-      options,
-    );
-    recorded += 1;
-  }
-  if (recorded > 0) await context.store.compileMemories(editsSubjectOf(context.subjectId), options);
-}
-
-/** A conflict in a few words, for the record of a refused edit (what `watch` lists). */
-export function conflictSummary(conflict: EditVerdict["conflicts"][number]): string {
-  switch (conflict.type) {
-    case "retired":
-      return `retired by ${conflict.decision.author} ("${conflict.decision.content}")`;
-    case "claimed":
-      return `held by ${conflict.claim.agent}`;
-    case "disputed":
-      return `${conflict.about} in dispute`;
-  }
 }
 
 /**
