@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import type { CliDeps } from "./cli-deps.js";
-import { readStdin, resolveHookProject } from "./hook-runtime.js";
+import { readHookInputText, resolveHookProject } from "./hook-runtime.js";
 import type { HookRunOptions } from "./run-hook.js";
 
 /**
@@ -51,7 +51,7 @@ export async function forwardHook(
   deps: CliDeps,
   start: ServerStarter = startDetached,
 ): Promise<void> {
-  const input = await readStdin(deps, 16 * 1024 * 1024);
+  const input = await readHookInputText(deps);
   const url = new URL(options.server);
   const base = url.origin;
   let note: string | undefined;

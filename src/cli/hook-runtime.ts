@@ -1,6 +1,8 @@
-import { basename, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
 import type { ContextStore } from "../context/context-store.js";
-import type { CreateContextStoreOptions } from "../context/store-location.js";
+import { DbPathError } from "../context/errors/db-path-error.js";
+import { type CreateContextStoreOptions, resolveStoreLocation } from "../context/store-location.js";
 import type { EditHookContext } from "../hooks/edit-hooks.js";
 import { ProjectConfigError } from "../hooks/errors/project-config-error.js";
 import { loadProject, nodeProjectFileSystem } from "../hooks/load-project.js";
@@ -89,6 +91,10 @@ export class StoreUnavailable {
     }
     return String(cause);
   }
+  /** How the store is down, in words: `is unreachable`, or `cannot be opened` (a file problem). */
+  get state(): string {
+    return this.cause instanceof DbPathError ? "cannot be opened" : "is unreachable";
+  }
 }
 
 /**
@@ -113,10 +119,107 @@ export function hookStoreOptions(
 }
 
 /**
- * Opens the store the flags select (relative to the project root), runs `work` with a signal that
- * aborts after `hooks.timeoutMs`, and closes the store. Any failure of the store — cannot open,
- * refused, too slow — comes back as a {@link StoreUnavailable} value, never thrown: each hook
- * decides what a store that is down means (`hooks.whenStoreDown`).
+ * The embedded store's lock wait inside a hook: half the budget. The wait blocks the thread (no
+ * timer fires meanwhile), so the reads before it and the answer after it keep the other half:
+ * another process's long write then costs the record of a verdict, never the verdict.
+ */
+export function hookBusyTimeoutMs(timeoutMs: number): number {
+  return Math.floor(timeoutMs / 2);
+}
+
+/**
+ * A `--db` (or `SHARED_CTX_DB`) in a folder that does not exist: a typo, or a path from another
+ * machine. Opening it would create a new, empty store, where no decision exists and every edit
+ * passes in silence; the hooks refuse to. A store's own `.shared-ctx` folder in a folder that
+ * exists is created, as every command does (a store never opened has no decision to miss).
+ */
+function missingStoreFolder(options: HookCommandOptions, deps: CliDeps, setup: HookProject) {
+  const db = options.db ?? (deps.env.SHARED_CTX_DB || undefined);
+  if (db === undefined || db === ":memory:") return undefined;
+  const location = resolveStoreLocation({ ...options, db, env: deps.env, cwd: setup.storeRoot });
+  if (location.kind !== "embedded") return undefined;
+  const folder = dirname(location.path);
+  if (existsSync(folder)) return undefined;
+  if (basename(folder) === ".shared-ctx" && existsSync(dirname(folder))) return undefined;
+  const flag = options.db !== undefined ? "--db" : "SHARED_CTX_DB";
+  return new DbPathError(
+    location.path,
+    folder,
+    `does not exist (${flag} names it; the hooks never create a store there: create the folder, or fix ${flag})`,
+  );
+}
+
+/** Rejects when `signal` aborts: a store call that ignores the signal must not outlast it. */
+function abortion(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}
+
+/** What {@link withHookStoreRecording} gives back: the verdict, and the record's failure if any. */
+export interface RecordedResult<T> {
+  readonly value: T;
+  /** Set when recording failed or ran out of time: the verdict stands, a person is told. */
+  readonly recordFailure?: StoreUnavailable;
+}
+
+/**
+ * Opens the store the flags select (relative to the project root), runs `decide` with a signal
+ * that aborts after `hooks.timeoutMs`, then `record` with what is left of it, and closes the
+ * store. A failure of the store while deciding — cannot open, refused, too slow — comes back as a
+ * {@link StoreUnavailable} value, never thrown: each hook decides what a store that is down means
+ * (`hooks.whenStoreDown`). A failure while recording never changes the verdict: it comes back
+ * beside it, as `recordFailure`.
+ */
+export async function withHookStoreRecording<T>(
+  options: HookCommandOptions,
+  deps: CliDeps,
+  setup: HookProject,
+  decide: (store: ContextStore, signal: AbortSignal) => Promise<T>,
+  record?: (value: T, store: ContextStore, signal: AbortSignal) => Promise<void>,
+): Promise<RecordedResult<T> | StoreUnavailable> {
+  const timeoutMs = setup.project.hooks.timeoutMs;
+  const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(timeoutMs)]);
+  const missing = missingStoreFolder(options, deps, setup);
+  if (missing) return new StoreUnavailable(missing);
+  let store: ContextStore;
+  try {
+    const { openContextStore } = await import("../context/open-context-store.js");
+    store = await openContextStore({
+      ...hookStoreOptions(options, deps, setup),
+      busyTimeoutMs: hookBusyTimeoutMs(timeoutMs),
+    });
+  } catch (error) {
+    return new StoreUnavailable(error);
+  }
+  try {
+    let value: T;
+    try {
+      // The race: a store call that ignores the signal must still not hold the edit past the budget.
+      value = await Promise.race([decide(store, signal), abortion(signal)]);
+    } catch (error) {
+      if (deps.signal.aborted) throw error;
+      return new StoreUnavailable(error);
+    }
+    if (record === undefined) return { value };
+    // Out of time already: a record would only wait for the lock again (synchronously).
+    if (signal.aborted) return { value, recordFailure: new StoreUnavailable(signal.reason) };
+    try {
+      await Promise.race([record(value, store, signal), abortion(signal)]);
+      return { value };
+    } catch (error) {
+      if (deps.signal.aborted) throw error;
+      return { value, recordFailure: new StoreUnavailable(error) };
+    }
+  } finally {
+    await store.close().catch(() => undefined);
+  }
+}
+
+/**
+ * {@link withHookStoreRecording} with nothing to record apart: `work`'s failure (or slowness) is a
+ * {@link StoreUnavailable}.
  */
 export async function withHookStore<T>(
   options: HookCommandOptions,
@@ -124,27 +227,8 @@ export async function withHookStore<T>(
   setup: HookProject,
   work: (store: ContextStore, signal: AbortSignal) => Promise<T>,
 ): Promise<T | StoreUnavailable> {
-  const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(setup.project.hooks.timeoutMs)]);
-  let store: ContextStore;
-  try {
-    const { openContextStore } = await import("../context/open-context-store.js");
-    store = await openContextStore(hookStoreOptions(options, deps, setup));
-  } catch (error) {
-    return new StoreUnavailable(error);
-  }
-  try {
-    const aborted = new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-    });
-    // The race: a store call that ignores the signal must still not hold the edit past the budget.
-    return await Promise.race([work(store, signal), aborted]);
-  } catch (error) {
-    if (deps.signal.aborted) throw error;
-    return new StoreUnavailable(error);
-  } finally {
-    await store.close().catch(() => undefined);
-  }
+  const result = await withHookStoreRecording(options, deps, setup, work);
+  return result instanceof StoreUnavailable ? result : result.value;
 }
 
 /** The hook context for one call. */
@@ -164,21 +248,23 @@ export function hookContext(
   };
 }
 
-/** Reads all of stdin (a hook's JSON input), bounded. */
-export async function readStdin(deps: CliDeps, limit: number): Promise<string> {
+/** Standard input, when something is piped in. @throws UsageError on a terminal */
+function pipedStdin(deps: CliDeps): NodeJS.ReadableStream {
   const stdin = deps.stdin;
   if (!stdin || stdin.isTTY) {
     throw new UsageError(
       "a hook reads its input (the harness's JSON) on standard input; pipe it in, e.g. echo '{…}' | shared-ctx hook pre-tool-use",
     );
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stdin) {
-    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
-    size += buffer.length;
-    if (size > limit) throw new UsageError(`hook input is over ${limit} bytes`);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  return stdin;
+}
+
+/**
+ * Reads a hook's JSON input as far as the check needs: streamed, each string kept up to its first
+ * 256 KiB (see skim-json.ts), so a `Write` of any size is judged by its path, never refused for
+ * the size of its content.
+ */
+export async function readHookInputText(deps: CliDeps): Promise<string> {
+  const { skimJson } = await import("../hooks/skim-json.js");
+  return skimJson(pipedStdin(deps) as AsyncIterable<Buffer | string>);
 }

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { FileVerdict } from "../hooks/edit-hooks.js";
+import { normaliseAgentName } from "../hooks/session-name.js";
 import type { CliDeps } from "./cli-deps.js";
 import { ExitCode } from "./exit-codes.js";
 import { FatalError } from "./fatal-error.js";
@@ -7,9 +8,10 @@ import {
   type HookCommandOptions,
   type HookProject,
   hookContext,
+  type RecordedResult,
   resolveHookProject,
   StoreUnavailable,
-  withHookStore,
+  withHookStoreRecording,
 } from "./hook-runtime.js";
 
 /** `shared-ctx check`'s options, as parsed by commander or by the hook's fast path. */
@@ -35,47 +37,43 @@ export const checkExitCodes = {
  * fast path both call it): prints the JSON verdict, records refusals.
  * @throws FatalError with {@link checkExitCodes}' code when the edit is refused or put to the person
  */
-export async function runCheck(options: CheckCommandOptions, deps: CliDeps): Promise<void> {
+export async function runCheck(given: CheckCommandOptions, deps: CliDeps): Promise<void> {
+  // A name no store takes as an author (too long, a NUL) becomes a stable, valid one.
+  const options = { ...given, agent: normaliseAgentName(given.agent) };
   const setup = resolveHookProject(options, deps);
   const result = await checkAndRecordRefusals(options, deps, setup);
-  if (result instanceof StoreUnavailable) reportStoreDown(result, options, deps, setup);
-  else reportVerdicts(result, options, deps, setup);
+  if (result instanceof StoreUnavailable) {
+    reportStoreDown(result, options, deps, setup);
+    return;
+  }
+  if (result.recordFailure !== undefined) {
+    deps.stderr.write(
+      `shared-ctx: check: the verdict stands, but recording it failed: the store ${result.recordFailure.state} (${result.recordFailure.message}); watch will not list it\n`,
+    );
+  }
+  reportVerdicts(result.value, options, deps, setup);
 }
 
 /**
- * Each path judged against the subject's decisions; each refused (or asked) file recorded as a
- * denial episode, so that `watch` shows who was refused what.
+ * Each path judged against the subject's decisions, then each refused (or asked) file recorded as
+ * a denial episode, so that `watch` shows who was refused what. The verdict is final first: a
+ * record that fails comes back beside it and changes nothing.
  */
 async function checkAndRecordRefusals(
   options: CheckCommandOptions,
   deps: CliDeps,
   setup: HookProject,
-): Promise<FileVerdict[] | StoreUnavailable> {
-  const { checkEdits, conflictSummary } = await import("../hooks/edit-hooks.js");
-  const { editsSubjectOf, denialEpisode } = await import("../hooks/edit-activity.js");
+): Promise<RecordedResult<FileVerdict[]> | StoreUnavailable> {
+  const { checkEdits, recordRefusals } = await import("../hooks/edit-hooks.js");
   const paths = options.path.map((file) => resolve(deps.cwd, file));
-  return withHookStore(options, deps, setup, async (store, signal) => {
-    const files = await checkEdits(hookContext(setup, store, options.agent, signal), paths);
-    const refused = files.filter((file) => file.verdict && file.verdict.decision !== "allow");
-    for (const file of refused) {
-      if (!file.verdict || file.verdict.decision === "allow") continue;
-      await store.createEpisode(
-        denialEpisode({
-          subjectId: setup.subjectId,
-          agent: options.agent,
-          module: file.verdict.module,
-          path: file.path,
-          tool: options.tool,
-          decision: file.verdict.decision,
-          why: file.verdict.conflicts.map(conflictSummary).join("; "),
-        }),
-        { signal },
-      );
-    }
-    if (refused.length > 0)
-      await store.compileMemories(editsSubjectOf(setup.subjectId), { signal });
-    return files;
-  });
+  return withHookStoreRecording(
+    options,
+    deps,
+    setup,
+    (store, signal) => checkEdits(hookContext(setup, store, options.agent, signal), paths),
+    (files, store, signal) =>
+      recordRefusals(hookContext(setup, store, options.agent, signal), options.tool, files),
+  );
 }
 
 /**
@@ -98,7 +96,7 @@ function reportStoreDown(
         agent: options.agent,
         files: [],
         storeDown: true,
-        warning: `the shared context store is unreachable (${down.message}); nothing was checked (hooks.whenStoreDown = "${setup.project.hooks.whenStoreDown}")`,
+        warning: `the shared context store ${down.state} (${down.message}); nothing was checked (hooks.whenStoreDown = "${setup.project.hooks.whenStoreDown}")`,
       },
       null,
       2,
@@ -109,7 +107,9 @@ function reportStoreDown(
       exitCode: checkExitCodes.deny,
     });
   }
-  deps.stderr.write(`shared-ctx: check: the store is down; allowed unchecked\n`);
+  deps.stderr.write(
+    `shared-ctx: check: the store ${down.state} (${down.message}); allowed unchecked\n`,
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ContextStore } from "../context/context-store.js";
 import { messageOf } from "../errors.js";
 import type { ClaudeCodeHookEvent } from "../hooks/claude-code-output.js";
 import type { HookAnswer } from "../hooks/edit-hooks.js";
@@ -8,11 +9,12 @@ import type { CliDeps } from "./cli-deps.js";
 import { UsageError } from "./fatal-error.js";
 import {
   type HookCommandOptions,
+  type HookProject,
   hookContext,
-  readStdin,
+  readHookInputText,
   resolveHookProject,
   StoreUnavailable,
-  withHookStore,
+  withHookStoreRecording,
 } from "./hook-runtime.js";
 
 /**
@@ -61,14 +63,13 @@ export async function runHook(
     const { forwardHook } = await import("./hook-forward.js");
     return forwardHook({ ...options, server: options.server }, deps);
   }
-  const [hooksInput, hooks, format] = await Promise.all([
+  const [hooksInput, format] = await Promise.all([
     import("../hooks/hook-input.js"),
-    import("../hooks/edit-hooks.js"),
     import("../hooks/harness-format.js"),
   ]);
   let input: HookInput;
   try {
-    input = hooksInput.parseHookInput(await readStdin(deps, hooksInput.maxHookInputBytes));
+    input = hooksInput.parseHookInput(await readHookInputText(deps));
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(messageOf(error), { cause: error });
@@ -86,32 +87,100 @@ export async function runHook(
       "no agent id: the hook input has no session_id; pass --agent NAME or set SHARED_CTX_AGENT",
     );
   }
+  // A Bash call is watched through the working tree: what it really wrote is known after it ran.
+  const bash = name !== "session-start" && input.toolName === "Bash";
+  const setup = bash ? resolveHookProject(options, deps, input.cwd) : undefined;
+  const written =
+    bash && setup
+      ? await (await import("./bash-watch.js")).watchBashCall(name, input, setup.root, agent, deps)
+      : undefined;
   // Most Bash calls write no file: answer them without opening the store (every call pays it).
   if (
     name !== "session-start" &&
-    editTargets(input.toolName, input.toolInput, input.cwd ?? deps.cwd).length === 0
+    (written ?? editTargets(input.toolName, input.toolInput, input.cwd ?? deps.cwd)).length === 0
   ) {
     return;
   }
-  const setup = resolveHookProject(options, deps, input.cwd);
-  const event = events[name];
-  const answer = await withHookStore(options, deps, setup, (store, signal) => {
-    const context = hookContext(setup, store, agent, signal);
-    switch (name) {
-      case "pre-tool-use":
-        return hooks.preToolUse(context, input);
-      case "post-tool-use":
-        return hooks.postToolUse(context, input);
-      case "session-start":
-        return hooks.sessionStart(context, input);
-    }
-  });
-  const output = format.harnessOutput(
+  return answerHook(name, options, deps, {
+    input,
+    agent,
     harness,
+    setup: setup ?? resolveHookProject(options, deps, input.cwd),
+    ...(written !== undefined ? { written } : {}),
+  });
+}
+
+/** The hook's answer from the store, printed (nothing when there is nothing to say). */
+async function answerHook(
+  name: HookName,
+  options: HookCommandOptions,
+  deps: CliDeps,
+  call: {
+    input: HookInput;
+    agent: string;
+    setup: HookProject;
+    harness: HarnessName;
+    written?: string[];
+  },
+): Promise<void> {
+  const [hooks, { postBashCall }, { harnessOutput }] = await Promise.all([
+    import("../hooks/edit-hooks.js"),
+    import("../hooks/bash-writes.js"),
+    import("../hooks/harness-format.js"),
+  ]);
+  const { input, agent, setup, written } = call;
+  const event = events[name];
+  const context = (store: ContextStore, signal: AbortSignal) =>
+    hookContext(setup, store, agent, signal);
+  // How many decisions a starting session was told (what its record says).
+  let decisions = 0;
+  // The verdict first, then its record: a record that fails (another process holds the store's
+  // lock past the budget) never turns a refusal into a pass.
+  const result = await withHookStoreRecording(
+    options,
+    deps,
+    setup,
+    (store, signal): Promise<HookAnswer> => {
+      switch (name) {
+        case "pre-tool-use":
+          return hooks.judgeToolUse(context(store, signal), input);
+        case "post-tool-use":
+          return written !== undefined
+            ? postBashCall(context(store, signal), input, written)
+            : hooks.postToolUse(context(store, signal), input);
+        case "session-start":
+          return hooks.sessionSummary(context(store, signal)).then((summary) => {
+            decisions = summary.decisions;
+            return summary.answer;
+          });
+      }
+    },
+    (answer, store, signal) => {
+      if (name === "pre-tool-use") {
+        return hooks.recordRefusals(context(store, signal), input.toolName ?? "tool", answer.files);
+      }
+      if (name === "session-start") {
+        return hooks.recordSessionStart(context(store, signal), input, decisions);
+      }
+      return Promise.resolve();
+    },
+  );
+  if (!(result instanceof StoreUnavailable)) {
+    const failure = result.recordFailure
+      ? `the store ${result.recordFailure.state} (${result.recordFailure.message})`
+      : result.value.recordFailure;
+    if (failure !== undefined) {
+      deps.stderr.write(
+        `shared-ctx: hook ${name}: the verdict was answered, but recording it failed: ${failure}; watch will not list it\n`,
+      );
+    }
+  }
+  const output = harnessOutput(
+    call.harness,
     event,
-    answer instanceof StoreUnavailable
-      ? storeDownAnswer(name, answer, setup.project.hooks.whenStoreDown, input)
-      : answer,
+    result instanceof StoreUnavailable
+      ? storeDownAnswer(name, result, setup.project.hooks.whenStoreDown, input)
+      : result.value,
   );
   if (output !== undefined) deps.stdout.write(`${JSON.stringify(output)}\n`);
 }
@@ -126,7 +195,7 @@ export function storeDownAnswer(
   whenStoreDown: "allow" | "deny",
   input: HookInput,
 ): Omit<HookAnswer, "files"> {
-  const what = `shared-ctx: the shared context store is unreachable (${down.message})`;
+  const what = `shared-ctx: the shared context store ${down.state} (${down.message})`;
   // Only an edit can be refused; other tools and the other hooks just carry the warning.
   const isEdit =
     name === "pre-tool-use" &&

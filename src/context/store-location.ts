@@ -27,6 +27,11 @@ export interface CreateContextStoreOptions {
   env?: Record<string, string | undefined>;
   /** Base of relative paths. @default process.cwd() */
   cwd?: string;
+  /**
+   * The embedded store's wait for another process's write lock (it blocks the thread): a caller
+   * with a deadline keeps it inside that. @default 10000
+   */
+  busyTimeoutMs?: number;
 }
 
 /** Where the embedded store lives when nothing says otherwise. */
@@ -95,7 +100,12 @@ export type StoreSettings =
       readonly apiKey?: string;
       readonly tenantId?: string;
     }
-  | { readonly kind: "embedded"; readonly path: string; readonly tenantId: string | null };
+  | {
+      readonly kind: "embedded";
+      readonly path: string;
+      readonly tenantId: string | null;
+      readonly busyTimeoutMs?: number;
+    };
 
 /**
  * The settings of the store the configuration asks for (see {@link resolveStoreLocation}), without
@@ -120,7 +130,12 @@ export function resolveStoreSettings(options: CreateContextStoreOptions = {}): S
       ...(tenantId !== undefined ? { tenantId } : {}),
     };
   }
-  return { kind: "embedded", path: location.path, tenantId: tenantId ?? null };
+  return {
+    kind: "embedded",
+    path: location.path,
+    tenantId: tenantId ?? null,
+    ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+  };
 }
 
 function statOrUndefined(path: string, databasePath: string): Stats | undefined {

@@ -20,6 +20,9 @@ export interface ClaudeCodeHookOutput {
     additionalContext?: string;
   };
   systemMessage?: string;
+  /** `PostToolUse`: `"block"` tells the model `reason` (the call already ran). */
+  decision?: "block";
+  reason?: string;
 }
 
 /** The output for `answer`, or undefined when there is nothing to say (print nothing, exit 0). */
@@ -37,6 +40,11 @@ export function claudeCodeOutput(
   const context = [answer.context, answer.warning].filter((part) => part !== undefined).join("\n");
   if (context) specific.additionalContext = context;
   const output: ClaudeCodeHookOutput = {};
+  // After the call, a refusal is news for the model: what it did must be undone or settled.
+  if (event === "PostToolUse" && answer.decision !== undefined) {
+    output.decision = "block";
+    if (answer.reason !== undefined) output.reason = answer.reason;
+  }
   if (Object.keys(specific).length > 1) output.hookSpecificOutput = specific;
   if (answer.warning !== undefined) output.systemMessage = answer.warning;
   return Object.keys(output).length > 0 ? output : undefined;

@@ -1,8 +1,8 @@
 import { isAbsolute, relative, sep } from "node:path";
 import type { ContextStore, Memory } from "../context/context-store.js";
+import { messageOf } from "../errors.js";
 import {
   claimEpisode,
-  denialEpisode,
   type EditActivity,
   editsSubjectOf,
   readEditActivity,
@@ -20,7 +20,10 @@ import {
 } from "./edit-policy.js";
 import { editTargets } from "./edit-targets.js";
 import type { HookInput } from "./hook-input.js";
+import { modulesNamespace, raiseModuleEscalation } from "./module-escalation.js";
 import { moduleOf, type ProjectConfig } from "./project-config.js";
+import { projectPathsOf } from "./real-paths.js";
+import { recordRefusals } from "./refusal-records.js";
 
 /**
  * The edit hooks over a store: what `shared-ctx hook pre-tool-use|post-tool-use|session-start`
@@ -28,10 +31,8 @@ import { moduleOf, type ProjectConfig } from "./project-config.js";
  * shared-state opener are injected; nothing here prints or exits (that is `src/cli/`'s).
  */
 
-/** The shared-state namespace whose register holds who works on each module (as Coders claim). */
-export const modulesNamespace = "modules";
-/** How a module's holder is written in that register (the value Coders write). */
-export const claimedByPrefix = "claimed-by:";
+export { claimedByPrefix, modulesNamespace, raiseModuleEscalation } from "./module-escalation.js";
+export { conflictSummary, recordRefusals } from "./refusal-records.js";
 
 /** What every hook call needs. */
 export interface EditHookContext {
@@ -154,10 +155,11 @@ export async function checkEdits(
   absolutePaths: readonly string[],
 ): Promise<FileVerdict[]> {
   const files = absolutePaths.flatMap((absolute) => {
-    const path = projectPath(context.root, absolute);
+    // Through symlinks: the file really written, and the path as given (see real-paths.ts).
+    const paths = projectPathsOf(context.root, absolute);
     // Outside the project: no module can hold it (listed with its absolute path).
-    if (path === undefined) return [{ path: absolute, match: undefined }];
-    return [{ path, match: moduleOf(path, context.project.modules) }];
+    if (paths.length === 0) return [{ path: absolute, match: undefined }];
+    return paths.map((path) => ({ path, match: moduleOf(path, context.project.modules) }));
   });
   if (!files.some((file) => file.match !== undefined)) {
     return files.map((file) => ({ path: file.path }));
@@ -170,13 +172,7 @@ export async function checkEdits(
       file.match &&
       registerFacts(facts.escalationMemories, file.match.module).escalations.length > 0,
   );
-  if (disputed) {
-    await context.store.compileMemories(
-      context.subjectId,
-      context.signal ? { signal: context.signal } : {},
-    );
-    facts = await readFacts(context);
-  }
+  if (disputed && (await compiled(context))) facts = await readFacts(context);
   return files.map((file) => {
     if (!file.match) return { path: file.path };
     const register = registerFacts(facts.escalationMemories, file.match.module);
@@ -196,6 +192,24 @@ export async function checkEdits(
   });
 }
 
+/**
+ * Compiles the subject's pending episodes: true when done. A compile is a write; when another
+ * process holds the store's lock it fails, and the facts already read stand (a dispute then
+ * stays a refusal until the next call: the safe side).
+ */
+async function compiled(context: EditHookContext): Promise<boolean> {
+  try {
+    await context.store.compileMemories(
+      context.subjectId,
+      context.signal ? { signal: context.signal } : {},
+    );
+    return true;
+  } catch (error) {
+    if (context.signal?.aborted) throw error;
+    return false;
+  }
+}
+
 /** What a hook answers, independent of the harness's wire format. */
 export interface HookAnswer {
   /** `undefined`: no objection (the harness's own permission rules apply as usual). */
@@ -205,6 +219,11 @@ export interface HookAnswer {
   readonly context?: string;
   /** A warning shown to the person (the store was down and the edit went through). */
   readonly warning?: string;
+  /**
+   * Why the verdict could not be recorded (the store's write failed or ran out of time): said to
+   * the person on stderr; the verdict stands as it is.
+   */
+  readonly recordFailure?: string;
   readonly files: readonly FileVerdict[];
 }
 
@@ -227,51 +246,28 @@ function combine(files: readonly FileVerdict[]): Omit<HookAnswer, "files"> {
 
 /**
  * `PreToolUse`: judges the files the call would change; records each refused one, so that
- * `watch` shows who was denied what.
+ * `watch` shows who was denied what. The verdict is final before anything is written: a record
+ * that fails leaves it as it is, with `recordFailure` saying why.
  */
 export async function preToolUse(context: EditHookContext, input: HookInput): Promise<HookAnswer> {
+  const answer = await judgeToolUse(context, input);
+  try {
+    await recordRefusals(context, input.toolName ?? "tool", answer.files);
+  } catch (error) {
+    return { ...answer, recordFailure: messageOf(error) };
+  }
+  return answer;
+}
+
+/** `PreToolUse`'s verdict alone: the files the call would change, judged; nothing written. */
+export async function judgeToolUse(
+  context: EditHookContext,
+  input: HookInput,
+): Promise<HookAnswer> {
   const targets = editTargets(input.toolName, input.toolInput, input.cwd ?? context.root);
   if (targets.length === 0) return { files: [] };
   const files = await checkEdits(context, targets);
-  const answer = combine(files);
-  const refused = files.filter((file) => file.verdict && file.verdict.decision !== "allow");
-  for (const file of refused) {
-    const verdict = file.verdict;
-    if (!verdict || verdict.decision === "allow") continue;
-    await context.store.createEpisode(
-      denialEpisode({
-        subjectId: context.subjectId,
-        agent: context.agent,
-        module: verdict.module,
-        path: file.path,
-        tool: input.toolName ?? "tool",
-        decision: verdict.decision,
-        why: verdict.conflicts.map(conflictSummary).join("; "),
-      }),
-      context.signal ? { signal: context.signal } : {},
-    );
-  }
-  if (refused.length > 0) {
-    await context.store.compileMemories(
-      editsSubjectOf(context.subjectId),
-      context.signal ? { signal: context.signal } : {},
-    );
-  }
-  return { ...answer, files };
-}
-
-/** A conflict in a few words, for the record of a refused edit (what `watch` lists). */
-export function conflictSummary(conflict: EditVerdict["conflicts"][number]): string {
-  switch (conflict.type) {
-    case "retired":
-      return `retired by ${conflict.decision.author} ("${conflict.decision.content}")`;
-    case "frozen":
-      return `frozen by ${conflict.decision.author} ("${conflict.decision.content}")`;
-    case "claimed":
-      return `held by ${conflict.claim.agent}`;
-    case "disputed":
-      return `${conflict.about} in dispute`;
-  }
+  return { ...combine(files), files };
 }
 
 /**
@@ -280,15 +276,22 @@ export function conflictSummary(conflict: EditVerdict["conflicts"][number]): str
  * two edited it concurrently: the module's register in the shared state gets both claims, written
  * as two replicas that had not seen each other's, so the shared state raises one escalation for a
  * person to settle — what two Coders claiming one module do — unless one is open already.
+ * `written`: the files (absolute) the call really wrote, when known.
  */
-export async function postToolUse(context: EditHookContext, input: HookInput): Promise<HookAnswer> {
-  const targets = editTargets(input.toolName, input.toolInput, input.cwd ?? context.root);
+export async function postToolUse(
+  context: EditHookContext,
+  input: HookInput,
+  written?: readonly string[],
+): Promise<HookAnswer> {
+  // What the call really wrote when known (a Bash call's working-tree diff), else what it names.
+  const targets =
+    written ?? editTargets(input.toolName, input.toolInput, input.cwd ?? context.root);
   const modules = new Map<string, string>();
   for (const absolute of targets) {
-    const path = projectPath(context.root, absolute);
-    if (path === undefined) continue;
-    const match = moduleOf(path, context.project.modules);
-    if (match && !modules.has(match.module)) modules.set(match.module, path);
+    for (const path of projectPathsOf(context.root, absolute)) {
+      const match = moduleOf(path, context.project.modules);
+      if (match && !modules.has(match.module)) modules.set(match.module, path);
+    }
   }
   if (modules.size === 0) return { files: [] };
   const options = context.signal ? { signal: context.signal } : {};
@@ -336,45 +339,10 @@ export async function postToolUse(context: EditHookContext, input: HookInput): P
   return { ...(notes.length > 0 ? { context: notes.join("\n") } : {}), files: [] };
 }
 
-/**
- * Raises the escalation of two sessions' concurrent edits of `module`: two replicas of the shared
- * state, opened before either writes, each write their session's claim on `modules/<module>`; the
- * writes are concurrent (neither replica saw the other's), so the shared state raises its
- * `concurrent-register` escalation, announced once, attributed to both sessions.
- */
-export async function raiseModuleEscalation(input: {
-  store: ContextStore;
-  subjectId: string;
-  module: string;
-  holders: readonly [string, string];
-}): Promise<void> {
-  const { SharedState } = await import("../crdt/shared-state.js");
-  const [first, second] = input.holders;
-  const replicas = await Promise.all(
-    [first, second].map((agentId) =>
-      SharedState.open({ store: input.store, subjectId: input.subjectId, agentId, live: false }),
-    ),
-  );
-  try {
-    for (const replica of replicas) {
-      await replica.put(modulesNamespace, input.module, `${claimedByPrefix}${replica.agentId}`);
-    }
-    // Each replica imports the other's write; whichever the shared state picks announces it.
-    for (const replica of replicas) await replica.sync();
-  } finally {
-    for (const replica of replicas) await replica.close();
-  }
-  await input.store.compileMemories(input.subjectId);
-}
-
-/**
- * `SessionStart`: the subject's active decisions and open disputes, as context for the session,
- * recorded as shown (a later edit's context then lists only decisions published since).
- */
-export async function sessionStart(
+/** What `SessionStart` tells a session: the active decisions, open disputes, held modules. */
+export async function sessionSummary(
   context: EditHookContext,
-  input: HookInput,
-): Promise<HookAnswer> {
+): Promise<{ answer: HookAnswer; decisions: number }> {
   const facts = await readFacts(context);
   const lines: string[] = [];
   const decisions = [...facts.decisions].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
@@ -410,18 +378,46 @@ export async function sessionStart(
       "Edits of files in a retired, disputed or held module are refused by the shared-ctx hook; its reason says what to do instead.",
     );
   }
+  return {
+    answer: { ...(lines.length > 0 ? { context: lines.join("\n") } : {}), files: [] },
+    decisions: decisions.length,
+  };
+}
+
+/**
+ * `SessionStart`: the subject's active decisions and open disputes, as context for the session,
+ * recorded as shown (a later edit's context then lists only decisions published since). What the
+ * session is told is given even when its record fails (`recordFailure` says why).
+ */
+export async function sessionStart(
+  context: EditHookContext,
+  input: HookInput,
+): Promise<HookAnswer> {
+  const { answer, decisions } = await sessionSummary(context);
+  try {
+    await recordSessionStart(context, input, decisions);
+  } catch (error) {
+    if (context.signal?.aborted) throw error;
+    return { ...answer, recordFailure: messageOf(error) };
+  }
+  return answer;
+}
+
+/** Records that the session was told `decisions` decisions at its start. */
+export async function recordSessionStart(
+  context: EditHookContext,
+  input: HookInput,
+  decisions: number,
+): Promise<void> {
+  const options = context.signal ? { signal: context.signal } : {};
   await context.store.createEpisode(
     sessionEpisode({
       subjectId: context.subjectId,
       agent: context.agent,
       source: input.source ?? "startup",
-      decisions: decisions.length,
+      decisions,
     }),
-    context.signal ? { signal: context.signal } : {},
+    options,
   );
-  await context.store.compileMemories(
-    editsSubjectOf(context.subjectId),
-    context.signal ? { signal: context.signal } : {},
-  );
-  return { ...(lines.length > 0 ? { context: lines.join("\n") } : {}), files: [] };
+  await context.store.compileMemories(editsSubjectOf(context.subjectId), options);
 }

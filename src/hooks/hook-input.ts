@@ -1,4 +1,5 @@
 import { HookInputError } from "./errors/hook-input-error.js";
+import { normaliseAgentName } from "./session-name.js";
 
 /**
  * The JSON a coding harness's hook receives on stdin, in Claude Code's documented shape (hooks
@@ -23,12 +24,11 @@ export interface HookInput {
    * fields). A subagent shares its parent's `session_id`, so this is what tells them apart.
    */
   readonly agentId?: string;
+  /** `tool_use_id`: which tool call a `PreToolUse` and its `PostToolUse` are about. */
+  readonly toolUseId?: string;
   /** `agent_type`: the subagent's type (`general-purpose`, a custom agent's name), when set. */
   readonly agentType?: string;
 }
-
-/** The largest hook input read (a Write's whole file content travels in it). */
-export const maxHookInputBytes = 16 * 1024 * 1024;
 
 function optionalString(raw: Record<string, unknown>, field: string): string | undefined {
   const value = raw[field];
@@ -67,6 +67,7 @@ export function parseHookInput(text: string): HookInput {
   const source = optionalString(record, "source");
   const agentId = optionalString(record, "agent_id");
   const agentType = optionalString(record, "agent_type");
+  const toolUseId = optionalString(record, "tool_use_id");
   return {
     sessionId: sessionId ?? "",
     ...(transcriptPath !== undefined ? { transcriptPath } : {}),
@@ -77,6 +78,7 @@ export function parseHookInput(text: string): HookInput {
     ...(source !== undefined ? { source } : {}),
     ...(agentId ? { agentId } : {}),
     ...(agentType ? { agentType } : {}),
+    ...(toolUseId ? { toolUseId } : {}),
   };
 }
 
@@ -91,8 +93,9 @@ export function hookAgentId(
   flag: string | undefined,
   environment: string | undefined,
 ): string {
-  if (flag) return flag;
-  const base = environment || input.sessionId;
+  // Each part normalised apart (see session-name.ts): a subagent's name stays `<session>/<agent>`.
+  if (flag) return normaliseAgentName(flag);
+  const base = normaliseAgentName(environment || input.sessionId);
   if (!base) return "";
-  return input.agentId ? `${base}/${input.agentId}` : base;
+  return input.agentId ? `${base}/${normaliseAgentName(input.agentId)}` : base;
 }

@@ -33,6 +33,12 @@ export interface EmbeddedStoreOptions {
    * @default false
    */
   checkIntegrity?: boolean;
+  /**
+   * How long a write waits for another process's write lock before failing with SQLITE_BUSY.
+   * The wait blocks the thread, so a caller with a deadline (an edit hook) keeps it inside that.
+   * @default 10000
+   */
+  busyTimeoutMs?: number;
 }
 
 /**

@@ -31,6 +31,15 @@ function isDamaged(error: unknown): error is { code: string } {
   );
 }
 
+/** The lock wait when nothing says otherwise: a long write of another process is waited out. */
+export const defaultBusyTimeoutMs = 10_000;
+
+/** A whole, non-negative number of milliseconds for `PRAGMA busy_timeout`. */
+function busyTimeout(ms: number | undefined): number {
+  if (ms === undefined || !Number.isFinite(ms)) return defaultBusyTimeoutMs;
+  return Math.max(0, Math.floor(ms));
+}
+
 /** Whether a path names an in-memory database (no file, no other process). */
 export function isInMemory(path: string): boolean {
   return path === ":memory:" || path === "";
@@ -48,7 +57,10 @@ export class SqliteHandle {
    * Opens (creating parent folders) and migrates the database at `path`.
    * @throws StoreDamagedError when the file is damaged (or `checkIntegrity` finds damage)
    */
-  constructor(path: string, options: { checkIntegrity?: boolean } = {}) {
+  constructor(
+    path: string,
+    options: { checkIntegrity?: boolean | undefined; busyTimeoutMs?: number | undefined } = {},
+  ) {
     const inMemory = isInMemory(path);
     if (!inMemory) prepareDbPath(path);
     this.db = new Database(path, sqliteAddon ? { nativeBinding: sqliteAddon } : {});
@@ -56,7 +68,9 @@ export class SqliteHandle {
       // WAL: readers never block the writer, and several processes can share the file.
       this.db.pragma("journal_mode = WAL");
       // Several processes write one file: wait for the lock instead of failing with SQLITE_BUSY.
-      this.db.pragma("busy_timeout = 10000");
+      // The wait is synchronous (no timer can fire meanwhile), so a caller with a time budget (an
+      // edit hook) passes a shorter one that fits inside it.
+      this.db.pragma(`busy_timeout = ${busyTimeout(options.busyTimeoutMs)}`);
       // NORMAL is durable against a crash of the *process* (SIGKILL, an exception): a committed
       // transaction is in the WAL file, which the OS keeps. Only an OS crash or power loss can
       // lose the last commits (they are fsynced at checkpoint, not per commit). That is the

@@ -68,7 +68,10 @@ export class EmbeddedStoreCore {
     this.#now = options.now ?? (() => new Date());
     this.#generateId = options.generateId ?? randomUUID;
     this.groupCommit = options.groupCommit ?? false;
-    const handle = new SqliteHandle(options.path, { checkIntegrity: options.checkIntegrity });
+    const handle = new SqliteHandle(options.path, {
+      checkIntegrity: options.checkIntegrity,
+      busyTimeoutMs: options.busyTimeoutMs,
+    });
     this.#handle = handle;
     this.#hub = new WatchHub(
       {
