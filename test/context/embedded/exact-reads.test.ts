@@ -54,6 +54,11 @@ describe("the embedded store's exact reads", () => {
       /USING INDEX memories_by_kind_any \(tenant_id=\? AND subject_id=\? AND kind=\?\)/,
     ],
     [
+      "memories without a target",
+      { kind: "architectural_decision", untargeted: true },
+      /USING INDEX memories_by_target \(tenant_id=\? AND subject_id=\? AND target=\? AND status=\?\)/,
+    ],
+    [
       "a status alone",
       {},
       /USING INDEX memories_by_status \(tenant_id=\? AND subject_id=\? AND status=\?\)/,

@@ -51,6 +51,7 @@ describe.skipIf(skip)("the Postgres store's exact reads' query plans", () => {
         ["a kind, from a cursor", { kind: "architectural_decision", cursor: "m1.2500" }],
         ["a kind, any status", { kind: "implementation_note", status: "any" }],
         ["a status alone", { status: "superseded" }],
+        ["no target", { kind: "architectural_decision", untargeted: true }],
       ];
       const plans: string[] = [];
       for (const [label, query] of queries) {
