@@ -5,6 +5,7 @@ import type {
   Memory,
   Timeline,
 } from "../context-store.js";
+import { timelineCursor } from "../store-cursors.js";
 import { type EpisodeRow, episodeFromRow, type MemoryRow, memoryFromRow } from "./rows.js";
 import type { SqliteHandle } from "./sqlite-handle.js";
 
@@ -40,29 +41,59 @@ export function searchRows(
     .map(memoryFromRow);
 }
 
-/** One page of the subject's episodes and memories, oldest first, from one snapshot. */
+/**
+ * One page of the subject's episodes and memories from `offset`, oldest first, from one snapshot;
+ * with `newestFirst`, `offset` counts from the newest end (Statewave >= 1.5), rows still oldest
+ * first. OFFSET walks what it skips: kept for the wire's `offset`, while a cursor reads
+ * `timelinePageRows` (exact-reads.ts). Its `nextCursor` continues after this page's rows (after
+ * the subject's newest row, for a list the offset ran past); a newest-first page has none.
+ */
 export function timelineRows(
   handle: SqliteHandle,
   tenantId: string | null,
   subjectId: string,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; newestFirst: boolean },
 ): Timeline {
   const { limit, offset } = page;
-  return handle.transaction(() => ({
-    subjectId,
-    episodes: handle
+  const order = page.newestFirst ? "DESC" : "";
+  return handle.transaction(() => {
+    const episodes = handle
       .statement<EpisodeRow>(
-        `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
+        `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? ORDER BY seq ${order} LIMIT ? OFFSET ?`,
       )
-      .all(tenantId, subjectId, limit, offset)
-      .map(episodeFromRow),
-    memories: handle
+      .all(tenantId, subjectId, limit + 1, offset);
+    const memories = handle
       .statement<MemoryRow>(
-        `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
+        `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? ORDER BY seq ${order} LIMIT ? OFFSET ?`,
       )
-      .all(tenantId, subjectId, limit, offset)
-      .map(memoryFromRow),
-  }));
+      .all(tenantId, subjectId, limit + 1, offset);
+    const kept = { episodes: episodes.slice(0, limit), memories: memories.slice(0, limit) };
+    if (page.newestFirst) {
+      kept.episodes.reverse();
+      kept.memories.reverse();
+    }
+    const more = episodes.length > limit || memories.length > limit;
+    const newest = (table: "episodes" | "memories") =>
+      handle
+        .statement<{ seq: number | null }>(
+          `SELECT max(seq) AS seq FROM ${table} WHERE tenant_id IS ? AND subject_id = ?`,
+        )
+        .get(tenantId, subjectId)?.seq ?? 0;
+    const cursor = () =>
+      timelineCursor({
+        episode: kept.episodes.at(-1)?.seq ?? newest("episodes"),
+        memory: kept.memories.at(-1)?.seq ?? newest("memories"),
+      });
+    return {
+      subjectId,
+      episodes: kept.episodes.map(episodeFromRow),
+      memories: kept.memories.map(memoryFromRow),
+      episodesHasMore: episodes.length > limit,
+      memoriesHasMore: memories.length > limit,
+      // With limit 0 (or from the newest end) no cursor says where the page stands: unknown.
+      nextCursor: !more ? null : limit === 0 || page.newestFirst ? undefined : cursor(),
+    };
+  });
 }
 
 /** One page of the tenant's subjects (any with an episode or a memory), by id, with the total. */

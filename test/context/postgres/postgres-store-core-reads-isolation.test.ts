@@ -150,6 +150,9 @@ describe.skipIf(skip)("PostgresStore reads and deletes under concurrent writers"
         subjectId: "run",
         episodes: [],
         memories: [],
+        nextCursor: null,
+        episodesHasMore: false,
+        memoriesHasMore: false,
       });
     });
   });
