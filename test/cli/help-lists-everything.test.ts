@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { runModes } from "../../src/coordination/run-events.js";
 import { EmbeddedStore } from "../../src/context/embedded/embedded-store.js";
+import { runModes } from "../../src/coordination/run-events.js";
 import { openSharedContextMcpServer } from "../../src/integrations/mcp-server.js";
 import { defaultDemoScenario, defaultScenarioName } from "../../src/scenario/default-scenario.js";
 import { helpKeys, paneHints } from "../../src/ui/format/demo-keys.js";
