@@ -13,7 +13,7 @@ const reportDir = process.env.STRYKER_REPORT_DIR ?? "reports/mutation";
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: "vitest",
-  vitest: { configFile: "vitest.config.ts", related: false },
+  vitest: { configFile: "vitest.mutation.config.ts", related: false },
   // Drops mutants that do not compile before any test runs them (strict TS: many do not).
   checkers: ["typescript"],
   // src only: a test file mid-edit elsewhere in the tree must not stop a run over src.

@@ -124,8 +124,8 @@ function splitBySize(files, count) {
  * its dry run times out on a busy machine. Their code paths are judged by the unit tests beside them.
  */
 const slowTests = [
-  "test/context/embedded/embedded-store.processes.test.ts",
-  "test/context/statewave/statewave-v0-7-1.scenarios.test.ts",
+  "test/context/embedded/embedded-store.processes.e2e.test.ts",
+  "test/context/statewave/statewave-v0-7-1.scenarios.e2e.test.ts",
   "test/context/statewave/statewave-v0-7-1.mcp.test.ts",
 ];
 

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { Brain } from "../agents/brain.js";
 import type { ContextStore } from "../context/context-store.js";
+import { codePointLength, hasUnstorableText, inputLimits } from "../context/validate-input.js";
 import { nodeProjectFileSystem } from "../hooks/load-project.js";
 import { findProjectRoots } from "../hooks/project-root.js";
 import { LlmConfigError } from "../llm/errors/llm-config-error.js";
@@ -17,6 +18,23 @@ export function parsePositiveNumber(raw: string): number {
     throw new InvalidArgumentError("expected a number > 0");
   }
   return value;
+}
+
+/**
+ * Commander parser for a subject id (`--into`, `--subject`, a subject argument): the store's id
+ * rule, checked on the command line so that a wrong one is a usage error naming its flag (exit 2),
+ * not a store error from deep inside the command.
+ */
+export function parseSubjectId(raw: string): string {
+  const max = inputLimits.subjectId;
+  if (raw.length === 0) throw new InvalidArgumentError("expected a subject id, got nothing");
+  if (codePointLength(raw) > max) {
+    throw new InvalidArgumentError(`expected a subject id of at most ${max} characters`);
+  }
+  if (hasUnstorableText(raw)) {
+    throw new InvalidArgumentError("expected a subject id without U+0000 or unpaired surrogates");
+  }
+  return raw;
 }
 
 /** Commander parser for `--seed`: any whole number. */

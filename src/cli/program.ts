@@ -16,6 +16,7 @@ import { makeScenarioCommand } from "./commands/scenario.js";
 import { makeServeCommand } from "./commands/serve.js";
 import { makeTimelineCommand } from "./commands/timeline.js";
 import { makeWatchCommand } from "./commands/watch.js";
+import { formatStartHere } from "./help-text.js";
 import { formatUsageMessage } from "./usage-message.js";
 import { packageVersion } from "./version.js";
 
@@ -37,10 +38,7 @@ export function createProgram(deps: CliDeps): Command {
       "after",
       [
         "",
-        "Start here:",
-        "  $ shared-ctx demo                          messages to everyone vs shared context, side by side",
-        "  $ shared-ctx run --mode statewave          one mode, with a summary (--mode naive|broadcast|statewave)",
-        "  $ shared-ctx timeline <run-id>             who knew what, when",
+        ...formatStartHere(),
         "",
         "Configuration: STATEWAVE_URL (use a Statewave server), SHARED_CTX_DB (embedded store file),",
         "SHARED_CTX_DATABASE_URL (a Postgres database), LLM_MODEL / LLM_API_KEY / LLM_BASE_URL (think",

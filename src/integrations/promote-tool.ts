@@ -12,11 +12,12 @@ import { PromotionInputError } from "../promotion/errors/promotion-input-error.j
 import { planRunPromotion } from "../promotion/promote-run.js";
 import { promotionDocument } from "../promotion/promotion-document.js";
 import { toolError } from "./mcp-tools.js";
+import { promoteDecisionsToolName } from "./tool-names.js";
 import { optionalInput, text, toolInput } from "./tool-schemas.js";
 
 /** The tool's name, title, description and annotations, as the other tools declare theirs. */
 export const promoteDecisionsTool = {
-  name: "promote_decisions",
+  name: promoteDecisionsToolName,
   title: "Promote decisions into the project",
   description:
     "Propose this session's active decisions to a long-lived project subject, so that later sessions read them. New decisions and ones that legitimately supersede the project's (you had read it, with at least its authority) are promoted at once; a decision that conflicts with one of the project's (never read, or higher authority) is held until someone approves it. Approving or rejecting an item (its id) is recorded under your name. Call with dryRun first to see the plan; promoting again changes nothing.",

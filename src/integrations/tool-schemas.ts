@@ -7,17 +7,7 @@ import { decisionEffects } from "../context/decision-effect.js";
  * MCP server so both surfaces accept exactly the same arguments under the same names.
  */
 
-/** Tool names, identical in the AI SDK and over MCP. */
-export const toolNames = {
-  checkSharedDecisions: "check_shared_decisions",
-  publishDecision: "publish_decision",
-  retractDecision: "retract_decision",
-  getDecisionHistory: "get_decision_history",
-  getTimeline: "get_timeline",
-  putState: "put_state",
-  getState: "get_state",
-  resolveEscalation: "resolve_escalation",
-} as const;
+export { toolNames } from "./tool-names.js";
 
 /** Tool descriptions: what a model reads when it decides whether to call the tool. */
 export const toolDescriptions = {

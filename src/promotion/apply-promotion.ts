@@ -57,6 +57,16 @@ export interface PromotionResult {
   held: PromotionItem[];
 }
 
+/** How many item ids an error names: a plan may hold hundreds. */
+const namedItems = 5;
+
+/** The first few ids, and how many more there are. */
+function someOf(ids: readonly string[]): string {
+  if (ids.length === 0) return "none";
+  const more = ids.length - namedItems;
+  return more > 0 ? `${ids.slice(0, namedItems).join(", ")} … and ${more} more` : ids.join(", ");
+}
+
 /** Refuses ids that are not items, and an id both approved and rejected. */
 function checkReview(plan: PromotionPlan, review: PromotionReview): void {
   const ids = new Set(plan.items.map((item) => item.id));
@@ -65,7 +75,7 @@ function checkReview(plan: PromotionPlan, review: PromotionReview): void {
     if (unknown.length > 0) {
       throw new PromotionInputError(
         field,
-        `--${field} ${unknown.join(", ")}: not an item of this promotion of ${plan.runSubjectId}; its items: ${[...ids].join(", ") || "none"}`,
+        `--${field} ${unknown.join(", ")}: not an item of this promotion of ${plan.runSubjectId}; its items: ${someOf([...ids])}`,
         { ids: unknown },
       );
     }

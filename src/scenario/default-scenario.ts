@@ -16,3 +16,14 @@ export const defaultDemoScenario = {
   broadcast: "late-decision",
   naive: defaultScenarioName,
 } as const;
+
+/**
+ * Why `run` and `demo` open on different scenarios, in the words both helps use: `run` alone
+ * compares against nothing, and on auth-jwt (a decision made before the build) every mode but
+ * naive avoids the collision; the demo's left pane is message passing, and late-decision is the
+ * case that tells its modes apart.
+ */
+export const defaultScenarioReasons = {
+  run: `${defaultScenarioName}: a decision made before the build, which every mode but naive heeds`,
+  demo: `${defaultDemoScenario["group-chat"]}: a decision landing mid-build, the case that tells message passing's modes apart`,
+} as const;

@@ -45,9 +45,9 @@ async function seed(store: ContextStore) {
 }
 
 /** The promotion reviews recorded on the "project" subject of the store at `db`. */
-async function promotionReviewsIn(db: string) {
+async function promotionReviewsIn(db: string, project = "project") {
   const store = new EmbeddedStore({ path: db });
-  const timeline = await readWholeTimeline(store, "project");
+  const timeline = await readWholeTimeline(store, project);
   await store.close();
   return timeline.episodes.filter((episode) => episode.type === "promotion_review");
 }
@@ -143,12 +143,75 @@ describe("shared-ctx promote", () => {
   it.each([
     [["nobody", "--into", "project"], /no run or subject "nobody"/],
     [["monday", "--into", "monday"], /into itself/],
-    [["monday", "--into", "project", "--approve", "mem-nope"], /--approve mem-nope: not an item/],
+    [
+      ["monday", "--into", "project", "--approve", "mem-nope"],
+      /--approve "mem-nope" is not an item/,
+    ],
   ])("refuses %j with exit 2 and a message naming the input", async (args, message) => {
     const { db } = await seeded();
     const result = await promote(db, ...args);
     expect(result.exitCode).toBe(ExitCode.usage);
     expect(result.stderr).toMatch(message);
+  });
+});
+
+describe("shared-ctx promote: item ids by prefix, and a few of hundreds named", () => {
+  const tempDir = useTempDir("shared-ctx-promote-ids-");
+
+  /** A session of `count` decisions on targets of their own: all of them new items. */
+  async function many(count: number): Promise<{ db: string; ids: string[] }> {
+    const db = join(tempDir(), "store.db");
+    const store = new EmbeddedStore({ path: db });
+    const run = new SharedContext({ store, subjectId: "session" });
+    try {
+      const ids: string[] = [];
+      for (let index = 0; index < count; index += 1) {
+        const { memories } = await run.decide("coder", `Decision ${index}`, {
+          kind,
+          target: `modules/m${index}`,
+        });
+        ids.push(memories[0]?.id ?? "");
+      }
+      return { db, ids };
+    } finally {
+      await run.close();
+      await store.close();
+    }
+  }
+
+  const promote = (db: string, ...args: string[]) =>
+    runCommand(makePromoteCommand, ["promote", ...args, "--db", db], { env: { USER: "dana" } });
+
+  it("takes a unique prefix of an item id for --reject", async () => {
+    const { db, ids } = await many(3);
+    const id = ids[1] ?? "";
+    const result = await promote(db, "session", "--into", "p", "--reject", id.slice(0, 8));
+    expect(result.stderr).toBe("");
+    expect(result.exitCode).toBe(ExitCode.ok);
+    expect(await promotionReviewsIn(db, "p")).toMatchObject([
+      { payload: { verdict: "rejected", memoryId: id } },
+    ]);
+  });
+
+  it("names five of the items, not all of them, for an unknown id (exit 2)", async () => {
+    const { db, ids } = await many(40);
+    const result = await promote(db, "session", "--into", "p", "--reject", "zz-unknown");
+    expect(result.exitCode).toBe(ExitCode.usage);
+    expect(result.stderr).toMatch(/--reject "zz-unknown" is not an item .* and 35 more\n$/);
+    expect(ids.filter((id) => result.stderr.includes(id))).toHaveLength(5);
+  });
+
+  it("refuses an ambiguous prefix, naming the items it starts (exit 2)", async () => {
+    const { db, ids } = await many(40);
+    // The shortest prefix of hex ids is one digit: 40 ids share some first digit.
+    const digit = [...ids].sort()[0]?.[0] ?? "";
+    const result = await promote(db, "session", "--into", "p", "--approve", digit);
+    expect(result.exitCode).toBe(ExitCode.usage);
+    expect(result.stderr).toContain(`--approve "${digit}" is ambiguous: it starts `);
+    const named = ids.filter((id) => result.stderr.includes(id));
+    expect(named.length).toBeGreaterThan(1);
+    expect(named.length).toBeLessThanOrEqual(5);
+    expect(named.every((id) => id.startsWith(digit))).toBe(true);
   });
 });
 

@@ -37,7 +37,13 @@ describe("usage errors: one line in the house style, exit 2", () => {
     [["run", "--speed", "abc"], "--speed 'abc' is not valid (expected a number > 0)"],
     [["watch"], "watch needs <subject> (usage: shared-ctx watch [options] <subject>)"],
     [["check", "--path", "a.ts"], "check needs --agent <name>"],
-    [["runs", "extra"], "too many arguments for runs (it takes no arguments;"],
+    [["runs", "last", "extra"], "too many arguments for runs"],
+    [
+      ["promote", "last", "--into", ""],
+      "--into '' is not valid (expected a subject id, got nothing)",
+    ],
+    [["promote", "", "--into", "p"], "<run-id|subject> '' is not valid (expected a subject id"],
+    [["watch", ""], "<subject> '' is not valid (expected a subject id, got nothing)"],
     [["timeline"], "timeline needs a run id, `last`, or --subject <id>"],
     [["timeline", "last", "--subject", "x"], "timeline takes a run id or --subject, not both"],
   ])("shared-ctx %j", async (argv, expected) => {

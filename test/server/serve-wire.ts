@@ -12,7 +12,7 @@ type WireStore = ContextStore & TenantScopedStore & { close(): Promise<void> };
 /**
  * `shared-ctx serve` as a Statewave client sees it, on any store: Statewave's kinds on the wire
  * (contract §14) and a ~1 MiB episode byte for byte. Run on the embedded store
- * (compat-serve-wire.test.ts) and on Postgres (test/context/postgres/serve-on-postgres.test.ts).
+ * (compat-serve-wire.test.ts) and on Postgres (test/context/postgres/serve-on-postgres.e2e.test.ts).
  */
 export function describeServeOnTheWire(
   storeName: string,

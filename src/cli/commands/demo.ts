@@ -1,8 +1,9 @@
 import { Command, Option } from "commander";
 import type { Brain } from "../../agents/brain.js";
 import type { ContextStore } from "../../context/context-store.js";
-import { defaultDemoScenario } from "../../scenario/default-scenario.js";
+import { defaultDemoScenario, defaultScenarioReasons } from "../../scenario/default-scenario.js";
 import type { Scenario } from "../../scenario/scenario-schema.js";
+import { helpKeys } from "../../ui/format/demo-keys.js";
 import type { DemoRuns } from "../../ui/run-source.js";
 import type { CliDeps } from "../cli-deps.js";
 import {
@@ -130,7 +131,7 @@ export function makeDemoCommand(deps: CliDeps): Command {
     )
     .option(
       "--scenario <name|path>",
-      `a shipped scenario or a .yaml/.json file (default: ${defaultDemoScenario["group-chat"]}; with --baseline naive, ${defaultDemoScenario.naive})`,
+      `a shipped scenario or a .yaml/.json file (default: ${defaultScenarioReasons.demo}; with --baseline naive, ${defaultDemoScenario.naive}, \`run\`'s default)`,
     )
     .option(
       "--speed <n>",
@@ -149,7 +150,8 @@ export function makeDemoCommand(deps: CliDeps): Command {
 /** The help after the options: the demo's keys, what a pipe gets, examples. */
 const demoHelpText = [
   "",
-  "Keys: t timeline of the shared-context run · r run again · s pick another scenario · ? every key · q quit",
+  "Keys in a terminal:",
+  ...helpKeys.map(([keys, action]) => `  ${keys.padEnd(11)}${action}`),
   "Without a terminal (a pipe, CI) it prints both runs, the verdicts and the comparison.",
   "",
   "Examples:",

@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
 import { Command } from "commander";
+import { mcpToolNames } from "../../integrations/tool-names.js";
 import type { CliDeps, OutputStream } from "../cli-deps.js";
 import { FatalError } from "../fatal-error.js";
 import { packageVersion } from "../version.js";
@@ -50,9 +51,9 @@ export function makeMcpCommand(deps: CliDeps): Command {
       "after",
       [
         "",
-        "Tools: check_shared_decisions, publish_decision, get_timeline, put_state, get_state,",
-        "resolve_escalation, promote_decisions. Give each agent its own --agent and the same",
-        "--subject and --db; with --project, checks read the project's decisions too.",
+        ...wrapWords(`Tools: ${mcpToolNames.join(", ")}.`, 100),
+        "Give each agent its own --agent and the same --subject and --db; with --project, checks",
+        "read the project's decisions too.",
         "",
         "Example (Claude Code):",
         "  $ shared-ctx init claude-code      (writes .mcp.json and the hooks; see docs/coding-agents.md)",
@@ -78,6 +79,21 @@ export async function mcpAgentName(
     env.SHARED_CTX_AGENT,
   );
   return name || "agent";
+}
+
+/** `text` in lines of at most `width` characters, broken between words. */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === "" ? word : `${line} ${word}`;
+    }
+  }
+  return line === "" ? lines : [...lines, line];
 }
 
 async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void> {

@@ -7,6 +7,7 @@ import type { CliDeps } from "../cli-deps.js";
 import {
   addStoreOptions,
   isTerminal,
+  parseSubjectId,
   type StoreFlags,
   withSelectedStore,
 } from "../command-helpers.js";
@@ -41,21 +42,44 @@ async function resolveSubject(
   input: string,
   options: { signal: AbortSignal; storeName: string },
 ): Promise<string> {
-  const { isRunId } = await import("../../scenario/run-record.js");
-  const { lastRunAlias, resolveRunId } = await import("../../ui/data/find-run.js");
-  if (input === lastRunAlias || isRunId(input)) return resolveRunId(store, input, options);
-  const page = await store.getTimeline(input, { limit: 1, signal: options.signal });
-  if (page.episodes.length > 0) return input;
-  try {
-    return await resolveRunId(store, input, options);
-  } catch (error) {
-    // A prefix of several runs keeps its own message; nothing at all is worded for a subject too.
-    if (error instanceof Error && /ambiguous/.test(error.message)) throw error;
-    throw new UsageError(
-      `no run or subject "${input}" in ${options.storeName} (nothing was written to it; \`shared-ctx runs\` lists the runs)`,
-      { cause: error },
-    );
-  }
+  const { resolveSubjectInput } = await import("../../ui/data/find-subject.js");
+  const { subjectId, known } = await resolveSubjectInput(store, input, options);
+  if (known) return subjectId;
+  throw new UsageError(
+    `no run or subject "${input}" in ${options.storeName} (nothing was written to it; \`shared-ctx runs\` lists the runs)`,
+  );
+}
+
+/**
+ * Each `--approve`/`--reject` id as the item it names: a whole item id or a unique prefix of one
+ * (`c5f666de`), as run ids take prefixes.
+ * @throws UsageError naming the flag, for an id that names no item or several: with the few
+ * nearest items, never all of a plan's hundreds
+ */
+function resolveItemIds(
+  plan: PromotionPlan,
+  flags: Review,
+  nearestIds: (typed: string, candidates: readonly string[]) => string[],
+  listSome: (shown: readonly string[], total: number) => string,
+): Review {
+  const ids = plan.items.map((item) => item.id);
+  const resolve = (flag: keyof Review, typed: string): string => {
+    if (ids.includes(typed)) return typed;
+    const matches = typed === "" ? [] : ids.filter((id) => id.startsWith(typed.toLowerCase()));
+    const [only] = matches;
+    if (matches.length === 1 && only !== undefined) return only;
+    const what =
+      matches.length > 1
+        ? `is ambiguous: it starts ${listSome(nearestIds(typed, matches), matches.length)}; give more of it`
+        : ids.length === 0
+          ? `is not an item: the promotion of ${plan.runSubjectId} has none`
+          : `is not an item of the promotion of ${plan.runSubjectId}; nearest: ${listSome(nearestIds(typed, ids), ids.length)}`;
+    throw new UsageError(`--${flag} "${typed}" ${what}`);
+  };
+  return {
+    approve: flags.approve.map((id) => resolve("approve", id)),
+    reject: flags.reject.map((id) => resolve("reject", id)),
+  };
 }
 
 /**
@@ -100,10 +124,12 @@ export function makePromoteCommand(deps: CliDeps): Command {
     .argument(
       "<run-id|subject>",
       "a run id (sw-1a2b3c4d), a unique prefix, `last`, or any subject id (an MCP session's --subject)",
+      parseSubjectId,
     )
     .requiredOption(
       "--into <project-subject>",
       "the project subject the decisions are promoted into",
+      parseSubjectId,
     )
     .option(
       "--approve <id>",
@@ -155,11 +181,13 @@ async function promote(input: string, options: PromoteCommandOptions, deps: CliD
     { PromotionInputError },
     { formatPromotionReport },
     { promotionDocument },
+    { nearestIds, listSome },
   ] = await Promise.all([
     import("../../promotion/promote-run.js"),
     import("../../promotion/errors/promotion-input-error.js"),
     import("../../ui/format/promotion-report.js"),
     import("../../promotion/promotion-document.js"),
+    import("../../ui/format/did-you-mean.js"),
   ]);
   await withSelectedStore(options, deps, { mustExist: true }, async (store, storeName) => {
     const runSubjectId = await resolveSubject(store, input, { signal: deps.signal, storeName });
@@ -170,7 +198,7 @@ async function promote(input: string, options: PromoteCommandOptions, deps: CliD
     }).catch((error: unknown) => {
       throw asUsageErrorWhen(error, PromotionInputError);
     });
-    const review = { approve: [...options.approve], reject: [...options.reject] };
+    const review = resolveItemIds(plan, options, nearestIds, listSome);
     const interactive =
       !options.json && !options.dryRun && isTerminal(deps.stdout) && deps.stdin?.isTTY === true;
     if (interactive && plan.items.some((item) => item.status === "conflict")) {

@@ -1,6 +1,7 @@
 import { Command, Option } from "commander";
 import type { Brain } from "../../agents/brain.js";
-import { defaultScenarioName } from "../../scenario/default-scenario.js";
+import { runModes } from "../../coordination/run-events.js";
+import { defaultScenarioName, defaultScenarioReasons } from "../../scenario/default-scenario.js";
 import type { RunMode, ScenarioEvent } from "../../scenario/scenario-events.js";
 import type { StartRunOptions } from "../../scenario/scenario-runner.js";
 import type { Scenario } from "../../scenario/scenario-schema.js";
@@ -16,6 +17,7 @@ import {
   withSelectedStore,
 } from "../command-helpers.js";
 import { UsageError } from "../fatal-error.js";
+import { describeModes } from "../help-text.js";
 import { checkModelServer } from "../model-server-check.js";
 
 /** The CLI's default speed: the shipped scenarios take 15–30 s of scenario time, so 2–3 s. */
@@ -90,16 +92,11 @@ export function makeRunCommand(deps: CliDeps): Command {
       "run one coordination mode (isolated messages, broadcast messages, a group chat, or the shared context) and summarise it",
     )
     .addOption(
-      new Option(
-        "--mode <mode>",
-        "naive: agents see only their own brief; broadcast: every message to every agent, nothing more; group-chat: the strongest message passing (interrupts, transcript, first-come claims, filtered reading); statewave: the shared context",
-      )
-        .choices(["naive", "broadcast", "group-chat", "statewave"])
-        .default("statewave"),
+      new Option("--mode <mode>", describeModes()).choices([...runModes]).default("statewave"),
     )
     .option(
       "--scenario <name|path>",
-      `a shipped scenario or a .yaml/.json file (default: ${defaultScenarioName})`,
+      `a shipped scenario or a .yaml/.json file (default: ${defaultScenarioReasons.run}; \`demo\` opens on ${defaultScenarioReasons.demo})`,
     )
     .option(
       "--task <text>",

@@ -27,31 +27,44 @@ function parseLimit(raw: string): number {
 export function makeRunsCommand(deps: CliDeps): Command {
   const command = new Command("runs")
     .description("list recent runs (id, mode, scenario, when, outcome, task), newest first")
+    .argument("[run-id]", "only this run: its id, a unique prefix of one (sw-1a, 1a2b), or `last`")
     .option("--limit <n>", "at most this many runs", parseLimit, 20)
     .option("--json", "print one JSON document")
     .option("--no-color", "print without colour (NO_COLOR is honoured too)");
-  return addStoreOptions(command, "the runs").action((options: RunsCommandOptions) =>
-    listRecentRuns(options, deps),
+  return addStoreOptions(command, "the runs").action(
+    (runInput: string | undefined, options: RunsCommandOptions) =>
+      listRecentRuns(runInput, options, deps),
   );
 }
 
 /** `runs`' action: the runs as a table (coloured in a terminal) or JSON; none without a store. */
-async function listRecentRuns(options: RunsCommandOptions, deps: CliDeps): Promise<void> {
+async function listRecentRuns(
+  runInput: string | undefined,
+  options: RunsCommandOptions,
+  deps: CliDeps,
+): Promise<void> {
   // Loaded here, not at the top: the store's driver is this command's alone (start-up cost).
   const [
     { describeStoreLocation },
-    { listRuns },
+    { listRuns, readRunListing },
     { formatRunsTable, runOutcome },
     { createTheme, isColorDisabled },
+    { resolveRunId },
   ] = await Promise.all([
     import("../../ui/data/open-store.js"),
     import("../../ui/data/read-run.js"),
     import("../../ui/format/runs-table.js"),
     import("../../ui/theme/tokens.js"),
+    import("../../ui/data/find-run.js"),
   ]);
   const selection = storeSelection(options, deps);
   const { kind, location } = describeStoreLocation(selection);
-  if (kind === "embedded" && location !== ":memory:" && !existsSync(location)) {
+  if (
+    runInput === undefined &&
+    kind === "embedded" &&
+    location !== ":memory:" &&
+    !existsSync(location)
+  ) {
     // No store file yet simply means no runs yet (and nothing is created by listing).
     deps.stdout.write(
       options.json
@@ -60,8 +73,19 @@ async function listRecentRuns(options: RunsCommandOptions, deps: CliDeps): Promi
     );
     return;
   }
-  await withSelectedStore(options, deps, {}, async (store) => {
-    const runs = await listRuns(store, { limit: options.limit, signal: deps.signal });
+  const mustExist = runInput !== undefined;
+  await withSelectedStore(options, deps, { mustExist }, async (store, storeName) => {
+    const signal = deps.signal;
+    const runs =
+      runInput === undefined
+        ? await listRuns(store, { limit: options.limit, signal })
+        : [
+            await readRunListing(
+              store,
+              await resolveRunId(store, runInput, { signal, storeName }),
+              signal,
+            ),
+          ];
     if (options.json) {
       const document = runs.map((run) => ({ ...run, outcome: runOutcome(run) }));
       deps.stdout.write(`${JSON.stringify({ runs: document }, null, 2)}\n`);

@@ -90,7 +90,7 @@ async function readTenantKeys(path: string): Promise<TenantKey[]> {
     if (stats.size > maxTenantKeysFileBytes) {
       throw new TenantKeysFileError(path, `larger than ${maxTenantKeysFileBytes} bytes`);
     }
-    return parseTenantKeys(await readFile(path, "utf8"), path);
+    return parseTenantKeys(await readFile(path), path);
   } catch (error) {
     if (error instanceof TenantKeysFileError)
       throw new FatalError(error.message, { cause: error, exitCode: ExitCode.usage });

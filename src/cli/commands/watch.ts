@@ -5,6 +5,7 @@ import {
   addStoreOptions,
   drawsLive,
   isTerminal,
+  parseSubjectId,
   type StoreFlags,
   withSelectedStore,
 } from "../command-helpers.js";
@@ -24,7 +25,11 @@ export function makeWatchCommand(deps: CliDeps): Command {
     .description(
       "live view of a subject: who works on what, decisions and what superseded them, open disputes, stale reads",
     )
-    .argument("<subject>", "the subject id the agents share (a run id works too)")
+    .argument(
+      "<subject>",
+      "the subject id the agents share, or a run: its id, a unique prefix of one, or `last`",
+      parseSubjectId,
+    )
     .option("--once", "print the view once and exit (the default without a terminal)")
     .option("--json", "print the view once as one JSON document")
     .option("--no-color", "draw without colour (NO_COLOR is honoured too)");
@@ -43,23 +48,22 @@ export function makeWatchCommand(deps: CliDeps): Command {
 }
 
 /** `watch`'s action: the subject read once, then printed (as lines or JSON) or followed live. */
-async function watch(
-  subjectId: string,
-  options: WatchCommandOptions,
-  deps: CliDeps,
-): Promise<void> {
+async function watch(input: string, options: WatchCommandOptions, deps: CliDeps): Promise<void> {
   // Loaded here, not at the top: the store's driver and the UI are this command's alone.
-  const [{ formatSubjectView, isEmptySubjectView }, { unknownSubjectError }] = await Promise.all([
-    import("../../ui/format/subject-view.js"),
-    import("../../ui/data/find-subject.js"),
-  ]);
+  const [{ formatSubjectView, isEmptySubjectView }, { unknownSubjectError, resolveSubjectInput }] =
+    await Promise.all([
+      import("../../ui/format/subject-view.js"),
+      import("../../ui/data/find-subject.js"),
+    ]);
   await withSelectedStore(options, deps, { mustExist: true }, async (store, storeName) => {
+    const found = { storeName, signal: deps.signal };
+    const { subjectId } = await resolveSubjectInput(store, input, found);
     const initial = await readSubject(store, subjectId, deps);
     const live = !options.json && !options.once && drawsLive(deps) && deps.stdin?.isTTY === true;
     // Printed once, an empty view of a typo looks like a subject where nothing happened. Live,
     // the agents may simply not have started: the view waits and says so.
     if (!live && isEmptySubjectView(initial)) {
-      throw await unknownSubjectError(store, subjectId, { storeName, signal: deps.signal });
+      throw await unknownSubjectError(store, subjectId, found);
     }
     if (options.json) {
       deps.stdout.write(`${JSON.stringify(initial, null, 2)}\n`);

@@ -2,6 +2,7 @@ import { messageOf } from "../../errors.js";
 import { StatewaveAPIError } from "./errors/statewave-api-error.js";
 import { StatewaveConnectionError } from "./errors/statewave-connection-error.js";
 import { StatewaveTimeoutError } from "./errors/statewave-timeout-error.js";
+import { followAbort } from "./follow-abort.js";
 
 /** Waits `ms`, or rejects with the signal's reason when it is aborted first. */
 export function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
@@ -191,10 +192,8 @@ export class StatewaveTransport {
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const onCallerAbort = () => controller.abort(request.signal?.reason);
-    if (request.signal?.aborted) onCallerAbort();
-    // No `once`: the `finally` below removes the listener, and a signal fires "abort" only once.
-    request.signal?.addEventListener("abort", onCallerAbort);
+    // One listener per caller signal, shared by every request in flight on it (follow-abort.ts).
+    const unfollow = followAbort(request.signal, controller);
     try {
       const hasBody = request.body !== undefined;
       const response = await this.#settings.fetch(this.#url(request), {
@@ -254,7 +253,7 @@ export class StatewaveTransport {
       };
     } finally {
       clearTimeout(timer);
-      request.signal?.removeEventListener("abort", onCallerAbort);
+      unfollow();
     }
   }
 

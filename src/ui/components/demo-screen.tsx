@@ -2,6 +2,7 @@ import { Box, Text } from "ink";
 import type { ReactNode } from "react";
 import { useTheme } from "../contexts/theme-context.js";
 import { formatCaption } from "../format/caption.js";
+import { helpKeys, paneHints } from "../format/demo-keys.js";
 import { demoLayout } from "../layout/demo-layout.js";
 import type { DemoState } from "../state/demo-reducer.js";
 import type { RunPaneState } from "../state/run-pane-reducer.js";
@@ -12,6 +13,8 @@ import { KeyHints, type KeyHintsProps } from "./key-hints.js";
 import { RunPane } from "./run-pane.js";
 import { type ScenarioChoice, ScenarioPicker } from "./scenario-picker.js";
 import { TimelineView } from "./timeline-view.js";
+
+export { helpKeys, paneHints };
 
 /** Props of {@link DemoScreen}. */
 export type DemoScreenProps = {
@@ -33,24 +36,6 @@ export type DemoScreenProps = {
   readonly speed?: number;
 };
 
-export const paneHints = [
-  ["t", "timeline"],
-  ["c", "comparison"],
-  ["r", "run again"],
-  ["s", "scenario"],
-  ["?", "keys"],
-  ["q", "quit"],
-] as const;
-
-/** Everything the `?` overlay lists. */
-export const helpKeys = [
-  ["t", "the shared-context run's timeline (↑↓ PgUp PgDn scroll, esc back)"],
-  ["c", "the comparison table, full screen (once both runs have ended)"],
-  ["r", "run both pipelines again"],
-  ["s", "pick another scenario (↑↓ or type its name, enter runs it)"],
-  ["?", "this list"],
-  ["q  Ctrl-C", "quit, leaving both verdicts and the comparison on screen"],
-] as const;
 const timelineHints = [
   ["↑↓ PgUp PgDn", "scroll"],
   ["esc", "back"],

@@ -21,7 +21,7 @@ export async function listRunIds(store: ContextStore, signal?: AbortSignal): Pro
 }
 
 /** One run's listing, from its first page (run-start) and its last page (run-end). */
-async function readListing(
+export async function readRunListing(
   store: ContextStore,
   runId: string,
   signal?: AbortSignal,
@@ -59,7 +59,7 @@ export async function listRuns(
   options: { limit?: number; signal?: AbortSignal } = {},
 ): Promise<RunListing[]> {
   const ids = await listRunIds(store, options.signal);
-  const listings = await Promise.all(ids.map((id) => readListing(store, id, options.signal)));
+  const listings = await Promise.all(ids.map((id) => readRunListing(store, id, options.signal)));
   listings.sort((a, b) => (b.startedAt ?? "").localeCompare(a.startedAt ?? ""));
   return options.limit === undefined ? listings : listings.slice(0, options.limit);
 }

@@ -1,4 +1,8 @@
 import { SharedCtxError } from "../../errors.js";
+import { listSome } from "../format/did-you-mean.js";
+
+/** How many of an ambiguous prefix's runs the message names (a prefix may match hundreds). */
+const namedMatches = 5;
 
 /** A run id the store has no events for. The message lists the most recent run ids instead. */
 export class UnknownRunError extends SharedCtxError {
@@ -21,7 +25,7 @@ export class UnknownRunError extends SharedCtxError {
     const matches = options.matches ?? [];
     if (matches.length > 1) {
       super(
-        `run id "${options.runId}" is ambiguous${where}: it starts ${matches.join(", ")}. Give more of it.`,
+        `run id "${options.runId}" is ambiguous${where}: it starts ${listSome(matches.slice(0, namedMatches), matches.length)}. Give more of it.`,
       );
       this.runId = options.runId;
       this.recentRunIds = options.recentRunIds;

@@ -55,3 +55,28 @@ export function suggestSimilar(word: string, candidates: readonly string[]): str
   }
   return nearest.sort();
 }
+
+/**
+ * At most `count` of `candidates` nearest to `typed` (an id or a prefix of one): those that start
+ * with it first, then by edit distance over the candidate's first characters, then by name. What
+ * an error about an unknown or ambiguous id lists, so it names a few, never hundreds.
+ */
+export function nearestIds(typed: string, candidates: readonly string[], count = 5): string[] {
+  const word = typed.toLowerCase();
+  const score = (candidate: string): number => {
+    const name = candidate.toLowerCase();
+    if (word !== "" && name.startsWith(word)) return -1;
+    return editDistance(word, name.slice(0, Math.max(word.length, 1)));
+  };
+  return [...new Set(candidates)]
+    .map((candidate) => ({ candidate, score: score(candidate) }))
+    .sort((a, b) => a.score - b.score || a.candidate.localeCompare(b.candidate))
+    .slice(0, count)
+    .map(({ candidate }) => candidate);
+}
+
+/** `ids` as a list for a message: `a, b, c` and, past what is shown, `… and N more`. */
+export function listSome(shown: readonly string[], total: number): string {
+  const more = total - shown.length;
+  return more > 0 ? `${shown.join(", ")} … and ${more} more` : shown.join(", ");
+}

@@ -42,7 +42,7 @@ describe("shared-ctx serve: closed doors", () => {
     const cwd = tempDir();
     writeFileSync(
       join(cwd, "keys.json"),
-      JSON.stringify({ keys: [{ key: "key-a", tenants: ["a"] }] }),
+      JSON.stringify({ keys: [{ key: "key-a-0123456789ab", tenants: ["a"] }] }),
     );
     const controller = new AbortController();
     const { deps, out } = captureDeps({}, cwd, controller.signal);
@@ -53,7 +53,9 @@ describe("shared-ctx serve: closed doors", () => {
     const [, url] = await waitForText(out, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
     expect(out()).toContain("tenant keys: 1");
     const get = (tenant: string) =>
-      fetch(`${url}/v1/subjects`, { headers: { "X-API-Key": "key-a", "X-Tenant-ID": tenant } });
+      fetch(`${url}/v1/subjects`, {
+        headers: { "X-API-Key": "key-a-0123456789ab", "X-Tenant-ID": tenant },
+      });
     expect((await get("a")).status).toBe(200);
     expect((await get("b")).status).toBe(403);
     expect((await fetch(`${url}/v1/subjects`)).status).toBe(401);
@@ -64,11 +66,15 @@ describe("shared-ctx serve: closed doors", () => {
   it.each([
     ["not JSON", "{", /^invalid tenant keys file .*keys\.json: not JSON/],
     ["no keys", "{}", /: no "keys" array/],
-    ["no tenants", '{"keys":[{"key":"k","tenants":[]}]}', /keys\[0\]\.tenants is not/],
+    [
+      "no tenants",
+      '{"keys":[{"key":"k-0123456789abcdef","tenants":[]}]}',
+      /keys\[0\]\.tenants is not/,
+    ],
     [
       "a key twice",
-      '{"keys":[{"key":"k","tenants":["a"]},{"key":"k","tenants":["b"]}]}',
-      /keys\[1\]\.key appears twice/,
+      '{"keys":[{"key":"k-0123456789abcdef","tenants":["a"]},\n{"key":"k-0123456789abcdef","tenants":["b"]}]}',
+      /line 2: keys\[1\]\.key appears twice/,
     ],
   ])("refuses a tenant keys file with %s, naming it (exit 2)", async (_label, text, pattern) => {
     const cwd = tempDir();

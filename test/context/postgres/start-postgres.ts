@@ -83,29 +83,39 @@ async function query(url: string, sql: string): Promise<void> {
   }
 }
 
+/** What it takes to reach and stop a started cluster: plain data, written to a file and read back. */
+export interface ClusterInfo {
+  readonly url: string;
+  readonly folder: string;
+  readonly bin: string;
+  readonly asUser: boolean;
+}
+
+const withDatabase = (base: string, name: string) => {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
+
+/** A {@link TestPostgres} over a server at `url`; `stop` is what stops it. */
+function testPostgresAt(url: string, stop: () => Promise<void>, recreate = false): TestPostgres {
+  return {
+    url,
+    async createDatabase(name) {
+      if (recreate) await query(url, `DROP DATABASE IF EXISTS "${name}"`);
+      await query(url, `CREATE DATABASE "${name}"`);
+      return withDatabase(url, name);
+    },
+    stop,
+  };
+}
+
 /**
- * Starts a cluster (or uses `SHARED_CTX_TEST_DATABASE_URL`). Tuned for tests: fsync off (the
+ * Initialises and starts a cluster in a fresh temporary folder. Tuned for tests: fsync off (the
  * cluster is thrown away; a killed *client* still loses nothing it was told was committed).
  * @throws when the binaries are missing (call {@link postgresUnavailableReason} first)
  */
-export async function startTestPostgres(): Promise<TestPostgres> {
-  const given = process.env.SHARED_CTX_TEST_DATABASE_URL;
-  const withDatabase = (base: string, name: string) => {
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    return url.toString();
-  };
-  if (given) {
-    return {
-      url: given,
-      async createDatabase(name) {
-        await query(given, `DROP DATABASE IF EXISTS "${name}"`);
-        await query(given, `CREATE DATABASE "${name}"`);
-        return withDatabase(given, name);
-      },
-      async stop() {},
-    };
-  }
+export async function startCluster(): Promise<ClusterInfo> {
   const bin = findBinaries();
   if (bin === undefined) throw new Error(postgresUnavailableReason());
   const asUser = process.getuid?.() === 0;
@@ -129,35 +139,52 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     `-c unix_socket_directories=${folder}`,
     "-c fsync=off",
     "-c full_page_writes=off",
-    "-c max_connections=200",
+    "-c max_connections=300",
   ].join(" ");
   run(
     join(bin, "pg_ctl"),
     ["-D", data, "-o", options, "-l", join(folder, "log"), "-w", "start"],
     asUser,
   );
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, folder, bin, asUser };
+}
+
+/** Stops a cluster {@link startCluster} started (immediately: it is thrown away) and removes it. */
+export async function stopCluster(info: ClusterInfo): Promise<void> {
+  const { bin, asUser, folder } = info;
+  await new Promise<void>((resolve) => {
+    const args = ["-D", join(folder, "data"), "-m", "immediate", "-w", "stop"];
+    const child = asUser
+      ? spawn("runuser", ["-u", "postgres", "--", join(bin, "pg_ctl"), ...args], {
+          stdio: "ignore",
+        })
+      : spawn(join(bin, "pg_ctl"), args, { stdio: "ignore" });
+    child.once("exit", () => resolve());
+    child.once("error", () => resolve());
+  });
+  rmSync(folder, { recursive: true, force: true });
+}
+
+/**
+ * A cluster for one test file: `SHARED_CTX_TEST_DATABASE_URL` when set; else the test run's one
+ * shared cluster (`test/support/postgres-run.ts`, started by the first file that needs it and
+ * stopped when the run ends), or, outside such a run, a cluster of the file's own.
+ * @throws when the binaries are missing (call {@link postgresUnavailableReason} first)
+ */
+export async function startTestPostgres(runFolder?: string): Promise<TestPostgres> {
+  const given = process.env.SHARED_CTX_TEST_DATABASE_URL;
+  if (given) return testPostgresAt(given, async () => undefined, true);
+  if (runFolder !== undefined) {
+    const { sharedCluster } = await import("../../support/postgres-run.js");
+    const info = await sharedCluster(runFolder, startCluster);
+    // Stopped with the run (postgres-run.ts), not with the file.
+    return testPostgresAt(info.url, async () => undefined);
+  }
+  const info = await startCluster();
   let stopped = false;
-  return {
-    url,
-    async createDatabase(name) {
-      await query(url, `CREATE DATABASE "${name}"`);
-      return withDatabase(url, name);
-    },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await new Promise<void>((resolve) => {
-        const args = ["-D", data, "-m", "immediate", "-w", "stop"];
-        const child = asUser
-          ? spawn("runuser", ["-u", "postgres", "--", join(bin, "pg_ctl"), ...args], {
-              stdio: "ignore",
-            })
-          : spawn(join(bin, "pg_ctl"), args, { stdio: "ignore" });
-        child.once("exit", () => resolve());
-        child.once("error", () => resolve());
-      });
-      rmSync(folder, { recursive: true, force: true });
-    },
-  };
+  return testPostgresAt(info.url, async () => {
+    if (stopped) return;
+    stopped = true;
+    await stopCluster(info);
+  });
 }

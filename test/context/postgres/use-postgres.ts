@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import {
   postgresUnavailableReason,
@@ -23,8 +23,8 @@ export function postgresSkipReason(file: string): string | undefined {
 }
 
 /**
- * One real Postgres cluster for the test file (started in `beforeAll`, stopped in `afterAll`);
- * `database()` creates a fresh, empty database on it and returns its URL.
+ * A real Postgres cluster for the test file (the test run's shared one, started by the first file
+ * that asks); `database()` creates a fresh, empty database on it and returns its URL.
  */
 export function usePostgres(skip: boolean): {
   database(): Promise<string>;
@@ -33,7 +33,8 @@ export function usePostgres(skip: boolean): {
   let cluster: TestPostgres | undefined;
   beforeAll(async () => {
     if (skip) return;
-    cluster = await startTestPostgres();
+    // The run's shared cluster when the run has one (test/support/postgres-run.ts).
+    cluster = await startTestPostgres(inject("postgresRunFolder"));
   }, 60_000);
   afterAll(async () => {
     await cluster?.stop();

@@ -1,5 +1,5 @@
 /**
- * Child process of `timeline-memory.test.ts`: `write <db> <count>` stores `count` episodes of
+ * Child process of `timeline-memory.e2e.test.ts`: `write <db> <count>` stores `count` episodes of
  * 1 MiB each in one subject; `read <db>` asks `GET /v1/timeline?limit=10000` of it, the way
  * `serve` answers, and prints what it got and the process's peak RSS, as JSON.
  */

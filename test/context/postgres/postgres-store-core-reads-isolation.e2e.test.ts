@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("postgres-store-core-reads-isolation.test.ts") !== undefined;
+const skip = postgresSkipReason("postgres-store-core-reads-isolation.e2e.test.ts") !== undefined;
 
 function note(content: string, subjectId = "run") {
   return { subjectId, source: "agent-a", type: "implementation_note", payload: { content } };

@@ -8,7 +8,7 @@ import { createApp } from "../../../src/server/app.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 const skip =
-  postgresSkipReason("stalled-postgres.test.ts") !== undefined ||
+  postgresSkipReason("stalled-postgres.e2e.test.ts") !== undefined ||
   // Freezing the server needs its processes: an outside server cannot be stopped from here.
   process.env.SHARED_CTX_TEST_DATABASE_URL !== undefined;
 

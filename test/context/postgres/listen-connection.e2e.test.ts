@@ -7,7 +7,7 @@ import {
 } from "../../../src/context/postgres/listen-connection.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("listen-connection.test.ts") !== undefined;
+const skip = postgresSkipReason("listen-connection.e2e.test.ts") !== undefined;
 
 /** A lowercase channel per test, so no two tests hear each other. */
 const freshChannel = () => `t_${randomUUID().replaceAll("-", "").slice(0, 12)}`;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { backendCount, postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("postgres-store-compile-wait-abort.test.ts") !== undefined;
+const skip = postgresSkipReason("postgres-store-compile-wait-abort.e2e.test.ts") !== undefined;
 
 describe.skipIf(skip)("PostgresStore compileMemoriesWait aborted during a status read", () => {
   const postgres = usePostgres(skip);

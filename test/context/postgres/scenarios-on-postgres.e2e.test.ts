@@ -7,7 +7,7 @@ import { type RunningServer, startServer } from "../../../src/server/listen.js";
 import { runCommand } from "../../cli/cli-harness.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("scenarios-on-postgres.test.ts") !== undefined;
+const skip = postgresSkipReason("scenarios-on-postgres.e2e.test.ts") !== undefined;
 
 const scenarios = readdirSync(new URL("../../../scenarios/", import.meta.url))
   .filter((file) => /\.(ya?ml|json)$/.test(file))

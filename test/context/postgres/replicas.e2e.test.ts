@@ -11,7 +11,7 @@ import { decision, listen } from "../support/shared-context-setups.js";
 import { type ServeReplica, startServeReplica, stopReplicas } from "./serve-replicas.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("replicas.test.ts") !== undefined;
+const skip = postgresSkipReason("replicas.e2e.test.ts") !== undefined;
 
 describe.skipIf(skip)("several replicas on one Postgres", () => {
   const postgres = usePostgres(skip);

@@ -5,7 +5,7 @@ import { StoreValidationError } from "../../../src/context/errors/store-validati
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("postgres-store-core-reads.test.ts") !== undefined;
+const skip = postgresSkipReason("postgres-store-core-reads.e2e.test.ts") !== undefined;
 
 function note(content: string, subjectId = "run") {
   return { subjectId, source: "agent-a", type: "implementation_note", payload: { content } };

@@ -3,7 +3,7 @@ import type { StoreChange } from "../../../src/context/context-store.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("postgres-watch-early.test.ts") !== undefined;
+const skip = postgresSkipReason("postgres-watch-early.e2e.test.ts") !== undefined;
 
 async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

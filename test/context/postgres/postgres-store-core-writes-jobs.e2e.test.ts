@@ -7,7 +7,7 @@ import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { decisionEpisode } from "../../support/fixtures/decision-episode.js";
 import { backendCount, postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("postgres-store-core-writes-jobs.test.ts") !== undefined;
+const skip = postgresSkipReason("postgres-store-core-writes-jobs.e2e.test.ts") !== undefined;
 
 const decision = decisionEpisode;
 

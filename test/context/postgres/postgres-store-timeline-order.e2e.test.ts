@@ -3,7 +3,7 @@ import type { Episode } from "../../../src/context/context-store.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("postgres-store-timeline-order.test.ts") !== undefined;
+const skip = postgresSkipReason("postgres-store-timeline-order.e2e.test.ts") !== undefined;
 
 function note(content: string) {
   return { subjectId: "run", source: "agent", type: "implementation_note", payload: { content } };

@@ -3,7 +3,7 @@ import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { describeStoreContract } from "../store-contract.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("postgres-store.contract.test.ts") !== undefined;
+const skip = postgresSkipReason("postgres-store.contract.e2e.test.ts") !== undefined;
 
 describe.skipIf(skip)("PostgresStore on a real Postgres", () => {
   const postgres = usePostgres(skip);

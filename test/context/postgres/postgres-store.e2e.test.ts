@@ -10,7 +10,7 @@ import { closedPort } from "../../support/closed-port.js";
 import { spawnTsChild, waitForExit } from "../../support/run-child.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("postgres-store.test.ts") !== undefined;
+const skip = postgresSkipReason("postgres-store.e2e.test.ts") !== undefined;
 
 describe("PostgresStore without a server", () => {
   it("names the server (password hidden) and the fix when nothing listens", async () => {

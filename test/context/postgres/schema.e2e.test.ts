@@ -4,7 +4,7 @@ import { StoreSchemaError } from "../../../src/context/errors/store-schema-error
 import { migrate, migrations, schemaVersion } from "../../../src/context/postgres/schema.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("schema.test.ts") !== undefined;
+const skip = postgresSkipReason("schema.e2e.test.ts") !== undefined;
 
 describe.skipIf(skip)("Postgres schema migration", () => {
   const postgres = usePostgres(skip);

@@ -6,7 +6,7 @@ import { describeIdempotentWrites } from "../../server/idempotent-writes.js";
 import { describeServeOnTheWire } from "../../server/serve-wire.js";
 import { freshPostgresStores, postgresSkipReason } from "./use-postgres.js";
 
-const skip = postgresSkipReason("serve-on-postgres.test.ts") !== undefined;
+const skip = postgresSkipReason("serve-on-postgres.e2e.test.ts") !== undefined;
 const base = "http://test";
 
 interface ErrorBody {

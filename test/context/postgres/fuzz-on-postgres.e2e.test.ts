@@ -3,7 +3,7 @@ import { describeServeFuzz } from "../../server/serve-fuzz.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 // The embedded store's fuzz, unchanged, on a throw-away Postgres: the same 0 × 5xx.
-const skip = postgresSkipReason("fuzz-on-postgres.test.ts") !== undefined;
+const skip = postgresSkipReason("fuzz-on-postgres.e2e.test.ts") !== undefined;
 
 describeServeFuzz(
   "Postgres",

@@ -3,7 +3,7 @@ import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { aliceChatPayload } from "../../support/fixtures/alice-chat.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("postgres-profile-facts.test.ts") !== undefined;
+const skip = postgresSkipReason("postgres-profile-facts.e2e.test.ts") !== undefined;
 
 describe.skipIf(skip)("PostgresStore compile of a conversation", () => {
   const postgres = usePostgres(skip);

@@ -4,7 +4,7 @@ import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { decisionEpisode } from "../../support/fixtures/decision-episode.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("postgres-store-compile-order.test.ts") !== undefined;
+const skip = postgresSkipReason("postgres-store-compile-order.e2e.test.ts") !== undefined;
 
 const decision = decisionEpisode;
 

@@ -9,7 +9,7 @@ import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { useTempDir } from "../../support/temp-dir.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("postgres-store-compile-quarantine.test.ts") !== undefined;
+const skip = postgresSkipReason("postgres-store-compile-quarantine.e2e.test.ts") !== undefined;
 
 function decision(content: string, target: string, source = "architect"): CreateEpisodeInput {
   return { subjectId: "run", source, type: "architectural_decision", payload: { content, target } };

@@ -7,7 +7,7 @@ import { StoreValidationError } from "../../../src/context/errors/store-validati
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { backendCount, postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("postgres-store-core-writes.test.ts") !== undefined;
+const skip = postgresSkipReason("postgres-store-core-writes.e2e.test.ts") !== undefined;
 
 function note(subjectId: string, content: string, sessionId?: string): CreateEpisodeInput {
   return {

@@ -3,7 +3,7 @@ import { statewaveClientOfServe } from "../../support/serve-fetch.js";
 import { describeDecisionLife } from "../support/decision-life-suite.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("decision-life-on-postgres.test.ts") !== undefined;
+const skip = postgresSkipReason("decision-life-on-postgres.e2e.test.ts") !== undefined;
 
 // The embedded store's life-cycle suite (test/context/shared-context-decision-life.test.ts), on Postgres.
 describeDecisionLife(

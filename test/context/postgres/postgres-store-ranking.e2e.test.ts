@@ -6,7 +6,7 @@ import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { closedPort } from "../../support/closed-port.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("postgres-store-ranking.test.ts") !== undefined;
+const skip = postgresSkipReason("postgres-store-ranking.e2e.test.ts") !== undefined;
 
 function note(content: string) {
   return { subjectId: "run", source: "agent-a", type: "implementation_note", payload: { content } };
