@@ -14,6 +14,7 @@ import {
 } from "../../../src/hooks/edit-hooks.js";
 import type { HookInput } from "../../../src/hooks/hook-input.js";
 import { defaultHookSettings, type ProjectConfig } from "../../../src/hooks/project-config.js";
+import { checkSharedDecisionsResult } from "../../../src/integrations/tool-results.js";
 import { editPayload, makeRepository, runHookCli } from "../../hooks/hook-harness.js";
 
 /**
@@ -196,6 +197,10 @@ export function describeExactReads(
               `${read.decisionsLeftOut} other active decisions are not in this context`,
             );
           }
+          // check_shared_decisions lists what the context shows and counts the rest.
+          const checked = checkSharedDecisionsResult(read);
+          expect(checked.decisions.length + (checked.decisionsLeftOut ?? 0)).toBe(size + 1);
+          expect(checked.decisionsLeftOut ?? 0).toBe(read.decisionsLeftOut);
           const named = await shared.beforeActing("coder", "port legacy-billing to invoices");
           expect(named.assembledContext).toContain("Retire legacy-billing (alice");
 
