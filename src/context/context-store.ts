@@ -165,6 +165,12 @@ export interface TimelineOptions {
    * repeated. @default null (from the oldest)
    */
   cursor?: string | null;
+  /**
+   * Statewave >= 1.5's `newest_first`: the page is taken from the newest end (`offset` skips the
+   * newest rows), its rows still oldest first. Not together with a `cursor`; such a page has no
+   * `nextCursor` (page on with `offset`). @default false
+   */
+  newestFirst?: boolean;
 }
 
 export interface Timeline {
@@ -179,6 +185,10 @@ export interface Timeline {
    * (which has no paging) gives none, so `undefined` means "unknown".
    */
   nextCursor?: string | null;
+  /** Whether more episodes lie beyond this page (older ones for `newestFirst`); undefined: unknown. */
+  episodesHasMore?: boolean;
+  /** Whether more memories lie beyond this page (older ones for `newestFirst`); undefined: unknown. */
+  memoriesHasMore?: boolean;
 }
 
 /**
@@ -195,6 +205,11 @@ export interface MemoryQuery {
   targets?: readonly string[];
   /** `metadata.target` starts with this (exact, case-sensitive), e.g. `modules/`. */
   targetPrefix?: string;
+  /**
+   * Only memories without a target (a decision that names what it is about only in its words).
+   * Not together with `targets` or `targetPrefix`. @default false
+   */
+  untargeted?: boolean;
   /** @default "active" */
   status?: MemoryStatus | "any";
   /** Page size, 1..500. @default 100 */

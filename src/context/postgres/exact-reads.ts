@@ -36,6 +36,7 @@ export function memoryPageSql(
   if (query.targets !== undefined) {
     add((p) => `(m.target COLLATE "C") = ANY(${p}::text[])`, query.targets);
   }
+  if (query.untargeted) filters.push(`(m.target COLLATE "C") IS NULL`);
   if (query.targetPrefix !== undefined) {
     add((p) => `(m.target COLLATE "C") >= ${p}`, query.targetPrefix);
     const upper = prefixUpperBound(query.targetPrefix);
@@ -147,6 +148,8 @@ export async function timelinePageRows(
     subjectId,
     episodes: episodes.map(episodeFromRow),
     memories: memories.map(memoryFromRow),
+    episodesHasMore: episodeRows.length > limit,
+    memoriesHasMore: memoryRows.length > limit,
     nextCursor: more
       ? timelineCursor({
           episode: Number(episodes.at(-1)?.seq ?? after.episode),
