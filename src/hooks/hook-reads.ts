@@ -52,28 +52,21 @@ export function targetSpellings(module: string): string[] {
 
 /**
  * The active decisions about `modules`, from indexed reads whose cost follows the modules, not the
- * subject's history: every decision targeted at one of them (exact, paged to the end), and the
- * decisions whose words name one (a decision published without a target; the store's content
- * search, the newest 100 per name, is the only read that finds those by their words).
+ * subject's history, each paged to the end: every decision targeted at one of them, and every
+ * decision without a target (whose words alone can name a module: the policy reads them). A
+ * decision targeted at another module is about that one.
  */
 async function decisionsAbout(
   context: EditHookContext,
   modules: readonly string[],
 ): Promise<Memory[]> {
   const { store, subjectId, signal } = context;
-  const options = signal ? { signal } : {};
-  const [targeted, ...named] = await Promise.all([
-    listOnTargets(store, subjectId, modules.flatMap(targetSpellings), {
-      kind: decisionKind,
-      ...options,
-    }),
-    ...modules.map((module) =>
-      store.searchMemories(subjectId, { kind: decisionKind, q: module, limit: 100, ...options }),
-    ),
+  const options = { kind: decisionKind, ...(signal ? { signal } : {}) };
+  const [targeted, untargeted] = await Promise.all([
+    listOnTargets(store, subjectId, modules.flatMap(targetSpellings), options),
+    listAllMemories(store, subjectId, { ...options, untargeted: true }),
   ]);
-  const byId = new Map<string, Memory>();
-  for (const memory of [...targeted, ...named.flat()]) byId.set(memory.id, memory);
-  return [...byId.values()];
+  return [...targeted, ...untargeted];
 }
 
 /**

@@ -241,7 +241,25 @@ export function describeExactReads(
       },
     );
 
-    it("no action-deciding read asks for the newest N: a search only by words, no timeline page", async () => {
+    it("a retirement published without a target, behind 1,001 newer decisions, is still refused by its words", async () => {
+      const { store, shared } = await setUp();
+      await shared.decide("alice", "Retire legacy-billing");
+      await seedRetirementBehind(store, shared, 1001);
+      await shared.retract(
+        "alice",
+        (await shared.beforeActing("alice", "x")).decisions.find(
+          (memory) => memory.metadata.target === "legacy-billing",
+        )?.id ?? "",
+      );
+      const [file] = await checkEdits(hookContextOf(store, "bob"), [
+        `${root}/src/legacy-billing/a.ts`,
+      ]);
+      expect(file?.verdict?.conflicts).toMatchObject([
+        { type: "retired", decision: { author: "alice", content: "Retire legacy-billing" } },
+      ]);
+    }, 120_000);
+
+    it("no action-deciding read asks for the newest N: no search, no timeline page", async () => {
       const { store, shared } = await setUp();
       const retirementId = await seedRetirementBehind(store, shared, 150);
       const asked: string[] = [];
@@ -255,13 +273,9 @@ export function describeExactReads(
             };
           }
           if (property === "searchMemories") {
-            // A search by words (an untargeted decision naming a module) is the only one allowed.
-            return async (subject: string, options?: { q?: string }) => {
-              if (!options?.q) {
-                asked.push("searchMemories without words");
-                throw new Error("a bare searchMemories is the newest N");
-              }
-              return target.searchMemories(subject, options);
+            return async () => {
+              asked.push("searchMemories");
+              throw new Error("searchMemories answers with the newest N");
             };
           }
           const value = Reflect.get(target, property, receiver);
