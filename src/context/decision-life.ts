@@ -5,7 +5,8 @@ import { type DecisionEffect, effectPayload } from "./decision-effect.js";
 import { type DecisionHistory, decisionHistory } from "./decision-history.js";
 import { DecisionLifecycleError } from "./errors/decision-lifecycle-error.js";
 import { targetOf } from "./memory-metadata.js";
-import { readWholeTimeline } from "./whole-timeline.js";
+import { listAllMemories } from "./memory-query.js";
+import { listOnTargets } from "./reads-by-target.js";
 
 /** What `decide` and `retract` return: the episode written and the memories it compiled into. */
 export interface DecideResult {
@@ -44,8 +45,8 @@ export interface RetractOptions {
 /** The decision kind `beforeActing` reports separately, and the kind a decision has by default. */
 export const decisionKind = "architectural_decision";
 
-/** Bounds the paging, so a huge subject cannot stall a call (100 000 episodes). */
-const timelineMaxPages = 1000;
+/** The page size of a history's read of every episode (the most `changesSince` gives). */
+const pageSize = 500;
 
 function notFound(memoryId: string, subjectId: string): DecisionLifecycleError {
   return new DecisionLifecycleError(
@@ -149,7 +150,8 @@ export class DecisionLife {
 
   /** The history of one memory of the subject (see `SharedContext.history`). */
   async history(memoryId: string): Promise<DecisionHistory> {
-    const history = decisionHistory(await this.#wholeTimeline(), memoryId);
+    const memory = await this.#memory(memoryId);
+    const history = decisionHistory(await this.#lifeOf(memory, { readers: true }), memoryId);
     if (history === undefined) throw notFound(memoryId, this.#subjectId);
     return history;
   }
@@ -193,8 +195,13 @@ export class DecisionLife {
 
   /** The memories compiled from `episode`, whatever their status (the timeline has them all). */
   async #memoriesOf(episode: Episode): Promise<Memory[]> {
-    const timeline = await this.#wholeTimeline();
-    return timeline.memories.filter((memory) => memory.sourceEpisodeIds.includes(episode.id));
+    const target = episode.payload.target;
+    const query = { kind: episode.type, status: "any" as const };
+    const candidates =
+      typeof target === "string"
+        ? await listOnTargets(this.#store, this.#subjectId, [target], query)
+        : await listAllMemories(this.#store, this.#subjectId, query);
+    return candidates.filter((memory) => memory.sourceEpisodeIds.includes(episode.id)).reverse();
   }
 
   /**
@@ -207,11 +214,11 @@ export class DecisionLife {
     memoryId: string,
     idempotencyKey: string | undefined,
   ): Promise<{ memory: Memory; target: string } | { done: DecideResult }> {
-    const timeline = await this.#wholeTimeline();
-    const history = decisionHistory(timeline, memoryId);
-    if (history === undefined) throw notFound(memoryId, this.#subjectId);
-    const { memory, supersededBy } = history;
+    const memory = await this.#memory(memoryId);
     if (memory.status !== "active") {
+      const timeline = await this.#lifeOf(memory, { readers: false });
+      const history = decisionHistory(timeline, memoryId);
+      const supersededBy = history?.supersededBy;
       if (idempotencyKey !== undefined && supersededBy?.agentId === callerId) {
         const replacement = timeline.memories.find((other) => other.id === supersededBy.memoryId);
         const episodeId = replacement?.sourceEpisodeIds[0];
@@ -226,7 +233,7 @@ export class DecisionLife {
       throw new DecisionLifecycleError(
         memoryId,
         "not-active",
-        `${memoryId} is no longer active: it was ${history.status}${by}; supersede or retract the active one instead`,
+        `${memoryId} is no longer active: it was ${history?.status ?? memory.status}${by}; supersede or retract the active one instead`,
       );
     }
     const target = targetOf(memory);
@@ -240,8 +247,56 @@ export class DecisionLife {
     return { memory, target };
   }
 
-  /** Every episode and memory of the subject, oldest first, page by page. */
-  async #wholeTimeline(): Promise<Timeline> {
-    return readWholeTimeline(this.#store, this.#subjectId, { maxPages: timelineMaxPages });
+  /** The subject's memory `memoryId`, any status, read by id. @throws not-found */
+  async #memory(memoryId: string): Promise<Memory> {
+    const memory = await this.#store.getMemory(this.#subjectId, memoryId);
+    if (memory === null) throw notFound(memoryId, this.#subjectId);
+    return memory;
+  }
+
+  /**
+   * What a memory's life is read from, exactly and without the rest of the subject: every memory
+   * of its kind on its target (any status, oldest first; itself alone when it has no target) and
+   * the episodes they were compiled from. With `readers`, every episode of the subject instead,
+   * read by cursor: who declared reading it can be any later episode.
+   */
+  async #lifeOf(memory: Memory, options: { readers: boolean }): Promise<Timeline> {
+    const target = targetOf(memory);
+    const memories =
+      target === undefined
+        ? [memory]
+        : (
+            await listOnTargets(this.#store, this.#subjectId, [target], {
+              kind: memory.kind,
+              status: "any",
+            })
+          ).reverse();
+    const episodes = options.readers ? await this.#allEpisodes() : await this.#episodesOf(memories);
+    return { subjectId: this.#subjectId, episodes, memories };
+  }
+
+  /** The episodes `memories` were compiled from, by id, in the store's order. */
+  async #episodesOf(memories: readonly Memory[]): Promise<Episode[]> {
+    const ids = [...new Set(memories.flatMap((memory) => memory.sourceEpisodeIds))];
+    const found = await Promise.all(ids.map((id) => this.#store.getEpisode(this.#subjectId, id)));
+    return found
+      .filter((episode): episode is Episode => episode !== null)
+      .sort((left, right) =>
+        left.createdAt < right.createdAt ? -1 : left.createdAt > right.createdAt ? 1 : 0,
+      );
+  }
+
+  /** Every episode of the subject, oldest first, a bounded page at a time from a cursor. */
+  async #allEpisodes(): Promise<Episode[]> {
+    const episodes: Episode[] = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const page = await this.#store.changesSince(this.#subjectId, cursor, { limit: pageSize });
+      for (const change of page.changes) {
+        if (change.type === "episode") episodes.push(change.episode);
+      }
+      cursor = page.cursor;
+      if (!page.hasMore) return episodes;
+    }
   }
 }

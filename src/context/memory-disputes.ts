@@ -1,18 +1,19 @@
 import type { ContextStore, Memory } from "./context-store.js";
 import { contradictedIds, isRetraction, targetOf } from "./memory-metadata.js";
+import { listOnTargets } from "./reads-by-target.js";
 import type { MemoryDispute } from "./shared-context.js";
 
 /**
  * The open memory disputes among `memories`: a memory that contradicts another still active one.
- * The other side may not be among what the task's context ranked in, so it is looked up.
- * @param activeByKind the subject's active memories already read, by kind; what is looked up is
- *   added, so one kind is searched once
+ * The other side may not be among what the task's context ranked in, so it is looked up, exactly:
+ * every active memory of the kind on the target.
+ * @param activeByKind every active memory of the subject of a kind, when already read (complete)
  */
 export async function memoryDisputesAmong(
   store: ContextStore,
   subjectId: string,
   memories: Memory[],
-  activeByKind: Map<string, Memory[]>,
+  activeByKind: ReadonlyMap<string, readonly Memory[]>,
 ): Promise<MemoryDispute[]> {
   const contradicting = memories.filter(
     (memory) => contradictedIds(memory).length > 0 && !isRetraction(memory),
@@ -23,15 +24,11 @@ export async function memoryDisputesAmong(
     if (target === undefined) continue;
     const key = `${memory.kind}\u0000${target}`;
     if (disputes.has(key)) continue;
-    let active = activeByKind.get(memory.kind);
-    if (active === undefined) {
-      active = await store.searchMemories(subjectId, {
-        kind: memory.kind,
-        limit: 100,
-      });
-      activeByKind.set(memory.kind, active);
-    }
-    // searchMemories gives newest first (in compile order), so reversed it is oldest first.
+    // The subject's active memories of that kind already read, or exactly those on the target.
+    const active =
+      activeByKind.get(memory.kind) ??
+      (await listOnTargets(store, subjectId, [target], { kind: memory.kind }));
+    // Both reads give newest first (in compile order), so reversed it is oldest first.
     // A retraction stands for no decision: a later one on its target disputes nothing.
     const sides = active
       .filter((candidate) => targetOf(candidate) === target && !isRetraction(candidate))

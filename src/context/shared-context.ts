@@ -7,13 +7,8 @@ import {
 } from "../promotion/read-with-project.js";
 import { CallerReads } from "./caller-reads.js";
 import { retractsKey } from "./compile-memories.js";
-import type {
-  ContextBundle,
-  ContextStore,
-  Memory,
-  StoreChange,
-  Subscription,
-} from "./context-store.js";
+import type { ContextRead, InvalidationNotice, MemoryDispute } from "./context-read.js";
+import type { ContextStore, Memory, StoreChange, Subscription } from "./context-store.js";
 import type { DecisionHistory } from "./decision-history.js";
 import {
   type DecideOptions,
@@ -22,51 +17,13 @@ import {
   decisionKind,
   type RetractOptions,
 } from "./decision-life.js";
+import { withLeftOut } from "./left-out.js";
 import { memoryDisputesAmong } from "./memory-disputes.js";
 import { contradictedIds, isRetraction, sourceOf, targetOf } from "./memory-metadata.js";
+import { listAllMemories } from "./memory-query.js";
+import { allActiveDecisions, listOnTargets } from "./reads-by-target.js";
 
-/** What `beforeActing` returns: the context ranked for the task, and what changed. */
-export interface ContextRead {
-  bundle: ContextBundle;
-  assembledContext: string;
-  /** Active decision memories (`architectural_decision`), newest first; retractions are not among them. */
-  decisions: Memory[];
-  /**
-   * Active retractions of decisions (`metadata.retracts` names the retracted memory), newest
-   * first: what was taken back, by whom and why. A retraction stands for no decision.
-   */
-  retractions: Memory[];
-  /** Open escalations in the shared state (values two agents set differently; nobody won). */
-  disputes: Escalation[];
-  /**
-   * Disputes in the memory layer: active memories on the same subject matter (kind and target)
-   * written by agents who had not seen each other's, or by a writer of lower authority than the
-   * side it had read (see `authority.ts`), so none superseded the others (compile recorded
-   * `metadata.contradicts`). Every side stays in `decisions` and in the context.
-   */
-  contradictions: MemoryDispute[];
-  /** Memories this caller receives now and had not received before. */
-  changedSinceLastRead: Memory[];
-}
-
-/** Active memories that disagree on one subject matter; none of their writers knew the others'. */
-export interface MemoryDispute {
-  kind: string;
-  target: string;
-  /** Every active memory of that kind and target, oldest first (each side of the dispute). */
-  memories: Memory[];
-}
-
-/** Why something a caller read is no longer true. */
-export interface InvalidationNotice {
-  /** The memory that was superseded, when it is a memory. */
-  memoryId?: string;
-  /** What it is about: the memory's target, or the disputed key. */
-  target?: string;
-  reason: string;
-  /** The agent whose write caused it. */
-  by: string;
-}
+export type { ContextRead, InvalidationNotice, MemoryDispute } from "./context-read.js";
 
 /** Options of {@link SharedContext}. */
 export interface SharedContextOptions {
@@ -162,7 +119,8 @@ export class SharedContext {
         task,
         options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {},
       ),
-      this.#store.searchMemories(this.#subjectId, { kind: decisionKind, limit: 100 }),
+      // Every active decision, paged to the end: the list decides what an agent may do.
+      allActiveDecisions(this.#store, this.#subjectId),
     ]);
     const retractions = activeDecisions.filter(isRetraction);
     for (const retraction of retractions) this.#retractionIds.add(retraction.id);
@@ -189,9 +147,17 @@ export class SharedContext {
       [...received.values()],
       new Map([[decisionKind, activeDecisions]]),
     );
+    const leftOut = withLeftOut(
+      bundle.assembledContext,
+      task,
+      activeDecisions,
+      new Set(bundle.facts.map((memory) => memory.id)),
+    );
     const read: ContextRead = {
       bundle,
-      assembledContext: bundle.assembledContext,
+      assembledContext: leftOut.text,
+      namedDecisions: leftOut.named,
+      decisionsLeftOut: leftOut.count,
       decisions,
       retractions,
       disputes,
@@ -312,10 +278,7 @@ export class SharedContext {
    * recording a read: what a dashboard or the MCP decisions resource lists.
    */
   async contradictions(): Promise<MemoryDispute[]> {
-    const decisions = await this.#store.searchMemories(this.#subjectId, {
-      kind: decisionKind,
-      limit: 100,
-    });
+    const decisions = await allActiveDecisions(this.#store, this.#subjectId);
     return memoryDisputesAmong(
       this.#store,
       this.#subjectId,
@@ -423,10 +386,11 @@ export class SharedContext {
   /** The active memory that took a superseded one's place (same kind and target). */
   async #replacementOf(memory: Memory): Promise<Memory | undefined> {
     const target = targetOf(memory);
-    const candidates = await this.#store.searchMemories(this.#subjectId, {
-      kind: memory.kind,
-      limit: 100,
-    });
+    // Exactly the active memories on its target (all of its kind when it has none).
+    const candidates =
+      target === undefined
+        ? await listAllMemories(this.#store, this.#subjectId, { kind: memory.kind })
+        : await listOnTargets(this.#store, this.#subjectId, [target], { kind: memory.kind });
     const sameTarget = candidates.filter((candidate) => targetOf(candidate) === target);
     return (
       sameTarget.find((candidate) => candidate.metadata[retractsKey] === memory.id) ?? sameTarget[0]

@@ -1,4 +1,5 @@
 import type { ContextStore, CreateEpisodeInput, Memory } from "../context/context-store.js";
+import { listAllMemories } from "../context/memory-query.js";
 
 /**
  * What the edit hooks record about sessions, kept in a companion subject beside the shared one
@@ -49,6 +50,8 @@ export interface EditActivity {
 }
 
 const deniedPrefix = "denied/";
+/** The target of every session-start record (one per session stays active). */
+export const sessionTarget = "session";
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" && value ? value : undefined;
@@ -115,7 +118,7 @@ export function sessionEpisode(input: {
     type: editEpisodeTypes.session,
     payload: {
       content: `${input.agent} started (${input.source}) and was given ${input.decisions} decision${input.decisions === 1 ? "" : "s"}`,
-      target: "session",
+      target: sessionTarget,
     },
   };
 }
@@ -173,7 +176,7 @@ export function readEditActivity(
 }
 
 /**
- * Reads a subject's recent edit activity from its companion subject (what `watch` shows).
+ * Reads a subject's edit activity from its companion subject (what `watch` shows), complete.
  * @param options.claimMinutes how long a claim lasts (@default 15, the hooks' default)
  */
 export async function readSubjectEdits(
@@ -181,9 +184,9 @@ export async function readSubjectEdits(
   subjectId: string,
   options: { now: number; claimMinutes?: number },
 ): Promise<EditActivity> {
-  const memories = await store.searchMemories(editsSubjectOf(subjectId), {
+  // Every record, paged to the end: the oldest live claim counts as much as the newest.
+  const memories = await listAllMemories(store, editsSubjectOf(subjectId), {
     kind: "episode_summary",
-    limit: 100,
   });
   return readEditActivity(memories, { claimMinutes: options.claimMinutes ?? 15, now: options.now });
 }

@@ -1,25 +1,18 @@
 import { isAbsolute, relative, sep } from "node:path";
-import type { ContextStore, Memory } from "../context/context-store.js";
+import type { ContextStore } from "../context/context-store.js";
 import { messageOf } from "../errors.js";
+import { claimEpisode, editsSubjectOf, sessionEpisode } from "./edit-activity.js";
 import {
-  claimEpisode,
-  type EditActivity,
-  editsSubjectOf,
-  readEditActivity,
-  sessionEpisode,
-} from "./edit-activity.js";
-import {
-  type ClaimSettlement,
   decideEdit,
   decisionRef,
   type EditVerdict,
-  type OpenEscalation,
   sameLine,
   stanceOn,
   unreadContext,
 } from "./edit-policy.js";
 import { editTargets } from "./edit-targets.js";
 import type { HookInput } from "./hook-input.js";
+import { readFacts, registerFacts, shownAtStart } from "./hook-reads.js";
 import { modulesNamespace, raiseModuleEscalation } from "./module-escalation.js";
 import { moduleOf, type ProjectConfig } from "./project-config.js";
 import { projectPathsOf } from "./real-paths.js";
@@ -68,82 +61,11 @@ export interface FileVerdict {
   readonly verdict?: EditVerdict;
 }
 
-/** The decisions and disputes read once per hook call. */
-interface SubjectFacts {
-  readonly decisions: Memory[];
-  readonly activity: EditActivity;
-  readonly escalationMemories: Memory[];
-}
-
 /** A project-relative path with `/`, or undefined for a file outside the project. */
 export function projectPath(root: string, absolutePath: string): string | undefined {
   const path = relative(root, absolutePath);
   if (path === "" || path.startsWith("..") || isAbsolute(path)) return undefined;
   return path.split(sep).join("/");
-}
-
-async function readFacts(context: EditHookContext): Promise<SubjectFacts> {
-  const { store, subjectId, signal } = context;
-  const now = (context.now ?? Date.now)();
-  const [decisions, editMemories, escalationMemories] = await Promise.all([
-    store.searchMemories(subjectId, {
-      kind: "architectural_decision",
-      limit: 100,
-      ...(signal ? { signal } : {}),
-    }),
-    store.searchMemories(editsSubjectOf(subjectId), {
-      kind: "episode_summary",
-      limit: 100,
-      ...(signal ? { signal } : {}),
-    }),
-    // Escalation announcements and resolutions of module registers (compiled summaries).
-    store.searchMemories(subjectId, {
-      kind: "episode_summary",
-      q: `${modulesNamespace}/`,
-      limit: 100,
-      ...(signal ? { signal } : {}),
-    }),
-  ]);
-  return {
-    decisions,
-    activity: readEditActivity(editMemories, {
-      claimMinutes: context.project.hooks.claimMinutes,
-      now,
-    }),
-    escalationMemories,
-  };
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === "string" && value ? value : undefined;
-}
-
-/** The open escalations and the latest settlement of `modules/<module>`, from their memories. */
-function registerFacts(
-  memories: readonly Memory[],
-  module: string,
-): { escalations: OpenEscalation[]; settlement?: ClaimSettlement } {
-  const target = `${modulesNamespace}/${module}`;
-  const escalations: OpenEscalation[] = [];
-  let settlement: ClaimSettlement | undefined;
-  for (const memory of memories) {
-    if (text(memory.metadata.target) !== target) continue;
-    const id = text(memory.metadata.escalationId);
-    if (id === undefined) continue;
-    if (memory.metadata.episodeType === "escalation") {
-      // "Disputed modules/x: different values written concurrently (a: "claimed-by:a"; b: …)".
-      const sides = [...memory.content.matchAll(/([^(;]+?): "((?:[^"\\]|\\.)*)"/g)].map(
-        (match) => ({ agent: (match[1] ?? "").trim(), says: match[2] ?? "" }),
-      );
-      escalations.push({ id, about: target, sides });
-    } else if (memory.metadata.episodeType === "escalation_resolution") {
-      const holder = /to "claimed-by:((?:[^"\\]|\\.)*)"/.exec(memory.content)?.[1];
-      if (settlement === undefined || settlement.at < memory.createdAt) {
-        settlement = { ...(holder !== undefined ? { holder } : {}), at: memory.createdAt };
-      }
-    }
-  }
-  return { escalations, ...(settlement ? { settlement } : {}) };
 }
 
 /**
@@ -164,7 +86,8 @@ export async function checkEdits(
   if (!files.some((file) => file.match !== undefined)) {
     return files.map((file) => ({ path: file.path }));
   }
-  let facts = await readFacts(context);
+  const modules = [...new Set(files.flatMap((file) => (file.match ? [file.match.module] : [])))];
+  let facts = await readFacts(context, modules);
   // A resolution stored but not compiled yet still reads as an open dispute: compile (idempotent,
   // and only on this rare path) and read again, so a settled dispute never blocks anyone.
   const disputed = files.some(
@@ -172,7 +95,7 @@ export async function checkEdits(
       file.match &&
       registerFacts(facts.escalationMemories, file.match.module).escalations.length > 0,
   );
-  if (disputed && (await compiled(context))) facts = await readFacts(context);
+  if (disputed && (await compiled(context))) facts = await readFacts(context, modules);
   return files.map((file) => {
     if (!file.match) return { path: file.path };
     const register = registerFacts(facts.escalationMemories, file.match.module);
@@ -311,7 +234,7 @@ export async function postToolUse(
   // Read after writing: of two sessions recording at the same moment, the later read sees both
   // claims (a read before the write could let both miss each other). Another session's claim
   // that is live now was made while this one was editing too.
-  const after = await readFacts(context);
+  const after = await readFacts(context, [...modules.keys()]);
   const notes: string[] = [];
   const escalate = context.escalate ?? raiseModuleEscalation;
   for (const module of modules.keys()) {
@@ -348,7 +271,7 @@ export async function sessionSummary(
   const decisions = [...facts.decisions].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   if (decisions.length > 0) {
     lines.push(`shared-ctx: subject ${context.subjectId}: active decisions (newest first):`);
-    for (const memory of decisions.slice(0, 30)) {
+    for (const memory of decisions.slice(0, shownAtStart)) {
       const decision = decisionRef(memory);
       const modules = context.project.modules
         .filter((module) => {
@@ -358,6 +281,12 @@ export async function sessionSummary(
         .map((module) => module.name);
       lines.push(
         `- ${decision.author} (${decision.at.slice(0, 16).replace("T", " ")} UTC)${modules.length > 0 ? ` on ${modules.join(", ")}` : decision.target ? ` on ${decision.target}` : ""}: ${decision.content}`,
+      );
+    }
+    // Never silently dropped: the edit hooks still weigh them all, and the agent can list them.
+    if (facts.moreDecisions) {
+      lines.push(
+        "- … and older decisions, not listed here (still enforced): check_shared_decisions lists them all",
       );
     }
   }

@@ -4,6 +4,7 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ContextStore } from "../context/context-store.js";
+import { allActiveDecisions } from "../context/reads-by-target.js";
 import { type InvalidationNotice, SharedContext } from "../context/shared-context.js";
 import { type Escalation, SharedState } from "../crdt/shared-state.js";
 import { ItemIndex } from "./langgraph-items.js";
@@ -223,10 +224,8 @@ function registerDecisionsResource(parts: ServerParts): void {
     },
     async (uri) => {
       await state.sync();
-      const decisions = await store.searchMemories(subjectId, {
-        kind: "architectural_decision",
-        limit: 100,
-      });
+      // Every active decision, paged to the end (not the newest 100).
+      const decisions = await allActiveDecisions(store, subjectId);
       // Every kind check_shared_decisions reports: state fields, LangGraph items, decisions.
       const disputes = [
         ...tools

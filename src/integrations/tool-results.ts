@@ -97,8 +97,13 @@ export interface CheckSharedDecisionsResult {
   notices: NoticeView[];
   /** Open disputes: state fields and contradicting decisions. */
   disputes: EscalationView[];
-  /** Active decisions, then the ones this agent read before that were superseded since. */
+  /**
+   * Active decisions the context shows (ranked in for the task, named by it, changed since the last
+   * read, or in dispute), then the ones this agent read before that were superseded since.
+   */
   decisions: DecisionView[];
+  /** Active decisions not listed (left out for the token budget); absent when none. */
+  decisionsLeftOut?: number;
   changedSinceLastRead: DecisionView[];
   /** The ranked context as one text, ready to paste into a prompt. */
   context: string;
@@ -224,7 +229,24 @@ export function checkSharedDecisionsResult(
       disputedBy.set(memory.id, decisionDisputeId(dispute.kind, dispute.target));
     }
   }
-  const active = read.decisions.map((memory) => {
+  // What the model is shown: the decisions the context text holds (ranked in, named by the task, a
+  // project's), what changed since its previous check (on a first check everything is new: the
+  // text is what it reads), and every side of a dispute. The others are counted, never silently
+  // dropped: the text says how many, and get_decision_history reads one.
+  const changed = previous.length === 0 ? [] : read.changedSinceLastRead;
+  const shown = new Set(
+    [
+      ...read.bundle.facts,
+      ...(read.namedDecisions ?? []),
+      ...changed,
+      ...read.contradictions.flatMap((dispute) => dispute.memories),
+    ].map((memory) => memory.id),
+  );
+  const listed = read.decisions.filter(
+    (memory) => shown.has(memory.id) || memory.subjectId !== read.bundle.subjectId,
+  );
+  const leftOut = read.decisions.length - listed.length;
+  const active = listed.map((memory) => {
     const view = decisionView(memory);
     const dispute = disputedBy.get(memory.id);
     return dispute === undefined ? view : { ...view, disputed: dispute };
@@ -262,11 +284,14 @@ export function checkSharedDecisionsResult(
     });
   const noticeViews = notices.map((notice) => ({ ...notice }));
   return {
-    summary: summarize(noticeViews, disputes, superseded, active.length),
+    summary: summarize(noticeViews, disputes, superseded, read.decisions.length),
     notices: noticeViews,
     disputes,
     decisions: [...active, ...superseded],
-    changedSinceLastRead: read.changedSinceLastRead.map(decisionView),
+    ...(leftOut > 0 ? { decisionsLeftOut: leftOut } : {}),
+    changedSinceLastRead: read.changedSinceLastRead
+      .filter((memory) => shown.has(memory.id))
+      .map(decisionView),
     context: read.assembledContext,
   };
 }

@@ -308,6 +308,11 @@ export const checkSharedDecisionsOutput = z.object({
   ),
   disputes: z.array(escalationOutput),
   decisions: z.array(decisionOutput),
+  decisionsLeftOut: z
+    .number()
+    .int()
+    .optional()
+    .describe("Active decisions not listed, left out for the token budget (the context says so)."),
   changedSinceLastRead: z.array(decisionOutput),
   context: z.string(),
 });

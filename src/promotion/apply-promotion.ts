@@ -12,6 +12,8 @@ import type {
   JsonObject,
   Memory,
 } from "../context/context-store.js";
+import { listAllMemories } from "../context/memory-query.js";
+import { listOnTargets } from "../context/reads-by-target.js";
 import { PromotionInputError } from "./errors/promotion-input-error.js";
 import type { PromotionCandidate, PromotionItem, PromotionPlan } from "./plan-promotion.js";
 import {
@@ -257,10 +259,24 @@ export async function applyPromotion(
   };
 }
 
+/**
+ * The project's active memories on the promoted items' kinds and targets, exactly (every one, paged
+ * to the end): where a promotion a retry found already stored was compiled to.
+ */
 async function activeMemoriesOf(store: ContextStore, plan: PromotionPlan): Promise<Memory[]> {
-  const kinds = new Set(plan.items.map((item) => item.decision.memory.kind));
-  const lists = await Promise.all(
-    [...kinds].map((kind) => store.searchMemories(plan.projectSubjectId, { kind, limit: 100 })),
-  );
+  const targetsByKind = new Map<string, Set<string>>();
+  const untargeted = new Set<string>();
+  for (const item of plan.items) {
+    const { kind } = item.decision.memory;
+    const target = targetOf(item.decision);
+    if (target === undefined) untargeted.add(kind);
+    else targetsByKind.set(kind, (targetsByKind.get(kind) ?? new Set()).add(target));
+  }
+  const lists = await Promise.all([
+    ...[...targetsByKind].map(([kind, targets]) =>
+      listOnTargets(store, plan.projectSubjectId, targets, { kind }),
+    ),
+    ...[...untargeted].map((kind) => listAllMemories(store, plan.projectSubjectId, { kind })),
+  ]);
   return lists.flat();
 }

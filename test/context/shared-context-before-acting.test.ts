@@ -19,7 +19,18 @@ describe("SharedContext", () => {
 
       const small = await shared.beforeActing("coder", "login form jwt", { maxTokens: 8 });
       expect(small.bundle.facts).toEqual([]);
-      expect(small.assembledContext).toBe("## Task\nlogin form jwt\n");
+      // The budget holds no memory, yet the newest decision on a target the task names is in.
+      expect(small.assembledContext).toBe(
+        "## Task\nlogin form jwt\n\n## Decisions on what the task names\n- Use RS256 (planner, on jwt)\n",
+      );
+      expect(small.namedDecisions.map((memory) => memory.content)).toEqual(["Use RS256"]);
+      expect(small.decisionsLeftOut).toBe(0);
+
+      const unnamed = await shared.beforeActing("coder", "login form", { maxTokens: 8 });
+      expect(unnamed.assembledContext).toBe(
+        "## Task\nlogin form\n\n1 other active decision is not in this context (left out for the token budget); check_shared_decisions lists them all, get_decision_history for one.\n",
+      );
+      expect(unnamed.decisionsLeftOut).toBe(1);
     });
 
     it("reports as changed what the caller itself had not received, per caller", async () => {
@@ -48,7 +59,7 @@ describe("SharedContext", () => {
       ]);
     });
 
-    it("asks the store once per kind, reusing the decisions it just read", async () => {
+    it("reads every decision once, and the other kinds' sides exactly by target", async () => {
       const { store, shared } = setUp();
       for (const target of ["login-form", "signup-form"]) {
         for (const reviewer of ["reviewer-a", "reviewer-b"]) {
@@ -60,10 +71,15 @@ describe("SharedContext", () => {
       }
       await shared.decide("planner-a", "Deprecate cache", decision("cache"));
       await shared.decide("planner-b", "Keep cache", decision("cache"));
-      const kinds: Array<string | undefined> = [];
+      const asked: string[] = [];
+      const list = store.listMemories.bind(store);
+      store.listMemories = (id, query) => {
+        asked.push(`${query?.kind} ${query?.targets?.join(",") ?? "(every target)"}`);
+        return list(id, query);
+      };
       const search = store.searchMemories.bind(store);
       store.searchMemories = (id, options) => {
-        kinds.push(options?.kind);
+        asked.push(`search ${options?.kind}`);
         return search(id, options);
       };
       const read = await shared.beforeActing("coder", "login form signup form cache");
@@ -72,7 +88,11 @@ describe("SharedContext", () => {
         "login-form",
         "signup-form",
       ]);
-      expect(kinds).toEqual(["architectural_decision", "review_finding"]);
+      expect(asked.sort()).toEqual([
+        "architectural_decision (every target)",
+        "review_finding login-form",
+        "review_finding signup-form",
+      ]);
     });
 
     it("reports one dispute per kind and target, with every side oldest first", async () => {

@@ -26,6 +26,11 @@ function setUp() {
     });
     const search = store.searchMemories.bind(store);
     store.searchMemories = async (id, options) => (await search(id, options)).map(rewrite);
+    const list = store.listMemories.bind(store);
+    store.listMemories = async (id, query) => {
+      const page = await list(id, query);
+      return { ...page, memories: page.memories.map(rewrite) };
+    };
     const getContext = store.getContext.bind(store);
     store.getContext = async (id, task, options) => {
       const bundle = await getContext(id, task, options);
@@ -69,10 +74,10 @@ describe("SharedContext with another writer's metadata", () => {
     });
     rewriteMetadata((metadata) => ({ ...metadata, ...extra }));
     const kinds: Array<string | undefined> = [];
-    const search = store.searchMemories.bind(store);
-    store.searchMemories = (id, options) => {
-      kinds.push(options?.kind);
-      return search(id, options);
+    const list = store.listMemories.bind(store);
+    store.listMemories = (id, query) => {
+      kinds.push(query?.kind);
+      return list(id, query);
     };
     const read = await shared.beforeActing("coder", "Fix the login form token");
     expect(read.bundle.facts).toHaveLength(1);

@@ -131,12 +131,12 @@ describe("SharedContext", () => {
       await shared.beforeActing("planner", "Decide the fate of cache");
       const told = deferred<InvalidationNotice>();
       shared.onInvalidated("coder", told.resolve);
-      const search = store.searchMemories.bind(store);
+      const list = store.listMemories.bind(store);
       // The replacement was itself replaced (or deleted) before the lookup ran.
-      store.searchMemories = async (id, options) =>
-        options?.kind === "architectural_decision" && options.limit === 100 && !options.q
-          ? []
-          : search(id, options);
+      store.listMemories = async (id, query) =>
+        query?.kind === "architectural_decision" && query.targets?.includes("cache")
+          ? { memories: [], nextCursor: null }
+          : list(id, query);
       await shared.decide("planner", "Retire cache", decision("cache"));
       expect(await told.promise).toEqual({
         memoryId: memories[0]?.id,

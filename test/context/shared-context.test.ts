@@ -183,14 +183,14 @@ describe("SharedContext", () => {
       expect(errors).toEqual([failure]);
     });
 
-    it("reports a failed replacement lookup (searchMemories rejects) to onError, once", async () => {
+    it("reports a failed replacement lookup (listMemories rejects) to onError, once", async () => {
       const reported = deferred<unknown>();
       const { store, shared } = setUp({ onError: reported.resolve });
       const notices = listen(shared, "coder");
       const failure = new Error("connection refused");
       let searches = 0;
       await readThenSupersede(shared, () => {
-        store.searchMemories = async () => {
+        store.listMemories = async () => {
           searches++;
           throw failure;
         };

@@ -2,6 +2,7 @@ import { isOn, type RunAblation, type UnstampedEvent } from "../../../agents/age
 import type { KnownDecision, KnownDispute } from "../../../agents/brain.js";
 import { type Authority, compareAuthority, defaultAuthority } from "../../../context/authority.js";
 import type { ContextStore, Memory } from "../../../context/context-store.js";
+import { listOnTargets } from "../../../context/reads-by-target.js";
 import type { ContextRead, MemoryDispute, SharedContext } from "../../../context/shared-context.js";
 import type { KnownState } from "../../../coordination/coordination.js";
 import type { Escalation } from "../../../crdt/escalation.js";
@@ -19,8 +20,8 @@ export const claimedPrefix = "claimed-by:";
 /** What {@link readContext} needs besides the agent and the task. */
 export interface ReadContextOptions {
   context: SharedContext;
-  /** The store and subject the context reads: the targeted search for the task's modules. */
-  store: Pick<ContextStore, "searchMemories">;
+  /** The store and subject the context reads: the exact read of the task's modules' decisions. */
+  store: Pick<ContextStore, "listMemories">;
   subjectId: string;
   /** Module -> the modules it depends on. @default none */
   dependsOn?: ReadonlyMap<string, readonly string[]>;
@@ -115,28 +116,19 @@ function usableDecisions(
 const decisionKind = "architectural_decision";
 
 /**
- * The active decisions on the task's module (or one it depends on), however many the subject
- * holds: `beforeActing`'s decision list is the newest 100, so the 101st decision on a busy subject
- * would be lost without this look-up. The store searches by content, not by target, so each
- * decision the run published on those modules is looked up by its own words; the store answers
- * only for memories still active (a superseded decision is not returned).
+ * The active decisions on the task's module (or one it depends on), all of them, read exactly by
+ * target: the store answers from its index, however many decisions the subject holds, and only
+ * for memories still active (a superseded decision is not returned). `beforeActing` lists every
+ * active decision too; this read is the pipeline's own, by the names its plan bears on.
  */
 async function decisionsAbout(task: string, options: ReadContextOptions): Promise<Memory[]> {
   const module = moduleOfTask(task);
   if (module === undefined) return [];
   const names = bearingOn(module, options.dependsOn ?? new Map());
-  const published = [...names].flatMap((name) => options.index.onTarget(name));
-  const contents = [...new Set(published.map((decision) => decision.content))];
-  const found = await Promise.all(
-    contents.map((content) =>
-      options.store.searchMemories(options.subjectId, {
-        kind: decisionKind,
-        q: content,
-        limit: 100,
-      }),
-    ),
-  );
-  return found.flat().filter((memory) => names.has(options.index.decisionOf(memory)?.target ?? ""));
+  const found = await listOnTargets(options.store, options.subjectId, names, {
+    kind: decisionKind,
+  });
+  return found.filter((memory) => names.has(options.index.decisionOf(memory)?.target ?? ""));
 }
 
 /**
@@ -157,8 +149,14 @@ export async function readContext(
     maxTokens: bounded ? options.budgetTokens : 128_000,
   });
   const about = await decisionsAbout(task, options);
+  // What the agent reads: the decisions the ranking put in the bundle, the newest on each target
+  // the task names, and (exactly, by target) every one on the task's modules. The others are
+  // counted as left out, never silently dropped: `raw.decisions` has them all.
+  const ranked = raw.bundle.facts.filter((memory) => memory.kind === decisionKind);
   const decisionMemories = [
-    ...new Map([...raw.decisions, ...about].map((memory) => [memory.id, memory])).values(),
+    ...new Map(
+      [...ranked, ...raw.namedDecisions, ...about].map((memory) => [memory.id, memory]),
+    ).values(),
   ];
   const decisions = highestAuthority(usableDecisions(index.decisionsIn(decisionMemories), options));
   for (const escalation of raw.disputes) options.announce(escalation);
@@ -178,8 +176,9 @@ export async function readContext(
       }
     }
   }
-  // What the agent must read: the bundle, plus any active decision the ranking left out of it.
-  const inBundle = new Set(raw.bundle.facts.map((memory) => memory.id));
+  // What the agent must read: the text (the bundle and the named decisions, which the text holds),
+  // plus each decision on its modules that the text does not show.
+  const inBundle = new Set([...raw.bundle.facts, ...raw.namedDecisions].map((memory) => memory.id));
   const extra = decisionMemories.filter((memory) => !inBundle.has(memory.id));
   const tokens = estimateTokens(
     [raw.assembledContext, ...extra.map((memory) => memory.content)].join("\n"),

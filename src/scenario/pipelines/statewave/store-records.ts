@@ -37,13 +37,22 @@ export async function seedInventory(run: RunStore, inventory: readonly string[])
   });
 }
 
-/** Episodes of a subject, all of them (Statewave pages at 100). */
+/**
+ * Episodes of a subject, all of them, 100 a page (Statewave's page): by cursor, each page one
+ * indexed read; by offset on a store whose timeline gives no cursor (`nextCursor` undefined).
+ */
 async function allEpisodes(store: ContextStore, subjectId: string): Promise<Episode[]> {
   const episodes: Episode[] = [];
-  for (let offset = 0; ; offset += 100) {
-    const page = await store.getTimeline(subjectId, { limit: 100, offset });
+  let cursor: string | null = null;
+  for (;;) {
+    const page = await store.getTimeline(subjectId, {
+      limit: 100,
+      ...(cursor === null ? { offset: episodes.length } : { cursor }),
+    });
     episodes.push(...page.episodes);
-    if (page.episodes.length < 100) return episodes;
+    if (page.nextCursor === null) return episodes;
+    if (page.nextCursor === undefined && page.episodes.length < 100) return episodes;
+    cursor = page.nextCursor ?? null;
   }
 }
 

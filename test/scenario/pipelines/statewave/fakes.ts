@@ -33,6 +33,8 @@ export function contextRead(parts: Partial<ContextRead> & { facts?: Memory[] }):
       provenance: { fact_ids: [], summary_ids: [], procedure_ids: [] },
     },
     assembledContext: "",
+    namedDecisions: [],
+    decisionsLeftOut: 0,
     decisions: [],
     disputes: [],
     contradictions: [],

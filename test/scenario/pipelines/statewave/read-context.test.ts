@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { UnstampedEvent } from "../../../../src/agents/agent-runtime.js";
+import type { Memory } from "../../../../src/context/context-store.js";
 import type { ContextRead, SharedContext } from "../../../../src/context/shared-context.js";
 import type { Escalation } from "../../../../src/crdt/escalation.js";
 import type { SharedState } from "../../../../src/crdt/shared-state.js";
@@ -23,6 +24,8 @@ async function read(
     modules?: Record<string, unknown>;
     off?: Mechanism[];
     joinedAt?: number;
+    /** The store's answer to the exact read of the task's modules' decisions. */
+    byTarget?: Memory[];
   } = {},
 ) {
   const events: UnstampedEvent[] = [];
@@ -36,8 +39,8 @@ async function read(
   } as unknown as SharedContext;
   const result = await readContext("coder", "Build module auth", {
     context,
-    // No decision found by name: what the read returns is the context's alone.
-    store: { searchMemories: async () => [] },
+    // No decision found by target unless given: what the read returns is the context's alone.
+    store: { listMemories: async () => ({ memories: parts.byTarget ?? [], nextCursor: null }) },
     subjectId: "sw-00000000",
     state: stateWith(parts.modules ?? {}),
     index: parts.index ?? new DecisionIndex(),
@@ -86,9 +89,8 @@ describe("readContext", () => {
     index.add("early", { target: "auth", value: "deprecate", by: "planner", content: "e", at: 50 });
     index.add("joining", { target: "auth", value: "keep", by: "planner", content: "j", at: 100 });
     index.add("undated", { target: "auth", value: "keep", by: "lead", content: "u" });
-    const raw = contextRead({
-      decisions: [memory("m1", ["early"]), memory("m2", ["joining"]), memory("m3", ["undated"])],
-    });
+    const ranked = [memory("m1", ["early"]), memory("m2", ["joining"]), memory("m3", ["undated"])];
+    const raw = contextRead({ facts: ranked, decisions: ranked });
 
     it("reach the agent through history (before it joined) and its own read (from then on)", async () => {
       const all = await read(raw, { index });
@@ -164,19 +166,41 @@ describe("readContext", () => {
   });
 
   describe("what the agent had to read", () => {
-    it("counts the bundle plus every active decision the ranking left out, one line each", async () => {
+    it("counts the text plus each decision on the task's module read by target, one line each", async () => {
       const inBundle = memory("in", [], "zzzzzzzzzzzzzzzzzzzzzzzz");
-      const left = memory("out", [], "efghijkl");
+      const onModule = memory("out", ["on-auth"], "efghijkl");
+      const index = new DecisionIndex();
+      index.add("on-auth", { target: "auth", value: "deprecate", by: "planner", content: "d" });
       const raw = contextRead({
         facts: [inBundle],
-        decisions: [inBundle, left],
+        decisions: [inBundle, onModule],
         assembledContext: "abcd",
       });
-      const { known, events } = await read(raw);
+      const { known, events } = await read(raw, { index, byTarget: [onModule] });
       // "abcd\nefghijkl": 13 characters, 4 tokens.
       expect(known.tokens).toBe(4);
+      expect(known.decisions.map((decision) => decision.content)).toEqual(["d"]);
       expect(events).toEqual([
         expect.objectContaining({ type: "context-read", memoryIds: ["in", "out"], tokens: 4 }),
+      ]);
+    });
+
+    it("gives the named decisions (in the text already, counted once) and leaves the rest out, counted", async () => {
+      const index = new DecisionIndex();
+      index.add("named", { target: "auth", value: "keep", by: "planner", content: "k" });
+      index.add("other", { target: "billing", value: "deprecate", by: "planner", content: "o" });
+      const named = memory("n", ["named"], "Keep auth");
+      const other = memory("o", ["other"], "Deprecate billing");
+      const raw = contextRead({
+        decisions: [named, other],
+        namedDecisions: [named],
+        assembledContext: "abcd",
+      });
+      const { known, events } = await read(raw, { index });
+      expect(known.decisions.map((decision) => decision.content)).toEqual(["k"]);
+      expect(known.tokens).toBe(1);
+      expect(events).toEqual([
+        expect.objectContaining({ type: "context-read", memoryIds: ["n"], decisionsLeftOut: 1 }),
       ]);
     });
 

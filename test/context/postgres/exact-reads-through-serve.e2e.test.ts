@@ -6,7 +6,7 @@ import { uniqueSubject } from "../store-contract.js";
 import { describeExactReadsContract } from "../store-contract-exact-reads.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("exact-reads-through-serve.test.ts") !== undefined;
+const skip = postgresSkipReason("exact-reads-through-serve.e2e.test.ts") !== undefined;
 
 /**
  * The exact reads' contract through `serve` on Postgres: `StatewaveStore` -> serve's routes ->

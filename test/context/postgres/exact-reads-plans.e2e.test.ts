@@ -6,7 +6,7 @@ import { memoryPageSql } from "../../../src/context/postgres/exact-reads.js";
 import { PostgresStore } from "../../../src/context/postgres/postgres-store.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
-const skip = postgresSkipReason("exact-reads-plans.test.ts") !== undefined;
+const skip = postgresSkipReason("exact-reads-plans.e2e.test.ts") !== undefined;
 
 /**
  * The Postgres store's exact reads are index lookups: on a subject of 5,000 memories beside another of 5,000 (analyzed,
