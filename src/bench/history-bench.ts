@@ -7,13 +7,13 @@ import { targetOf } from "../context/memory-metadata.js";
 import { openContextStore } from "../context/open-context-store.js";
 import { SharedContext } from "../context/shared-context.js";
 import { benchMachine, loadAverage } from "./bench-machine.js";
-import { type ChildRun, runChild, writeRssProbe } from "./history-child.js";
 import type {
   HistoryBackend,
   HistoryBackendFigures,
   HistoryBenchResult,
   HistorySizeFigures,
 } from "./history-bench-table.js";
+import { type ChildRun, runChild, writeRssProbe } from "./history-child.js";
 import { median, round, timeCalls } from "./latency.js";
 
 /**
