@@ -1,10 +1,13 @@
 import type { ContextStore } from "../../context/context-store.js";
-import { readWholeTimeline as readFullTimeline } from "../../context/whole-timeline.js";
+import {
+  forEachTimelinePage,
+  readWholeTimeline as readFullTimeline,
+} from "../../context/whole-timeline.js";
 import { fromRunEventEpisode, fromRunStopEpisode, isRunId } from "../../scenario/run-record.js";
 import type { RunListing } from "../format/runs-table.js";
 
-/** A subject's whole timeline, read page by page (oldest first). */
-export { readFullTimeline };
+/** A subject's whole timeline, read page by page (oldest first); or folded one page at a time. */
+export { forEachTimelinePage, readFullTimeline };
 
 /** Statewave caps a timeline page at 100 episodes and 100 memories. */
 const pageSize = 100;
