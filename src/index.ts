@@ -22,6 +22,7 @@
 
 // Stores: the ContextStore contract, the embedded store, the Statewave client, and the factory.
 export type {
+  ChangePage,
   CompileJob,
   CompileJobStatus,
   CompileResult,
@@ -38,6 +39,8 @@ export type {
   ListSubjectsResult,
   Memory,
   MemoryKind,
+  MemoryPage,
+  MemoryQuery,
   MemoryStatus,
   SearchMemoriesOptions,
   StoreChange,
@@ -62,9 +65,11 @@ export {
   DecisionLifecycleError,
   type DecisionLifecycleProblem,
 } from "./context/errors/decision-lifecycle-error.js";
+export { InvalidCursorError } from "./context/errors/invalid-cursor-error.js";
 export { StoreClosedError } from "./context/errors/store-closed-error.js";
 export { StoreSchemaError } from "./context/errors/store-schema-error.js";
 export { StoreValidationError } from "./context/errors/store-validation-error.js";
+export { listAllMemories } from "./context/memory-query.js";
 export { openContextStore } from "./context/open-context-store.js";
 export { PostgresConnectionError } from "./context/postgres/errors/postgres-connection-error.js";
 export { PostgresStore, type PostgresStoreOptions } from "./context/postgres/postgres-store.js";

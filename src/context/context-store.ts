@@ -154,8 +154,17 @@ export interface TimelineOptions {
    * the embedded store and `shared-ctx serve` accept more. @default 100
    */
   limit?: number;
-  /** Skip this many of the oldest episodes (and memories). @default 0 */
+  /**
+   * Skip this many of the oldest episodes (and memories). Costs a walk over what it skips: page
+   * with `cursor` instead. Not together with a `cursor`. @default 0
+   */
   offset?: number;
+  /**
+   * Where the page starts: the previous page's `nextCursor` (opaque). Each list continues after
+   * the last item of its own that page returned, so items written since are never skipped or
+   * repeated. @default null (from the oldest)
+   */
+  cursor?: string | null;
 }
 
 export interface Timeline {
@@ -164,6 +173,51 @@ export interface Timeline {
   episodes: Episode[];
   /** Oldest first, every status (superseded ones too). */
   memories: Memory[];
+  /**
+   * Where the next page starts (`TimelineOptions.cursor`), or null when neither list has more.
+   * Set by the embedded and Postgres stores and `shared-ctx serve`; a Statewave v0.7.1 server
+   * (which has no paging) gives none, so `undefined` means "unknown".
+   */
+  nextCursor?: string | null;
+}
+
+/**
+ * An exact, indexed query over a subject's memories: complete when paged to the end (see
+ * `listAllMemories`). Every filter is an exact match, never a ranking; the filters combine with AND.
+ */
+export interface MemoryQuery {
+  /** The memory's kind, e.g. `architectural_decision`. @default any kind */
+  kind?: string;
+  /**
+   * `metadata.target` equals one of these (exact, case-sensitive); 1..100 targets. An empty list
+   * matches nothing. @default any target (and memories without one)
+   */
+  targets?: readonly string[];
+  /** `metadata.target` starts with this (exact, case-sensitive), e.g. `modules/`. */
+  targetPrefix?: string;
+  /** @default "active" */
+  status?: MemoryStatus | "any";
+  /** Page size, 1..500. @default 100 */
+  limit?: number;
+  /** From the previous page's `nextCursor` (opaque). @default null (the newest) */
+  cursor?: string | null;
+}
+
+/** One page of `listMemories`: newest first. */
+export interface MemoryPage {
+  memories: Memory[];
+  /** Pass as `MemoryQuery.cursor` for the next page; null when this page is the last. */
+  nextCursor: string | null;
+}
+
+/** One page of `changesSince`. */
+export interface ChangePage {
+  /** Oldest first: the page's new episodes (in seq order), then its memory changes (in order). */
+  changes: StoreChange[];
+  /** Where the next call starts; pass it back even when `hasMore` is false (later writes). */
+  cursor: string;
+  /** Whether more changes were already waiting past this page. */
+  hasMore: boolean;
 }
 
 export interface ListSubjectsOptions {
@@ -245,6 +299,40 @@ export interface ContextStore {
     subjectId: string,
     options?: TimelineOptions & { signal?: AbortSignal },
   ): Promise<Timeline>;
+  /**
+   * The subject's memories matching `query`, newest first, one page at a time, from an index:
+   * paged to the end (`nextCursor` null) the answer is complete, whatever the history's size.
+   * Writes between pages never make a page repeat or skip an older memory.
+   * @throws StoreValidationError for a bad filter or limit; InvalidCursorError for a cursor this
+   *   store did not hand out
+   */
+  listMemories(
+    subjectId: string,
+    query?: MemoryQuery & { signal?: AbortSignal },
+  ): Promise<MemoryPage>;
+  /** The subject's memory with this id (any status), or null when the subject has none such. */
+  getMemory(
+    subjectId: string,
+    memoryId: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<Memory | null>;
+  /** The subject's episode with this id, or null when the subject has none such. */
+  getEpisode(
+    subjectId: string,
+    episodeId: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<Episode | null>;
+  /**
+   * What changed in the subject after `cursor` (null: from the start), oldest first, one bounded
+   * page: new episodes and new or changed memories (a supersede delivers the memory again).
+   * @param options.limit at most this many episodes and this many memory changes, 1..500 (@default 100)
+   * @throws InvalidCursorError for a cursor this store did not hand out
+   */
+  changesSince(
+    subjectId: string,
+    cursor: string | null,
+    options?: { limit?: number; signal?: AbortSignal },
+  ): Promise<ChangePage>;
   listSubjects(
     options?: ListSubjectsOptions & { signal?: AbortSignal },
   ): Promise<ListSubjectsResult>;

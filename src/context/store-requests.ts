@@ -6,6 +6,7 @@ import type {
   TimelineOptions,
 } from "./context-store.js";
 import { StoreValidationError } from "./errors/store-validation-error.js";
+import { type CursorPair, readTimelineCursor } from "./store-cursors.js";
 import {
   inputLimits,
   requireId,
@@ -26,6 +27,14 @@ export function requireSubjectId(subjectId: unknown): string {
 }
 
 /**
+ * The id of a memory or an episode to read by id: any string of 1..256 characters (ours are
+ * UUIDs; an id no store can hold is refused, not looked up). @throws StoreValidationError
+ */
+export function requireItemId(field: string, id: unknown): string {
+  return requireId(field, id, inputLimits.itemId);
+}
+
+/**
  * A context request's subject and task, and its token budget.
  * @throws StoreValidationError naming the field
  */
@@ -40,14 +49,28 @@ export function contextRequest(
   return { maxTokens };
 }
 
-/** A timeline request's subject and page. @throws StoreValidationError naming the field */
-export function timelineRequest(
-  subjectId: unknown,
-  options: TimelineOptions,
-): { limit: number; offset: number } {
+/** A timeline page as the SQL stores read it: after a cursor's positions, or from an offset. */
+export interface TimelineRequest {
+  limit: number;
+  offset: number;
+  /** Where each list continues (a cursor, or the start when there is neither cursor nor offset). */
+  after: CursorPair | null;
+}
+
+/**
+ * A timeline request's subject and page.
+ * @throws StoreValidationError naming the field (a cursor with an offset is refused: which wins
+ *   would be a guess); InvalidCursorError
+ */
+export function timelineRequest(subjectId: unknown, options: TimelineOptions): TimelineRequest {
   requireSubjectId(subjectId);
   const limit = requireInteger("limit", options.limit, 0, inputLimits.timelineLimit, 100);
-  return { limit, offset: requireOffset("offset", options.offset) };
+  const offset = requireOffset("offset", options.offset);
+  const cursor = readTimelineCursor(options.cursor);
+  if (cursor !== null && offset > 0) {
+    throw new StoreValidationError("offset", "0 (or absent) when a cursor is given");
+  }
+  return { limit, offset, after: cursor ?? (offset === 0 ? { episode: 0, memory: 0 } : null) };
 }
 
 /** A subjects listing's page. @throws StoreValidationError naming the field */

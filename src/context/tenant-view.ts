@@ -54,6 +54,29 @@ export interface TenantScopedCore {
     subjectId: string,
     options?: Store.TimelineOptions & { signal?: AbortSignal },
   ): Eventually<Store.Timeline>;
+  listMemories(
+    tenant: Tenant,
+    subjectId: string,
+    query?: Store.MemoryQuery & { signal?: AbortSignal },
+  ): Eventually<Store.MemoryPage>;
+  getMemory(
+    tenant: Tenant,
+    subjectId: string,
+    memoryId: string,
+    signal?: AbortSignal,
+  ): Eventually<Store.Memory | null>;
+  getEpisode(
+    tenant: Tenant,
+    subjectId: string,
+    episodeId: string,
+    signal?: AbortSignal,
+  ): Eventually<Store.Episode | null>;
+  changesSince(
+    tenant: Tenant,
+    subjectId: string,
+    cursor: string | null,
+    options?: { limit?: number; signal?: AbortSignal },
+  ): Eventually<Store.ChangePage>;
   listSubjects(
     tenant: Tenant,
     options?: Store.ListSubjectsOptions & { signal?: AbortSignal },
@@ -158,6 +181,37 @@ export class TenantView<Core extends TenantScopedCore> implements Store.ContextS
     options?: Store.TimelineOptions & { signal?: AbortSignal },
   ): Promise<Store.Timeline> {
     return this.core.getTimeline(this.tenantId, subjectId, options);
+  }
+
+  async listMemories(
+    subjectId: string,
+    query?: Store.MemoryQuery & { signal?: AbortSignal },
+  ): Promise<Store.MemoryPage> {
+    return this.core.listMemories(this.tenantId, subjectId, query);
+  }
+
+  async getMemory(
+    subjectId: string,
+    memoryId: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<Store.Memory | null> {
+    return this.core.getMemory(this.tenantId, subjectId, memoryId, options?.signal);
+  }
+
+  async getEpisode(
+    subjectId: string,
+    episodeId: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<Store.Episode | null> {
+    return this.core.getEpisode(this.tenantId, subjectId, episodeId, options?.signal);
+  }
+
+  async changesSince(
+    subjectId: string,
+    cursor: string | null,
+    options?: { limit?: number; signal?: AbortSignal },
+  ): Promise<Store.ChangePage> {
+    return this.core.changesSince(this.tenantId, subjectId, cursor, options);
   }
 
   async listSubjects(

@@ -24,6 +24,8 @@ export const inputLimits = {
   idempotencyKey: 256,
   /** A compile job id: ours are UUIDs; anything longer is refused before a lookup. */
   jobId: 256,
+  /** A memory or episode id read by id (`getMemory`, `getEpisode`). */
+  itemId: 256,
 } as const;
 
 /**

@@ -630,6 +630,7 @@ export function describeStoreContract(
           subjectId,
           episodes: [],
           memories: [],
+          nextCursor: null,
         });
       });
     });
@@ -670,6 +671,7 @@ export function describeStoreContract(
           subjectId,
           episodes: [],
           memories: [],
+          nextCursor: null,
         });
         expect(await store.searchMemories(subjectId)).toEqual([]);
         expect(await store.deleteSubject(subjectId)).toEqual({

@@ -95,6 +95,17 @@ export const migrations: readonly string[] = [
     ON episodes (tenant_id IS NULL, ifnull(tenant_id, ''), subject_id, idempotency_key)
     WHERE idempotency_key IS NOT NULL;
   `,
+  // 3: the exact reads (issue 36): memories by target (exact or prefix) and by kind in any status,
+  // newest first, and an episode by id. The target column has been filled from metadata.target
+  // since migration 1; the UPDATE fills any row that missed it, so every older file answers alike.
+  `
+  UPDATE memories SET target = json_extract(metadata, '$.target')
+    WHERE target IS NULL AND json_valid(metadata) AND json_type(metadata, '$.target') = 'text';
+  CREATE INDEX memories_by_target ON memories (tenant_id, subject_id, target, status, seq);
+  CREATE INDEX memories_by_kind_any ON memories (tenant_id, subject_id, kind, seq);
+  -- Not UNIQUE: ids are random UUIDs, and the index only has to find one.
+  CREATE INDEX episodes_by_id ON episodes (id);
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -4,9 +4,12 @@ import { compileJobFailure, compileJobOf, compileResultOf, jobMemoryIds } from "
 import type * as Store from "../context-store.js";
 import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
+import { validateChangesLimit, validateMemoryQuery } from "../memory-query.js";
 import { rankContext } from "../rank-context.js";
+import { readChangeCursor } from "../store-cursors.js";
 import {
   contextRequest,
+  requireItemId,
   requireSubjectId,
   subjectsRequest,
   timelineRequest,
@@ -20,6 +23,13 @@ import { compileLocked } from "./compile.js";
 import { ContextRowCache, readContextCandidates } from "./context-read.js";
 import type { EmbeddedStoreOptions } from "./embedded-store.js";
 import { type EpisodeWrite, insertEpisode, writeBatch, writeGroup } from "./episode-writes.js";
+import {
+  changePage,
+  episodeById,
+  memoryById,
+  memoryPageRows,
+  timelinePageRows,
+} from "./exact-reads.js";
 import { type CompileJobRow, type MemoryRow, memoryFromRow } from "./rows.js";
 import { isInMemory, SqliteHandle } from "./sqlite-handle.js";
 import {
@@ -316,8 +326,56 @@ export class EmbeddedStoreCore {
     options: Store.TimelineOptions & { signal?: AbortSignal } = {},
   ): Store.Timeline {
     this.#open(options.signal);
+    const request = timelineRequest(subjectId, options);
     // One read transaction: episodes and memories from the same snapshot.
-    return timelineRows(this.#handle, tenantId, subjectId, timelineRequest(subjectId, options));
+    return request.after === null
+      ? timelineRows(this.#handle, tenantId, subjectId, request)
+      : timelinePageRows(this.#handle, tenantId, subjectId, request.after, request.limit);
+  }
+
+  listMemories(
+    tenantId: string | null,
+    subjectId: string,
+    query: Store.MemoryQuery & { signal?: AbortSignal } = {},
+  ): Store.MemoryPage {
+    this.#open(query.signal);
+    requireSubjectId(subjectId);
+    return memoryPageRows(this.#handle, tenantId, subjectId, validateMemoryQuery(query));
+  }
+
+  getMemory(
+    tenantId: string | null,
+    subjectId: string,
+    memoryId: string,
+    signal?: AbortSignal,
+  ): Store.Memory | null {
+    this.#open(signal);
+    requireSubjectId(subjectId);
+    return memoryById(this.#handle, tenantId, subjectId, requireItemId("memoryId", memoryId));
+  }
+
+  getEpisode(
+    tenantId: string | null,
+    subjectId: string,
+    episodeId: string,
+    signal?: AbortSignal,
+  ): Store.Episode | null {
+    this.#open(signal);
+    requireSubjectId(subjectId);
+    return episodeById(this.#handle, tenantId, subjectId, requireItemId("episodeId", episodeId));
+  }
+
+  changesSince(
+    tenantId: string | null,
+    subjectId: string,
+    cursor: string | null,
+    options: { limit?: number; signal?: AbortSignal } = {},
+  ): Store.ChangePage {
+    this.#open(options.signal);
+    requireSubjectId(subjectId);
+    const after = readChangeCursor(cursor);
+    const limit = validateChangesLimit(options.limit);
+    return changePage(this.#handle, tenantId, subjectId, after, limit);
   }
 
   listSubjects(

@@ -5,6 +5,7 @@ import type {
   Memory,
   Timeline,
 } from "../context-store.js";
+import { timelineCursor } from "../store-cursors.js";
 import { type EpisodeRow, episodeFromRow, type MemoryRow, memoryFromRow } from "./rows.js";
 import type { SqliteHandle } from "./sqlite-handle.js";
 
@@ -40,7 +41,12 @@ export function searchRows(
     .map(memoryFromRow);
 }
 
-/** One page of the subject's episodes and memories, oldest first, from one snapshot. */
+/**
+ * One page of the subject's episodes and memories from `offset`, oldest first, from one snapshot.
+ * OFFSET walks what it skips: kept for the wire's `offset`, while a cursor reads
+ * `timelinePageRows` (exact-reads.ts). Its `nextCursor` continues after this page's rows (after
+ * the subject's newest row, for a list the offset ran past).
+ */
 export function timelineRows(
   handle: SqliteHandle,
   tenantId: string | null,
@@ -48,21 +54,41 @@ export function timelineRows(
   page: { limit: number; offset: number },
 ): Timeline {
   const { limit, offset } = page;
-  return handle.transaction(() => ({
-    subjectId,
-    episodes: handle
+  return handle.transaction(() => {
+    const episodes = handle
       .statement<EpisodeRow>(
         `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
       )
-      .all(tenantId, subjectId, limit, offset)
-      .map(episodeFromRow),
-    memories: handle
+      .all(tenantId, subjectId, limit + 1, offset);
+    const memories = handle
       .statement<MemoryRow>(
         `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
       )
-      .all(tenantId, subjectId, limit, offset)
-      .map(memoryFromRow),
-  }));
+      .all(tenantId, subjectId, limit + 1, offset);
+    const more = episodes.length > limit || memories.length > limit;
+    const newest = (table: "episodes" | "memories") =>
+      handle
+        .statement<{ seq: number | null }>(
+          `SELECT max(seq) AS seq FROM ${table} WHERE tenant_id IS ? AND subject_id = ?`,
+        )
+        .get(tenantId, subjectId)?.seq ?? 0;
+    const lastEpisode = episodes.slice(0, limit).at(-1)?.seq;
+    const lastMemory = memories.slice(0, limit).at(-1)?.seq;
+    return {
+      subjectId,
+      episodes: episodes.slice(0, limit).map(episodeFromRow),
+      memories: memories.slice(0, limit).map(memoryFromRow),
+      // With limit 0 nothing says where the offset stands: unknown, not a guess.
+      nextCursor: !more
+        ? null
+        : limit === 0
+          ? undefined
+          : timelineCursor({
+              episode: lastEpisode ?? newest("episodes"),
+              memory: lastMemory ?? newest("memories"),
+            }),
+    };
+  });
 }
 
 /** One page of the tenant's subjects (any with an episode or a memory), by id, with the total. */

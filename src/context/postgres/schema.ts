@@ -123,6 +123,18 @@ export const migrations: readonly string[] = [
   CREATE UNIQUE INDEX episodes_idempotency ON episodes (tenant_key, subject_id, idempotency_key)
     WHERE idempotency_key IS NOT NULL;
   `,
+  // 3: the exact reads (issue 36): memories by target (exact or prefix, in code point order) and
+  // by status or kind alone, newest first, and an episode by id. No backfill: compile has written
+  // the target column from the same draft as metadata.target since migration 1 (compile-memories.ts),
+  // and a ::jsonb cast of every row could fail the migration on a "\u0000" escape jsonb refuses.
+  `
+  CREATE INDEX memories_by_target
+    ON memories (tenant_key, subject_id, (target COLLATE "C"), status, mseq);
+  CREATE INDEX memories_by_status_seq ON memories (tenant_key, subject_id, status, mseq);
+  CREATE INDEX memories_by_kind ON memories (tenant_key, subject_id, kind, mseq);
+  -- Not UNIQUE: ids are random UUIDs, and the index only has to find one.
+  CREATE INDEX episodes_by_id ON episodes (id);
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -3,9 +3,12 @@ import { compileJobFailure, compileJobOf, compileResultOf, jobMemoryIds } from "
 import type * as Store from "../context-store.js";
 import { CompileJobNotFoundError } from "../errors/compile-job-not-found-error.js";
 import { StoreClosedError } from "../errors/store-closed-error.js";
+import { validateChangesLimit, validateMemoryQuery } from "../memory-query.js";
 import { rankContext } from "../rank-context.js";
+import { readChangeCursor } from "../store-cursors.js";
 import {
   contextRequest,
+  requireItemId,
   requireSubjectId,
   subjectsRequest,
   timelineRequest,
@@ -26,6 +29,13 @@ import {
   writeBatch,
 } from "./episode-writes.js";
 import { PostgresConnectionError } from "./errors/postgres-connection-error.js";
+import {
+  changePage,
+  episodeById,
+  memoryById,
+  memoryPageRows,
+  timelinePageRows,
+} from "./exact-reads.js";
 import { listenForChanges } from "./listen-connection.js";
 import { toStoreError } from "./postgres-errors.js";
 import type { PostgresStoreOptions } from "./postgres-store.js";
@@ -311,8 +321,63 @@ export class PostgresStoreCore {
   ): Promise<Store.Timeline> {
     const page = timelineRequest(subjectId, options);
     const tenant = tenantKey(tenantId);
+    const { after } = page;
     return this.#connection.runInTransaction(options.signal, readSnapshot, (client) =>
-      timelineRows(client, tenant, subjectId, page),
+      after === null
+        ? timelineRows(client, tenant, subjectId, page)
+        : timelinePageRows(client, tenant, subjectId, after, page.limit),
+    );
+  }
+
+  async listMemories(
+    tenantId: string | null,
+    subjectId: string,
+    query: Store.MemoryQuery & { signal?: AbortSignal } = {},
+  ): Promise<Store.MemoryPage> {
+    requireSubjectId(subjectId);
+    const valid = validateMemoryQuery(query);
+    const tenant = tenantKey(tenantId);
+    return this.#connection.run(query.signal, (pool) =>
+      memoryPageRows(pool, tenant, subjectId, valid),
+    );
+  }
+
+  async getMemory(
+    tenantId: string | null,
+    subjectId: string,
+    memoryId: string,
+    signal?: AbortSignal,
+  ): Promise<Store.Memory | null> {
+    requireSubjectId(subjectId);
+    const id = requireItemId("memoryId", memoryId);
+    const tenant = tenantKey(tenantId);
+    return this.#connection.run(signal, (pool) => memoryById(pool, tenant, subjectId, id));
+  }
+
+  async getEpisode(
+    tenantId: string | null,
+    subjectId: string,
+    episodeId: string,
+    signal?: AbortSignal,
+  ): Promise<Store.Episode | null> {
+    requireSubjectId(subjectId);
+    const id = requireItemId("episodeId", episodeId);
+    const tenant = tenantKey(tenantId);
+    return this.#connection.run(signal, (pool) => episodeById(pool, tenant, subjectId, id));
+  }
+
+  async changesSince(
+    tenantId: string | null,
+    subjectId: string,
+    cursor: string | null,
+    options: { limit?: number; signal?: AbortSignal } = {},
+  ): Promise<Store.ChangePage> {
+    requireSubjectId(subjectId);
+    const after = readChangeCursor(cursor);
+    const limit = validateChangesLimit(options.limit);
+    const tenant = tenantKey(tenantId);
+    return this.#connection.run(options.signal, (pool) =>
+      changePage(pool, tenant, subjectId, after, limit),
     );
   }
 

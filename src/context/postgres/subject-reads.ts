@@ -7,6 +7,7 @@ import type {
   Memory,
   Timeline,
 } from "../context-store.js";
+import { timelineCursor } from "../store-cursors.js";
 import { queryRows } from "./connection.js";
 import {
   type EpisodeRow,
@@ -49,7 +50,12 @@ export async function searchRows(
   return rows.map(memoryFromRow);
 }
 
-/** One page of the subject's episodes and memories, oldest first (in the caller's snapshot). */
+/**
+ * One page of the subject's episodes and memories from `offset`, oldest first (in the caller's
+ * snapshot). OFFSET walks what it skips: kept for the wire's `offset`, while a cursor reads
+ * `timelinePageRows` (exact-reads.ts). Its `nextCursor` continues after this page's rows (after
+ * the subject's newest row, for a list the offset ran past).
+ */
 export async function timelineRows(
   client: PoolClient,
   tenant: string,
@@ -59,18 +65,50 @@ export async function timelineRows(
   const episodes = await queryRows<EpisodeRow>(client, {
     name: "shared-ctx-timeline-episodes",
     text: `SELECT ${episodeColumns} FROM episodes WHERE tenant_key = $1 AND subject_id = $2 ORDER BY seq LIMIT $3 OFFSET $4`,
-    values: [tenant, subjectId, page.limit, page.offset],
+    values: [tenant, subjectId, page.limit + 1, page.offset],
   });
   const memories = await queryRows<MemoryRow>(client, {
     name: "shared-ctx-timeline-memories",
     text: `SELECT ${memoryColumns} FROM memories m WHERE m.tenant_key = $1 AND m.subject_id = $2 ORDER BY m.mseq LIMIT $3 OFFSET $4`,
-    values: [tenant, subjectId, page.limit, page.offset],
+    values: [tenant, subjectId, page.limit + 1, page.offset],
   });
+  const more = episodes.length > page.limit || memories.length > page.limit;
+  const kept = { episodes: episodes.slice(0, page.limit), memories: memories.slice(0, page.limit) };
   return {
     subjectId,
-    episodes: episodes.map(episodeFromRow),
-    memories: memories.map(memoryFromRow),
+    episodes: kept.episodes.map(episodeFromRow),
+    memories: kept.memories.map(memoryFromRow),
+    // With limit 0 nothing says where the offset stands: unknown, not a guess.
+    nextCursor: !more
+      ? null
+      : page.limit === 0
+        ? undefined
+        : await offsetCursor(client, tenant, subjectId, kept),
   };
+}
+
+/** Where the page after an offset page starts: its last rows, or the subject's newest row. */
+async function offsetCursor(
+  client: PoolClient,
+  tenant: string,
+  subjectId: string,
+  kept: { episodes: EpisodeRow[]; memories: MemoryRow[] },
+): Promise<string> {
+  const lastEpisode = kept.episodes.at(-1)?.seq;
+  const lastMemory = kept.memories.at(-1)?.mseq;
+  if (lastEpisode !== undefined && lastMemory !== undefined) {
+    return timelineCursor({ episode: Number(lastEpisode), memory: Number(lastMemory) });
+  }
+  const [newest] = await queryRows<{ episode: string | null; memory: string | null }>(client, {
+    name: "shared-ctx-timeline-newest",
+    text: `SELECT (SELECT max(seq) FROM episodes WHERE tenant_key = $1 AND subject_id = $2) AS episode,
+                  (SELECT max(mseq) FROM memories WHERE tenant_key = $1 AND subject_id = $2) AS memory`,
+    values: [tenant, subjectId],
+  });
+  return timelineCursor({
+    episode: Number(lastEpisode ?? newest?.episode ?? 0),
+    memory: Number(lastMemory ?? newest?.memory ?? 0),
+  });
 }
 
 /** One page of the tenant's subjects (any with an episode or a memory), by id, with the total. */

@@ -1,16 +1,25 @@
 import { randomUUID } from "node:crypto";
 import type {
+  ChangePage,
   CompileJob,
   CompileResult,
   ContextBundle,
   Episode,
   ListSubjectsResult,
+  Memory,
+  MemoryPage,
   StoreChange,
   Subscription,
   WatchOptions,
 } from "../context-store.js";
 import { CompileTimeoutError } from "../errors/compile-timeout-error.js";
 import { fromWire, toWire } from "../wire-format.js";
+import {
+  changesRequest,
+  itemByIdRequest,
+  type ListMemoriesParams,
+  listMemoriesRequest,
+} from "./statewave-exact-reads.js";
 import {
   abortableDelay,
   StatewaveTransport,
@@ -285,6 +294,40 @@ export class StatewaveClient {
       },
       ...signalOf(options),
     });
+  }
+
+  /**
+   * `GET /v1/memories` (a `shared-ctx serve` route, docs/server.md): one page of the subject's
+   * memories matching the exact filters, newest first, and the cursor of the next.
+   * @throws StatewaveAPIError 404 `http_error` from a Statewave without the route (see `isMissingRoute`)
+   */
+  listMemories(params: ListMemoriesParams, options?: RequestOptions): Promise<MemoryPage> {
+    return listMemoriesRequest((request) => this.#call(request), params, options?.signal);
+  }
+
+  /** `GET /v1/memories/{id}?subject_id=` (`serve`): the memory, any status, or null. */
+  getMemory(subjectId: string, memoryId: string, options?: RequestOptions): Promise<Memory | null> {
+    const call = <T>(request: TransportRequest) => this.#call<T>(request);
+    return itemByIdRequest<Memory>(call, "memories", subjectId, memoryId, options?.signal);
+  }
+
+  /** `GET /v1/episodes/{id}?subject_id=` (`serve`): the episode, or null. */
+  getEpisode(
+    subjectId: string,
+    episodeId: string,
+    options?: RequestOptions,
+  ): Promise<Episode | null> {
+    const call = <T>(request: TransportRequest) => this.#call<T>(request);
+    return itemByIdRequest<Episode>(call, "episodes", subjectId, episodeId, options?.signal);
+  }
+
+  /** `GET /v1/changes?subject_id=&cursor=&limit=` (`serve`): what changed after `cursor`. */
+  changesSince(
+    subjectId: string,
+    cursor: string | null,
+    options: { limit?: number; signal?: AbortSignal } = {},
+  ): Promise<ChangePage> {
+    return changesRequest((request) => this.#call(request), subjectId, cursor, options);
   }
 
   /** `GET /v1/subjects`. */

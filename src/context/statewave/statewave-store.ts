@@ -1,4 +1,5 @@
 import type {
+  ChangePage,
   CompileJob,
   CompileResult,
   CompileWaitOptions,
@@ -11,6 +12,8 @@ import type {
   ListSubjectsOptions,
   ListSubjectsResult,
   Memory,
+  MemoryPage,
+  MemoryQuery,
   SearchMemoriesOptions,
   StoreChange,
   Subscription,
@@ -20,13 +23,9 @@ import type {
 } from "../context-store.js";
 import { StatewaveClient, type StatewaveClientOptions } from "./statewave-client.js";
 import { EpisodeLog } from "./statewave-episode-log.js";
-import {
-  applyRule,
-  derivedDraftOf,
-  resolveKnowledge,
-  statewaveMemoryKinds,
-  typedMemory,
-} from "./statewave-knowledge.js";
+import { applyRule, derivedDraftOf, resolveKnowledge, typedMemory } from "./statewave-knowledge.js";
+import { searchTyped } from "./statewave-search.js";
+import { StatewaveExactReads } from "./statewave-store-reads.js";
 import { joinSharedPoller, type SubscribeOptions, TimelineWatch } from "./statewave-watch.js";
 
 /** Options of {@link StatewaveStore}: a client's options, or the client to use. */
@@ -72,6 +71,8 @@ export class StatewaveStore implements ContextStore {
   readonly #pollers = new Map<string, TimelineWatch>();
   /** Source episode ids a timeline read did not return (past a real v0.7.1's 100): not read again. */
   readonly #unreachable = new Set<string>();
+  /** `listMemories`, `getMemory`, `getEpisode`, `changesSince`: exact routes or the fallback. */
+  readonly #exactReads: StatewaveExactReads;
 
   constructor(options: StatewaveStoreOptions = {}) {
     const { client, ...clientOptions } = options;
@@ -79,6 +80,15 @@ export class StatewaveStore implements ContextStore {
     this.#ownsClient = client === undefined;
     this.#log = new EpisodeLog({ client: this.client });
     this.#pollIntervalMs = clientOptions.pollIntervalMs ?? 100;
+    this.#exactReads = new StatewaveExactReads({
+      client: this.client,
+      typed: (subjectId, memories) => this.#typed(subjectId, memories),
+      readCapped: (subjectId, signal) => this.#readCapped(subjectId, signal),
+      getTimeline: (subjectId, options) => this.getTimeline(subjectId, options),
+      knownEpisode: (id) => this.#episodes.get(id)?.episode,
+      readLog: (subjectId, signal) => this.#log.read(subjectId, signal),
+      remember: (episodes) => this.#remember(episodes),
+    });
   }
 
   /** The server's base URL. */
@@ -147,67 +157,14 @@ export class StatewaveStore implements ContextStore {
   /**
    * Active memories, newest first, by shared-ctx kind. A kind of ours the server does not index
    * (a real Statewave files decisions under `episode_summary`) is found by reading the newest
-   * memories and typing them here.
+   * memories and typing them here (see `searchTyped`).
    */
-  async searchMemories(
+  searchMemories(
     subjectId: string,
     options: SearchMemoriesOptions & Signal = {},
   ): Promise<Memory[]> {
-    const limit = options.limit ?? 20;
-    // The client sends neither an `undefined` query nor an unset `semantic`.
-    const base = { subjectId, query: options.q, semantic: options.semantic };
-    const kind = options.kind;
-    let memories: Memory[] = [];
-    if (kind !== undefined && !statewaveMemoryKinds.has(kind)) {
-      // `serve` indexes our kinds; a real Statewave answers this with nothing.
-      memories = (await this.client.searchMemories({ ...base, kind, limit }, signalOf(options)))
-        .memories;
-    }
-    if (memories.length === 0 || kind === undefined || statewaveMemoryKinds.has(kind)) {
-      const wide = kind === undefined ? limit : maxSearchLimit;
-      memories = (
-        await this.client.searchMemories(
-          {
-            ...base,
-            ...(kind !== undefined && statewaveMemoryKinds.has(kind) ? { kind } : {}),
-            limit: wide,
-          },
-          signalOf(options),
-        )
-      ).memories;
-    }
-    const typed = await this.#typedHits(subjectId, memories, options);
-    return typed
-      .filter((memory) => memory.status === "active")
-      .filter((memory) => kind === undefined || memory.kind === kind)
-      .slice(0, limit);
-  }
-
-  /**
-   * The hits of a search, typed and resolved. Client-side supersession (a server that keeps no
-   * metadata, v0.7.1) needs the newer memory beside the older: a query returns only the memories
-   * whose words match, so the decision that overrules a hit (a ruling, in other words) would be
-   * missing and the hit would stay active. With a query, the rule runs over the hits and the
-   * subject's newest summaries together, and the hits are kept.
-   */
-  async #typedHits(
-    subjectId: string,
-    hits: readonly Memory[],
-    options: SearchMemoriesOptions & Signal,
-  ): Promise<Memory[]> {
-    const untyped = (memory: Memory) =>
-      memory.kind === "episode_summary" && Object.keys(memory.metadata).length === 0;
-    if (options.q === undefined || !hits.some(untyped)) return this.#typed(subjectId, hits);
-    const newest = (
-      await this.client.searchMemories(
-        { subjectId, kind: "episode_summary", limit: maxSearchLimit },
-        signalOf(options),
-      )
-    ).memories;
-    const hitIds = new Set(hits.map((memory) => memory.id));
-    const together = [...hits, ...newest.filter((memory) => !hitIds.has(memory.id))];
-    const resolved = await this.#typed(subjectId, together);
-    return resolved.filter((memory) => hitIds.has(memory.id));
+    const typed = (memories: readonly Memory[]) => this.#typed(subjectId, memories);
+    return searchTyped({ client: this.client, typed }, subjectId, options);
   }
 
   async getContext(
@@ -287,6 +244,30 @@ export class StatewaveStore implements ContextStore {
       episodes: log,
       memories: await this.#typed(subjectId, ordered),
     };
+  }
+
+  /**
+   * Exact through `serve` (`GET /v1/memories`); over a real Statewave, the best its API allows
+   * (see `StatewaveExactReads` and docs/store.md "Exact reads over a real Statewave").
+   */
+  listMemories(subjectId: string, query: MemoryQuery & Signal = {}): Promise<MemoryPage> {
+    return this.#exactReads.listMemories(subjectId, query);
+  }
+
+  getMemory(subjectId: string, memoryId: string, options?: Signal): Promise<Memory | null> {
+    return this.#exactReads.getMemory(subjectId, memoryId, options);
+  }
+
+  getEpisode(subjectId: string, episodeId: string, options?: Signal): Promise<Episode | null> {
+    return this.#exactReads.getEpisode(subjectId, episodeId, options);
+  }
+
+  changesSince(
+    subjectId: string,
+    cursor: string | null,
+    options: { limit?: number } & Signal = {},
+  ): Promise<ChangePage> {
+    return this.#exactReads.changesSince(subjectId, cursor, options);
   }
 
   listSubjects(options: ListSubjectsOptions & Signal = {}): Promise<ListSubjectsResult> {

@@ -48,7 +48,8 @@ export interface TransportSettings {
 export interface TransportRequest {
   method: "GET" | "POST" | "DELETE";
   path: string;
-  query?: Record<string, string | number | boolean | undefined>;
+  /** A list is sent as the name repeated (`target=a&target=b`). */
+  query?: Record<string, string | number | boolean | readonly string[] | undefined>;
   body?: unknown;
   signal?: AbortSignal;
   /** Overrides the client's `maxRetries` for this call (the watch loop retries by itself). */
@@ -158,7 +159,12 @@ export class StatewaveTransport {
   #url(request: TransportRequest): string {
     const url = new URL(`${this.#settings.baseUrl}${request.path}`);
     for (const [name, value] of Object.entries(request.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, String(value));
+      if (value === undefined) continue;
+      if (Array.isArray(value)) {
+        for (const item of value) url.searchParams.append(name, item);
+        continue;
+      }
+      url.searchParams.set(name, String(value));
     }
     return url.toString();
   }

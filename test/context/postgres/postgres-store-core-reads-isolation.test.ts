@@ -150,6 +150,7 @@ describe.skipIf(skip)("PostgresStore reads and deletes under concurrent writers"
         subjectId: "run",
         episodes: [],
         memories: [],
+        nextCursor: null,
       });
     });
   });
