@@ -1,4 +1,5 @@
 import type {
+  ChangePage,
   Episode,
   Memory,
   StoreChange,
@@ -18,6 +19,15 @@ export type FetchTimelinePage = (
 export type ReadWholeTimeline = (
   signal: AbortSignal,
 ) => Promise<{ episodes: readonly Episode[]; memories: readonly Memory[] } | undefined>;
+
+/**
+ * The server's change feed (`serve`'s `GET /v1/changes`): what changed after `cursor`, or
+ * `undefined` when the server has none (a real Statewave v0.7.1), and the watch polls the timeline.
+ */
+export type ReadChanges = (
+  cursor: string | null,
+  signal: AbortSignal,
+) => Promise<ChangePage | undefined>;
 
 /** Page size of the watch's timeline reads. */
 const pageSize = 1000;
@@ -61,6 +71,10 @@ export class TimelineWatch {
   readonly subjectId: string;
   readonly #fetchPage: FetchTimelinePage;
   readonly #readAll: ReadWholeTimeline | undefined;
+  /** The change feed, until the server is found to have none. */
+  #readChanges: ReadChanges | undefined;
+  /** Where the feed stands: its last answer's cursor (null: from the start). */
+  #feedCursor: string | null = null;
   readonly #subscribers = new Set<Subscriber>();
   /** Subscribers waiting for the baseline: they count, so a close cannot stop the poller under them. */
   readonly #joining = new Set<Subscriber>();
@@ -82,6 +96,11 @@ export class TimelineWatch {
     fetchPage: FetchTimelinePage;
     /** Reads everything in one call when it can (answers `undefined` otherwise): one read per round. */
     readAll?: ReadWholeTimeline;
+    /**
+     * The server's change feed: each round asks only what changed since its last cursor (one
+     * request, an answer as large as the change) instead of re-reading the memories.
+     */
+    readChanges?: ReadChanges;
     pollIntervalMs: number;
     /**
      * The clock a subscriber's start is taken from, compared with the server's `created_at` /
@@ -93,6 +112,7 @@ export class TimelineWatch {
     this.subjectId = options.subjectId;
     this.#fetchPage = options.fetchPage;
     this.#readAll = options.readAll;
+    this.#readChanges = options.readChanges;
     this.#pollIntervalMs = options.pollIntervalMs;
     // The first round records what exists; subscribers asking for a replay get it from history.
     this.#baseline = this.#round().finally(() => this.#schedule());
@@ -166,6 +186,7 @@ export class TimelineWatch {
    */
   reset(): void {
     this.#episodeOffset = 0;
+    this.#feedCursor = null;
   }
 
   /** Stops polling and cancels the request in flight. Idempotent. */
@@ -187,12 +208,7 @@ export class TimelineWatch {
   async #round(): Promise<void> {
     if (this.#closed) return;
     try {
-      const changes: StoreChange[] = [];
-      const whole = await this.#readAll?.(this.#abort.signal);
-      const episodes = whole ? this.#unseen(whole.episodes) : await this.#newEpisodes();
-      for (const episode of episodes) changes.push({ type: "episode", episode });
-      const memories = whole ? this.#changed(whole.memories) : await this.#changedMemories();
-      for (const memory of memories) changes.push({ type: "memory", memory });
+      const changes = (await this.#fedChanges()) ?? (await this.#polledChanges());
       for (const change of changes) {
         this.#history.push(change);
         for (const subscriber of [...this.#subscribers]) {
@@ -204,6 +220,43 @@ export class TimelineWatch {
       if (this.#closed) return;
       for (const subscriber of [...this.#subscribers]) subscriber.onError?.(error);
     }
+  }
+
+  /**
+   * What changed since the feed's cursor, page after page while it has more; `undefined` when the
+   * server has no feed (found once: from then on the watch polls the timeline).
+   */
+  async #fedChanges(): Promise<StoreChange[] | undefined> {
+    const changes: StoreChange[] = [];
+    for (;;) {
+      const read = this.#readChanges;
+      if (read === undefined) return undefined;
+      const page = await read(this.#feedCursor, this.#abort.signal);
+      if (page === undefined) {
+        this.#readChanges = undefined;
+        return undefined;
+      }
+      this.#feedCursor = page.cursor;
+      // Each change once, as the polled path delivers it: an episode by id, a memory by state.
+      const fresh = page.changes.filter((change) =>
+        change.type === "episode"
+          ? this.#unseen([change.episode]).length > 0
+          : this.#changed([change.memory]).length > 0,
+      );
+      changes.push(...fresh);
+      if (!page.hasMore) return changes;
+    }
+  }
+
+  /** New episodes and changed memories, read from the timeline (every memory, every round). */
+  async #polledChanges(): Promise<StoreChange[]> {
+    const whole = await this.#readAll?.(this.#abort.signal);
+    const episodes = whole ? this.#unseen(whole.episodes) : await this.#newEpisodes();
+    const memories = whole ? this.#changed(whole.memories) : await this.#changedMemories();
+    return [
+      ...episodes.map((episode): StoreChange => ({ type: "episode", episode })),
+      ...memories.map((memory): StoreChange => ({ type: "memory", memory })),
+    ];
   }
 
   #unseen(episodes: readonly Episode[]): Episode[] {
