@@ -28,7 +28,10 @@ export interface HistorySizeFigures {
   readonly retractMs: number;
   /** `SharedContext.history` of an old decision, by its id. */
   readonly historyMs: number;
-  /** One timeline page of 100, the newest (where a reader paging the whole subject ends). */
+  /**
+   * One timeline page of 100 at the end of the history, read as a reader paging the whole subject
+   * reads it (by cursor where the store has them, else by offset).
+   */
   readonly timelinePageMs: number;
   /** `shared-ctx watch --once`, as a child process. */
   readonly watchOnceMs: number;
@@ -181,7 +184,7 @@ export function formatHistoryBenchTable(result: HistoryBenchResult): string {
   const lines = [
     `bench history: ${machine.node}, ${machine.cpus} CPUs, ${machine.platform}, load ${machine.loadBefore} -> ${machine.loadAfter}, ${result.totalSeconds.toFixed(0)} s`,
     "Medians. check, watch, timeline: child processes of the built bin (start-up included);",
-    "the rest in process. page = the newest timeline page of 100; MB = peak RSS.",
+    "the rest in process. page = a timeline page of 100 at the history's end; MB = peak RSS.",
   ];
   for (const figures of result.backends) {
     lines.push("", `${figures.backend}:`);

@@ -175,6 +175,29 @@ async function oldDecisionIds(store: ContextStore, subjectId: string): Promise<s
     .map((memory) => memory.id);
 }
 
+/**
+ * Reads one page of 100 at the end of the history, as a reader paging through the subject reads
+ * it: by the cursor of the page before (found by paging through, untimed) where the store hands
+ * out cursors, else by offset (what a store without cursors costs there).
+ */
+async function newestPageReader(
+  store: ContextStore,
+  subjectId: string,
+  size: number,
+): Promise<() => Promise<unknown>> {
+  let page = await store.getTimeline(subjectId, { limit: 500 });
+  let last: string | undefined;
+  while (typeof page.nextCursor === "string") {
+    last = page.nextCursor;
+    page = await store.getTimeline(subjectId, { limit: 500, cursor: last });
+  }
+  const cursor = last;
+  if (cursor === undefined) {
+    return () => store.getTimeline(subjectId, { limit: 100, offset: Math.max(0, size - 100) });
+  }
+  return () => store.getTimeline(subjectId, { limit: 100, cursor });
+}
+
 /** The in-process figures: beforeActing, retract and history by id, one timeline page. */
 async function inProcess(store: ContextStore, subjectId: string, size: number, repeats: number) {
   const shared = new SharedContext({ store, subjectId });
@@ -190,9 +213,8 @@ async function inProcess(store: ContextStore, subjectId: string, size: number, r
     const retracts = await timeCalls(count, (index) =>
       shared.retract("bench-admin", ids[index] ?? "", { reason: "bench" }),
     );
-    const pages = await timeCalls(repeats, () =>
-      store.getTimeline(subjectId, { limit: 100, offset: Math.max(0, size - 100) }),
-    );
+    const readPage = await newestPageReader(store, subjectId, size);
+    const pages = await timeCalls(repeats, readPage);
     return {
       beforeActingMs: round(median(reads)),
       beforeActingListsRetirement: listed,
