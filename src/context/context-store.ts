@@ -165,6 +165,12 @@ export interface TimelineOptions {
    * repeated. @default null (from the oldest)
    */
   cursor?: string | null;
+  /**
+   * Statewave >= 1.5's `newest_first`: the page is taken from the newest end (`offset` skips the
+   * newest rows), its rows still oldest first. Not together with a `cursor`; such a page has no
+   * `nextCursor` (page on with `offset`). @default false
+   */
+  newestFirst?: boolean;
 }
 
 export interface Timeline {
@@ -179,6 +185,10 @@ export interface Timeline {
    * (which has no paging) gives none, so `undefined` means "unknown".
    */
   nextCursor?: string | null;
+  /** Whether more episodes lie beyond this page (older ones for `newestFirst`); undefined: unknown. */
+  episodesHasMore?: boolean;
+  /** Whether more memories lie beyond this page (older ones for `newestFirst`); undefined: unknown. */
+  memoriesHasMore?: boolean;
 }
 
 /**

@@ -55,6 +55,8 @@ export interface TimelineRequest {
   offset: number;
   /** Where each list continues (a cursor, or the start when there is neither cursor nor offset). */
   after: CursorPair | null;
+  /** Taken from the newest end (`offset` counts from there); `after` is then null. */
+  newestFirst: boolean;
 }
 
 /**
@@ -70,7 +72,13 @@ export function timelineRequest(subjectId: unknown, options: TimelineOptions): T
   if (cursor !== null && offset > 0) {
     throw new StoreValidationError("offset", "0 (or absent) when a cursor is given");
   }
-  return { limit, offset, after: cursor ?? (offset === 0 ? { episode: 0, memory: 0 } : null) };
+  const newestFirst = options.newestFirst ?? false;
+  if (typeof newestFirst !== "boolean") throw new StoreValidationError("newestFirst", "a boolean");
+  if (newestFirst && cursor !== null) {
+    throw new StoreValidationError("newestFirst", "false (or absent) when a cursor is given");
+  }
+  const start = offset === 0 && !newestFirst ? { episode: 0, memory: 0 } : null;
+  return { limit, offset, after: cursor ?? start, newestFirst };
 }
 
 /** A subjects listing's page. @throws StoreValidationError naming the field */

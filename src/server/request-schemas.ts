@@ -62,13 +62,43 @@ export const searchQuery = z.object({
 });
 
 /**
- * `GET /v1/timeline` query (contract §5.7). `limit`/`offset` are shared-ctx extensions: a real
- * Statewave v0.7.1 ignores them and returns the oldest 100 episodes and memories.
+ * `GET /v1/timeline` query (contract §5.7). `limit`/`offset`/`newest_first` are Statewave >= 1.5's
+ * (a real v0.7.1 ignores them and returns the oldest 100 episodes and memories); `cursor` is
+ * shared-ctx's (docs/server.md).
  */
 export const timelineQuery = z.object({
   subject_id: requiredString({ min: 0, max: 256 }),
   limit: laxInt({ ge: 1, le: 10_000 }, 100),
   offset: laxInt({ ge: 0, le: Number.MAX_SAFE_INTEGER }, 0),
+  newest_first: laxBool(false),
+  cursor: optionalNullableString({ max: 200 }),
+});
+
+/**
+ * `GET /v1/memories` query (shared-ctx's exact read, docs/server.md "Exact reads"): `target` may
+ * repeat (the route passes every value as a list); `kind` and `status` are checked by the store.
+ */
+export const memoriesQuery = z.object({
+  subject_id: requiredString({ min: 1, max: 256 }),
+  kind: optionalNullableString({ min: 1, max: 128 }),
+  target: boundedList(requiredString({ min: 1, max: 4000 }), { min: 1, max: 100 }).optional(),
+  target_prefix: optionalNullableString({ min: 1, max: 4000 }),
+  status: optionalNullableString({ min: 1, max: 16 }),
+  limit: laxInt({ ge: 1, le: 500 }, 100),
+  cursor: optionalNullableString({ max: 200 }),
+});
+
+/** The query of `GET /v1/memories/{id}` and `GET /v1/episodes/{id}`: the subject is required. */
+export const itemQuery = z.object({ subject_id: requiredString({ min: 1, max: 256 }) });
+
+/** The path parameter of `GET /v1/memories/{id}` and `GET /v1/episodes/{id}`. */
+export const itemIdParam = z.object({ id: requiredString({ min: 1, max: 256 }) });
+
+/** `GET /v1/changes` query (docs/server.md "Exact reads"). */
+export const changesQuery = z.object({
+  subject_id: requiredString({ min: 1, max: 256 }),
+  cursor: optionalNullableString({ max: 200 }),
+  limit: laxInt({ ge: 1, le: 500 }, 100),
 });
 
 /** `GET /v1/subjects` query (contract §5.8). */

@@ -2,7 +2,12 @@ import type { Context, Hono } from "hono";
 import type { z } from "zod";
 import type { ContextStore, JsonObject } from "../context/context-store.js";
 import { messageOf } from "../errors.js";
-import { readBoundedTimeline } from "./bounded-timeline.js";
+import { readBoundedTimeline, timelineBody } from "./bounded-timeline.js";
+import {
+  exactReadPaths,
+  registerExactItemRoutes,
+  registerExactListRoutes,
+} from "./exact-routes.js";
 import { HttpError } from "./http-error.js";
 import { toValidationDetails } from "./pydantic-fields.js";
 import { readJsonBody } from "./read-json-body.js";
@@ -92,8 +97,12 @@ export function registerV1Routes(app: Hono<ServerEnv>, options: V1RouteOptions):
   registerHealthRoutes(app, options);
   registerWriteRoutes(app, options);
   registerReadRoutes(app, options);
+  registerExactListRoutes(app);
   // After every route: a known path with another method answers 405 with the methods it takes.
   registerMethodNotAllowed(app);
+  // After the catch-alls: GET /v1/memories/compile and /v1/episodes/batch stay 405.
+  registerExactItemRoutes(app);
+  for (const [path, allowed] of exactReadPaths) app.all(path, methodNotAllowed(allowed));
 }
 
 /** Liveness (`/healthz`) and readiness (`/readyz`: storage and database), with Statewave's aliases. */
@@ -199,17 +208,33 @@ function registerReadRoutes(app: Hono<ServerEnv>, options: V1RouteOptions): void
   });
 
   app.get("/v1/timeline", async (c) => {
-    const query = parse(timelineQuery, c.req.query(), "query");
-    if (query.subject_id === "") return c.json({ subject_id: "", episodes: [], memories: [] });
+    const raw = c.req.query();
+    const query = parse(timelineQuery, raw, "query");
+    // Statewave >= 1.5's paging fields (and our cursor) are answered only to a request that names
+    // one: a bare request gets v0.7.1's shape, field for field.
+    const paged = ["limit", "offset", "cursor", "newest_first"].some((name) => name in raw);
+    if (query.subject_id === "") {
+      const empty = { subject_id: "", episodes: [], memories: [] };
+      return c.json(
+        paged
+          ? { ...empty, episodes_has_more: false, memories_has_more: false, next_cursor: null }
+          : empty,
+      );
+    }
     const timeline = await readBoundedTimeline(c.var.store, query.subject_id, {
       limit: query.limit,
       offset: query.offset,
+      cursor: query.cursor,
+      newestFirst: query.newest_first,
       maxBytes: options.maxResponseBytes,
     });
     const headers: Record<string, string> = { "Content-Type": "application/json" };
     // Cut at the byte cap: the client asks again from here (docs/server.md).
     if (timeline.nextOffset !== undefined) headers["X-Next-Offset"] = String(timeline.nextOffset);
-    return c.body(timeline.body, 200, headers);
+    if (paged && typeof timeline.nextCursor === "string") {
+      headers["X-Next-Cursor"] = timeline.nextCursor;
+    }
+    return c.body(timelineBody(query.subject_id, timeline, paged), 200, headers);
   });
 
   app.get("/v1/subjects", async (c) => {

@@ -5,6 +5,7 @@ import type {
   CreateEpisodeInput,
   StoreChange,
 } from "../../src/context/context-store.js";
+import { describeExactReadsContract } from "./store-contract-exact-reads.js";
 
 /** A store under test and how to dispose of it. */
 export interface StoreUnderTest {
@@ -631,6 +632,8 @@ export function describeStoreContract(
           episodes: [],
           memories: [],
           nextCursor: null,
+          episodesHasMore: false,
+          memoriesHasMore: false,
         });
       });
     });
@@ -672,6 +675,8 @@ export function describeStoreContract(
           episodes: [],
           memories: [],
           nextCursor: null,
+          episodesHasMore: false,
+          memoriesHasMore: false,
         });
         expect(await store.searchMemories(subjectId)).toEqual([]);
         expect(await store.deleteSubject(subjectId)).toEqual({
@@ -765,5 +770,7 @@ export function describeStoreContract(
         }
       });
     });
+
+    describeExactReadsContract(() => store, uniqueSubject);
   });
 }

@@ -178,6 +178,8 @@ function timelinePage(
     subjectId,
     episodes: episodes.map(episodeFromRow),
     memories: memories.map(memoryFromRow),
+    episodesHasMore: episodeRows.length > limit,
+    memoriesHasMore: memoryRows.length > limit,
     nextCursor: more
       ? timelineCursor({
           episode: episodes[episodes.length - 1]?.seq ?? after.episode,

@@ -42,29 +42,36 @@ export function searchRows(
 }
 
 /**
- * One page of the subject's episodes and memories from `offset`, oldest first, from one snapshot.
- * OFFSET walks what it skips: kept for the wire's `offset`, while a cursor reads
+ * One page of the subject's episodes and memories from `offset`, oldest first, from one snapshot;
+ * with `newestFirst`, `offset` counts from the newest end (Statewave >= 1.5), rows still oldest
+ * first. OFFSET walks what it skips: kept for the wire's `offset`, while a cursor reads
  * `timelinePageRows` (exact-reads.ts). Its `nextCursor` continues after this page's rows (after
- * the subject's newest row, for a list the offset ran past).
+ * the subject's newest row, for a list the offset ran past); a newest-first page has none.
  */
 export function timelineRows(
   handle: SqliteHandle,
   tenantId: string | null,
   subjectId: string,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; newestFirst: boolean },
 ): Timeline {
   const { limit, offset } = page;
+  const order = page.newestFirst ? "DESC" : "";
   return handle.transaction(() => {
     const episodes = handle
       .statement<EpisodeRow>(
-        `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
+        `SELECT * FROM episodes WHERE tenant_id IS ? AND subject_id = ? ORDER BY seq ${order} LIMIT ? OFFSET ?`,
       )
       .all(tenantId, subjectId, limit + 1, offset);
     const memories = handle
       .statement<MemoryRow>(
-        `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
+        `SELECT * FROM memories WHERE tenant_id IS ? AND subject_id = ? ORDER BY seq ${order} LIMIT ? OFFSET ?`,
       )
       .all(tenantId, subjectId, limit + 1, offset);
+    const kept = { episodes: episodes.slice(0, limit), memories: memories.slice(0, limit) };
+    if (page.newestFirst) {
+      kept.episodes.reverse();
+      kept.memories.reverse();
+    }
     const more = episodes.length > limit || memories.length > limit;
     const newest = (table: "episodes" | "memories") =>
       handle
@@ -72,21 +79,19 @@ export function timelineRows(
           `SELECT max(seq) AS seq FROM ${table} WHERE tenant_id IS ? AND subject_id = ?`,
         )
         .get(tenantId, subjectId)?.seq ?? 0;
-    const lastEpisode = episodes.slice(0, limit).at(-1)?.seq;
-    const lastMemory = memories.slice(0, limit).at(-1)?.seq;
+    const cursor = () =>
+      timelineCursor({
+        episode: kept.episodes.at(-1)?.seq ?? newest("episodes"),
+        memory: kept.memories.at(-1)?.seq ?? newest("memories"),
+      });
     return {
       subjectId,
-      episodes: episodes.slice(0, limit).map(episodeFromRow),
-      memories: memories.slice(0, limit).map(memoryFromRow),
-      // With limit 0 nothing says where the offset stands: unknown, not a guess.
-      nextCursor: !more
-        ? null
-        : limit === 0
-          ? undefined
-          : timelineCursor({
-              episode: lastEpisode ?? newest("episodes"),
-              memory: lastMemory ?? newest("memories"),
-            }),
+      episodes: kept.episodes.map(episodeFromRow),
+      memories: kept.memories.map(memoryFromRow),
+      episodesHasMore: episodes.length > limit,
+      memoriesHasMore: memories.length > limit,
+      // With limit 0 (or from the newest end) no cursor says where the page stands: unknown.
+      nextCursor: !more ? null : limit === 0 || page.newestFirst ? undefined : cursor(),
     };
   });
 }

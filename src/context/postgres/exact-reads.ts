@@ -147,6 +147,8 @@ export async function timelinePageRows(
     subjectId,
     episodes: episodes.map(episodeFromRow),
     memories: memories.map(memoryFromRow),
+    episodesHasMore: episodeRows.length > limit,
+    memoriesHasMore: memoryRows.length > limit,
     nextCursor: more
       ? timelineCursor({
           episode: Number(episodes.at(-1)?.seq ?? after.episode),

@@ -60,28 +60,35 @@ export async function timelineRows(
   client: PoolClient,
   tenant: string,
   subjectId: string,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; newestFirst: boolean },
 ): Promise<Timeline> {
+  const order = page.newestFirst ? "DESC" : "";
   const episodes = await queryRows<EpisodeRow>(client, {
-    name: "shared-ctx-timeline-episodes",
-    text: `SELECT ${episodeColumns} FROM episodes WHERE tenant_key = $1 AND subject_id = $2 ORDER BY seq LIMIT $3 OFFSET $4`,
+    name: `shared-ctx-timeline-episodes${order}`,
+    text: `SELECT ${episodeColumns} FROM episodes WHERE tenant_key = $1 AND subject_id = $2 ORDER BY seq ${order} LIMIT $3 OFFSET $4`,
     values: [tenant, subjectId, page.limit + 1, page.offset],
   });
   const memories = await queryRows<MemoryRow>(client, {
-    name: "shared-ctx-timeline-memories",
-    text: `SELECT ${memoryColumns} FROM memories m WHERE m.tenant_key = $1 AND m.subject_id = $2 ORDER BY m.mseq LIMIT $3 OFFSET $4`,
+    name: `shared-ctx-timeline-memories${order}`,
+    text: `SELECT ${memoryColumns} FROM memories m WHERE m.tenant_key = $1 AND m.subject_id = $2 ORDER BY m.mseq ${order} LIMIT $3 OFFSET $4`,
     values: [tenant, subjectId, page.limit + 1, page.offset],
   });
   const more = episodes.length > page.limit || memories.length > page.limit;
   const kept = { episodes: episodes.slice(0, page.limit), memories: memories.slice(0, page.limit) };
+  if (page.newestFirst) {
+    kept.episodes.reverse();
+    kept.memories.reverse();
+  }
   return {
     subjectId,
     episodes: kept.episodes.map(episodeFromRow),
     memories: kept.memories.map(memoryFromRow),
-    // With limit 0 nothing says where the offset stands: unknown, not a guess.
+    episodesHasMore: episodes.length > page.limit,
+    memoriesHasMore: memories.length > page.limit,
+    // With limit 0 (or from the newest end) no cursor says where the page stands: unknown.
     nextCursor: !more
       ? null
-      : page.limit === 0
+      : page.limit === 0 || page.newestFirst
         ? undefined
         : await offsetCursor(client, tenant, subjectId, kept),
   };

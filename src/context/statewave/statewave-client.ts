@@ -291,6 +291,7 @@ export class StatewaveClient {
         limit: params?.limit,
         offset: params?.offset,
         newest_first: params?.newestFirst,
+        cursor: params?.cursor,
       },
       ...signalOf(options),
     });

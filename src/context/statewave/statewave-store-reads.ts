@@ -52,6 +52,8 @@ export class StatewaveExactReads {
 
   async listMemories(subjectId: string, query: MemoryQuery & Signal): Promise<MemoryPage> {
     const { signal, ...params } = query;
+    // No query string says "one of no targets": that matches nothing, on every server.
+    if (params.targets?.length === 0) return pageOfVisible([], query);
     const page = await this.#exact(() =>
       this.#host.client.listMemories({ subjectId, ...params }, signalOf(query)),
     );

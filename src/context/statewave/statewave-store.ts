@@ -21,11 +21,13 @@ import type {
   TimelineOptions,
   WatchOptions,
 } from "../context-store.js";
+import { InvalidCursorError } from "../errors/invalid-cursor-error.js";
 import { StatewaveClient, type StatewaveClientOptions } from "./statewave-client.js";
 import { EpisodeLog } from "./statewave-episode-log.js";
 import { applyRule, derivedDraftOf, resolveKnowledge, typedMemory } from "./statewave-knowledge.js";
 import { searchTyped } from "./statewave-search.js";
 import { StatewaveExactReads } from "./statewave-store-reads.js";
+import { serverTimeline, sliceTimeline, timelinePaging } from "./statewave-timeline-paging.js";
 import { joinSharedPoller, type SubscribeOptions, TimelineWatch } from "./statewave-watch.js";
 
 /** Options of {@link StatewaveStore}: a client's options, or the client to use. */
@@ -187,33 +189,27 @@ export class StatewaveStore implements ContextStore {
   }
 
   /**
-   * The subject's episodes and memories, oldest first, paged by `limit`/`offset` on every server:
-   * on one that ignores paging (a real v0.7.1), from the episode log (past the 100 cap) and its
-   * memories from the subject's timeline (the oldest 100) and search (the newest 100 active).
+   * The subject's episodes and memories, oldest first, paged by `limit`/`offset` or `cursor` on
+   * every server: `serve`'s cursors through `serve`; offsets of this store's own (`o1.<n>`) on a
+   * server without them; on one that ignores paging (a real v0.7.1), from the episode log (past the
+   * 100 cap) and its memories from the subject's timeline (the oldest 100) and search (the newest
+   * 100 active), see `sliceTimeline`.
    */
   async getTimeline(subjectId: string, options: TimelineOptions & Signal = {}): Promise<Timeline> {
-    const limit = options.limit ?? 100;
-    const offset = options.offset ?? 0;
+    const page = timelinePaging(options);
     const log = await this.#log.read(subjectId, options.signal);
-    if (log === undefined) {
-      const timeline = await this.client.getTimeline(
-        subjectId,
-        { limit, offset },
-        signalOf(options),
-      );
-      this.#remember(timeline.episodes);
-      return {
-        subjectId: timeline.subjectId,
-        episodes: timeline.episodes,
-        memories: await this.#typed(subjectId, timeline.memories),
-      };
+    if (log !== undefined) {
+      // A server that ignores paging cannot continue `serve`'s cursor: refused, not restarted.
+      if (page.params.cursor !== undefined) {
+        throw new InvalidCursorError(page.params.cursor, "getTimeline");
+      }
+      const whole = await this.#readCapped(subjectId, options.signal, log);
+      return sliceTimeline(subjectId, whole ?? { episodes: [], memories: [] }, page);
     }
-    const whole = await this.#readCapped(subjectId, options.signal, log);
-    return {
-      subjectId,
-      episodes: whole?.episodes.slice(offset, offset + limit) ?? [],
-      memories: whole?.memories.slice(offset, offset + limit) ?? [],
-    };
+    const timeline = await this.client.getTimeline(subjectId, page.params, signalOf(options));
+    this.#remember(timeline.episodes);
+    const memories = await this.#typed(subjectId, timeline.memories);
+    return serverTimeline(subjectId, { ...timeline, memories }, page);
   }
 
   /**

@@ -71,6 +71,8 @@ export interface TimelineParams {
   offset?: number;
   /** Page from the newest end (rows still oldest first within the page). v1.x servers only. */
   newestFirst?: boolean;
+  /** Where the page starts: the previous page's `nextCursor` (`shared-ctx serve` only). */
+  cursor?: string;
 }
 
 /** `getTimeline`'s answer; the `…HasMore` flags are absent when the server does not send them. */

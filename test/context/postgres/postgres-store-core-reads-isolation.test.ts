@@ -151,6 +151,8 @@ describe.skipIf(skip)("PostgresStore reads and deletes under concurrent writers"
         episodes: [],
         memories: [],
         nextCursor: null,
+        episodesHasMore: false,
+        memoriesHasMore: false,
       });
     });
   });
