@@ -86,6 +86,8 @@ export class TimelineWatch {
   readonly #memories = new Map<string, string>();
   #episodeOffset = 0;
   #chain: Promise<void>;
+  /** The round queued by `pollNow` that has not started yet. */
+  #waiting: Promise<void> | undefined;
   readonly #baseline: Promise<void>;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
@@ -174,10 +176,20 @@ export class TimelineWatch {
     return this.#baseline;
   }
 
-  /** Polls now (after any round in progress) and settles when that round is done. Never rejects. */
+  /**
+   * Polls now (after any round in progress) and settles when that round is done. Never rejects.
+   * Calls while a round waits to start share it: it starts after each of them, so it sees what
+   * each caller wrote before calling (a burst of writes costs one round, not one each).
+   */
   pollNow(): Promise<void> {
-    this.#chain = this.#chain.then(() => this.#round());
-    return this.#chain;
+    if (this.#waiting !== undefined) return this.#waiting;
+    const round = this.#chain.then(() => {
+      this.#waiting = undefined;
+      return this.#round();
+    });
+    this.#waiting = round;
+    this.#chain = round;
+    return round;
   }
 
   /**

@@ -136,3 +136,23 @@ describe("TimelineWatch › options.readChanges", () => {
     expect(timelineReads.length).toBeGreaterThan(0);
   });
 });
+
+describe("TimelineWatch.pollNow", () => {
+  it("shares one round among the calls made before it starts, and it sees what each wrote", async () => {
+    const feed = changeFeed(100);
+    const poller = start(feed.readChanges);
+    const seen = await join(poller);
+    feed.asked.length = 0;
+    feed.log.push({ type: "episode", episode: episode(1) });
+    const first = poller.pollNow();
+    feed.log.push({ type: "episode", episode: episode(2) });
+    const second = poller.pollNow();
+    expect(second).toBe(first);
+    await second;
+    expect(feed.asked).toHaveLength(1);
+    expect(seen).toEqual(["episode-1", "episode-2"]);
+    // Once that round has run, the next call gets a round of its own.
+    await poller.pollNow();
+    expect(feed.asked).toHaveLength(2);
+  });
+});
