@@ -29,6 +29,13 @@ export type ReadChanges = (
   signal: AbortSignal,
 ) => Promise<ChangePage | undefined>;
 
+/**
+ * A quiet subject is polled less often: each round that found nothing doubles the wait, up to
+ * 2^3 = 8 times the interval (800 ms at the default 100); a change, or a write through this store
+ * (`pollNow`), brings it back. What this process writes is seen at once either way.
+ */
+const maxIdleDoublings = 3;
+
 /** Page size of the watch's timeline reads. */
 const pageSize = 1000;
 
@@ -86,6 +93,8 @@ export class TimelineWatch {
   readonly #memories = new Map<string, string>();
   #episodeOffset = 0;
   #chain: Promise<void>;
+  /** Timer rounds in a row that found nothing: each doubles the wait, up to 8x the interval. */
+  #idleRounds = 0;
   /** The round queued by `pollNow` that has not started yet. */
   #waiting: Promise<void> | undefined;
   readonly #baseline: Promise<void>;
@@ -117,7 +126,11 @@ export class TimelineWatch {
     this.#readChanges = options.readChanges;
     this.#pollIntervalMs = options.pollIntervalMs;
     // The first round records what exists; subscribers asking for a replay get it from history.
-    this.#baseline = this.#round().finally(() => this.#schedule());
+    // The first read finds only history: it says nothing about whether the subject is quiet.
+    this.#baseline = this.#round().finally(() => {
+      this.#idleRounds = 0;
+      this.#schedule();
+    });
     this.#chain = this.#baseline;
   }
 
@@ -182,6 +195,12 @@ export class TimelineWatch {
    * each caller wrote before calling (a burst of writes costs one round, not one each).
    */
   pollNow(): Promise<void> {
+    // Someone wrote: the subject is busy again, so the timer goes back to its interval.
+    this.#idleRounds = 0;
+    return this.#poll();
+  }
+
+  #poll(): Promise<void> {
     if (this.#waiting !== undefined) return this.#waiting;
     const round = this.#chain.then(() => {
       this.#waiting = undefined;
@@ -210,9 +229,12 @@ export class TimelineWatch {
 
   #schedule(): void {
     if (this.#closed) return;
-    this.#timer = setTimeout(() => {
-      this.pollNow().finally(() => this.#schedule());
-    }, this.#pollIntervalMs);
+    this.#timer = setTimeout(
+      () => {
+        this.#poll().finally(() => this.#schedule());
+      },
+      this.#pollIntervalMs * 2 ** Math.min(this.#idleRounds, maxIdleDoublings),
+    );
     // A forgotten watch must not keep a finished process alive (the embedded store does the same).
     this.#timer.unref?.();
   }
@@ -221,6 +243,7 @@ export class TimelineWatch {
     if (this.#closed) return;
     try {
       const changes = (await this.#fedChanges()) ?? (await this.#polledChanges());
+      this.#idleRounds = changes.length === 0 ? this.#idleRounds + 1 : 0;
       for (const change of changes) {
         this.#history.push(change);
         for (const subscriber of [...this.#subscribers]) {
