@@ -205,6 +205,11 @@ export interface MemoryQuery {
   targets?: readonly string[];
   /** `metadata.target` starts with this (exact, case-sensitive), e.g. `modules/`. */
   targetPrefix?: string;
+  /**
+   * Only memories without a target (a decision that names what it is about only in its words).
+   * Not together with `targets` or `targetPrefix`. @default false
+   */
+  untargeted?: boolean;
   /** @default "active" */
   status?: MemoryStatus | "any";
   /** Page size, 1..500. @default 100 */

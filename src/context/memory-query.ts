@@ -25,6 +25,8 @@ export interface ValidMemoryQuery {
   /** undefined: any target; [] matches nothing. Duplicates removed. */
   targets: string[] | undefined;
   targetPrefix: string | undefined;
+  /** Only memories without a target. */
+  untargeted: boolean;
   /** undefined: any status. */
   status: MemoryStatus | undefined;
   limit: number;
@@ -60,6 +62,11 @@ export function validateMemoryQuery(query: MemoryQuery): ValidMemoryQuery {
     query.targetPrefix === undefined
       ? undefined
       : requireId("targetPrefix", query.targetPrefix, memoryQueryLimits.target);
+  const untargeted = query.untargeted ?? false;
+  if (typeof untargeted !== "boolean") throw new StoreValidationError("untargeted", "a boolean");
+  if (untargeted && (targets !== undefined || targetPrefix !== undefined)) {
+    throw new StoreValidationError("untargeted", "false (or absent) with targets or targetPrefix");
+  }
   const status = query.status ?? "active";
   if (typeof status !== "string" || !statuses.has(status)) {
     throw new StoreValidationError("status", `one of "active", "superseded", "deleted", "any"`);
@@ -68,6 +75,7 @@ export function validateMemoryQuery(query: MemoryQuery): ValidMemoryQuery {
     kind,
     targets,
     targetPrefix,
+    untargeted,
     status: status === "any" ? undefined : (status as MemoryStatus),
     limit: requireInteger("limit", query.limit, 1, memoryQueryLimits.limit, 100),
     beforeSeq: readMemoryCursor(query.cursor),
@@ -133,6 +141,7 @@ export function memoryMatches(memory: Memory, query: ValidMemoryQuery): boolean 
   if (query.status !== undefined && memory.status !== query.status) return false;
   if (query.kind !== undefined && memory.kind !== query.kind) return false;
   const target = memory.metadata.target;
+  if (query.untargeted && typeof target === "string") return false;
   if (query.targets !== undefined) {
     if (typeof target !== "string" || !query.targets.includes(target)) return false;
   }

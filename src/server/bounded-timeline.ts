@@ -84,8 +84,11 @@ export async function readBoundedTimeline(
   let bytes = Buffer.byteLength(subjectId) + 200;
   let rows = 0;
   let pageRows = firstPageRows;
+  // Both, when both were sent: the store refuses a cursor with an offset (422 on `offset`).
   let start: TimelineOptions =
-    request.cursor !== null ? { cursor: request.cursor } : { offset: request.offset };
+    request.cursor !== null
+      ? { cursor: request.cursor, ...(request.offset > 0 ? { offset: request.offset } : {}) }
+      : { offset: request.offset };
   while (rows < request.limit) {
     const limit = Math.min(pageRows, request.limit - rows);
     const page = await store.getTimeline(subjectId, { ...start, limit });
@@ -160,7 +163,14 @@ async function readNewestFirst(
   reading: while (rows < request.limit) {
     const limit = Math.min(pageRows, request.limit - rows);
     const offset = request.offset + rows;
-    const page = await store.getTimeline(subjectId, { newestFirst: true, offset, limit });
+    // A cursor is passed on for the store to refuse (it pages forward only): 422 on `newestFirst`.
+    const cursor = rows === 0 && request.cursor !== null ? { cursor: request.cursor } : {};
+    const page = await store.getTimeline(subjectId, {
+      newestFirst: true,
+      offset,
+      limit,
+      ...cursor,
+    });
     const pageLength = Math.max(page.episodes.length, page.memories.length);
     let pageBytes = 0;
     for (let index = 0; index < pageLength; index += 1) {

@@ -51,6 +51,7 @@ export function registerExactListRoutes(app: Hono<ServerEnv>): void {
       ...(query.kind !== null ? { kind: query.kind } : {}),
       ...(query.target !== undefined ? { targets: query.target as string[] } : {}),
       ...(query.target_prefix !== null ? { targetPrefix: query.target_prefix } : {}),
+      ...(query.untargeted ? { untargeted: true } : {}),
       // The store names a bad status (422 on `status`), as it names every other field.
       ...(query.status !== null ? { status: query.status as "active" } : {}),
       limit: query.limit,

@@ -83,6 +83,7 @@ export const memoriesQuery = z.object({
   kind: optionalNullableString({ min: 1, max: 128 }),
   target: boundedList(requiredString({ min: 1, max: 4000 }), { min: 1, max: 100 }).optional(),
   target_prefix: optionalNullableString({ min: 1, max: 4000 }),
+  untargeted: laxBool(false),
   status: optionalNullableString({ min: 1, max: 16 }),
   limit: laxInt({ ge: 1, le: 500 }, 100),
   cursor: optionalNullableString({ max: 200 }),

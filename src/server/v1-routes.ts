@@ -207,35 +207,7 @@ function registerReadRoutes(app: Hono<ServerEnv>, options: V1RouteOptions): void
     return c.json(contextBundleToWire(bundle));
   });
 
-  app.get("/v1/timeline", async (c) => {
-    const raw = c.req.query();
-    const query = parse(timelineQuery, raw, "query");
-    // Statewave >= 1.5's paging fields (and our cursor) are answered only to a request that names
-    // one: a bare request gets v0.7.1's shape, field for field.
-    const paged = ["limit", "offset", "cursor", "newest_first"].some((name) => name in raw);
-    if (query.subject_id === "") {
-      const empty = { subject_id: "", episodes: [], memories: [] };
-      return c.json(
-        paged
-          ? { ...empty, episodes_has_more: false, memories_has_more: false, next_cursor: null }
-          : empty,
-      );
-    }
-    const timeline = await readBoundedTimeline(c.var.store, query.subject_id, {
-      limit: query.limit,
-      offset: query.offset,
-      cursor: query.cursor,
-      newestFirst: query.newest_first,
-      maxBytes: options.maxResponseBytes,
-    });
-    const headers: Record<string, string> = { "Content-Type": "application/json" };
-    // Cut at the byte cap: the client asks again from here (docs/server.md).
-    if (timeline.nextOffset !== undefined) headers["X-Next-Offset"] = String(timeline.nextOffset);
-    if (paged && typeof timeline.nextCursor === "string") {
-      headers["X-Next-Cursor"] = timeline.nextCursor;
-    }
-    return c.body(timelineBody(query.subject_id, timeline, paged), 200, headers);
-  });
+  app.get("/v1/timeline", (c) => answerTimeline(c, options.maxResponseBytes));
 
   app.get("/v1/subjects", async (c) => {
     const query = parse(subjectsQuery, c.req.query(), "query");
@@ -248,6 +220,40 @@ function registerReadRoutes(app: Hono<ServerEnv>, options: V1RouteOptions): void
     const result = await c.var.store.deleteSubject(path.subject_id);
     return c.json(deleteSubjectToWire(result));
   });
+}
+
+/**
+ * `GET /v1/timeline`: one page, cut at `maxResponseBytes` (see `bounded-timeline.ts`), by offset,
+ * cursor or from the newest end.
+ */
+async function answerTimeline(c: AppContext, maxResponseBytes: number): Promise<Response> {
+  const raw = c.req.query();
+  const query = parse(timelineQuery, raw, "query");
+  // Statewave >= 1.5's paging fields (and our cursor) are answered only to a request that names
+  // one: a bare request gets v0.7.1's shape, field for field.
+  const paged = ["limit", "offset", "cursor", "newest_first"].some((name) => name in raw);
+  if (query.subject_id === "") {
+    const empty = { subject_id: "", episodes: [], memories: [] };
+    return c.json(
+      paged
+        ? { ...empty, episodes_has_more: false, memories_has_more: false, next_cursor: null }
+        : empty,
+    );
+  }
+  const timeline = await readBoundedTimeline(c.var.store, query.subject_id, {
+    limit: query.limit,
+    offset: query.offset,
+    cursor: query.cursor,
+    newestFirst: query.newest_first,
+    maxBytes: maxResponseBytes,
+  });
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  // Cut at the byte cap: the client asks again from here (docs/server.md).
+  if (timeline.nextOffset !== undefined) headers["X-Next-Offset"] = String(timeline.nextOffset);
+  if (paged && typeof timeline.nextCursor === "string") {
+    headers["X-Next-Cursor"] = timeline.nextCursor;
+  }
+  return c.body(timelineBody(query.subject_id, timeline, paged), 200, headers);
 }
 
 /** Every path above, with the one method it takes. */

@@ -91,12 +91,17 @@ export function describeExactReadsContract(
 
     it("matches targets exactly, several at once, and by prefix", async () => {
       const subjectId = uniqueSubject("exact-targets");
-      await writeAndCompile(
-        subjectId,
-        ["modules/a", "modules/b", "modulesX", "other/modules/a", "Modules/c", "modules/"].map(
+      await writeAndCompile(subjectId, [
+        ...["modules/a", "modules/b", "modulesX", "other/modules/a", "Modules/c", "modules/"].map(
           (target) => decision(subjectId, target),
         ),
-      );
+        {
+          subjectId,
+          source: "architect",
+          type: "architectural_decision",
+          payload: { content: "Retire legacy-billing, everywhere" },
+        },
+      ]);
       const targetsOf = (memories: readonly Memory[]) =>
         memories.map((memory) => memory.metadata.target).sort();
       const exact = await store().listMemories(subjectId, {
@@ -111,6 +116,8 @@ export function describeExactReadsContract(
       });
       expect(targetsOf(both.memories)).toEqual(["modules/b"]);
       expect((await store().listMemories(subjectId, { targets: [] })).memories).toEqual([]);
+      const untargeted = await store().listMemories(subjectId, { untargeted: true });
+      expect(contents(untargeted.memories)).toEqual(["Retire legacy-billing, everywhere"]);
       expect(
         (await store().listMemories(subjectId, { kind: "implementation_note" })).memories,
       ).toEqual([]);
@@ -225,6 +232,10 @@ export function describeExactReadsContract(
         "status",
       );
       await expectBadInput(store().changesSince(subjectId, "m1.5"), "cursor");
+      await expectBadInput(
+        store().listMemories(subjectId, { untargeted: true, targetPrefix: "a" }),
+        "untargeted",
+      );
       await expectBadInput(store().getTimeline(subjectId, { cursor: "t1.x.1" }), "cursor");
     });
   });

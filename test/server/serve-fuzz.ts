@@ -127,6 +127,7 @@ type Route =
   | "search"
   | "context"
   | "timeline"
+  | "exact"
   | "subjects"
   | "delete"
   | "health"
@@ -274,6 +275,7 @@ function makeRequest(index: number, jobIds: readonly string[]): FuzzRequest {
     "context",
     "timeline",
     "timeline",
+    "exact",
     "subjects",
     "delete",
     "health",
@@ -341,6 +343,33 @@ function makeRequest(index: number, jobIds: readonly string[]): FuzzRequest {
         path: `/v1/timeline?${query({ subject_id: subject, limit: pick(["1", "100", "10000", "10001", "0"]), offset: pick(["0", "5", "-1", "99999999999999999999"]) })}`,
         headers,
       };
+    case "exact": {
+      // The exact reads (GET /v1/memories, /v1/changes, a memory or an episode by id).
+      const cursor = pick([
+        "",
+        "m1.5",
+        "c1.0.0",
+        "t1.1.1",
+        "m1.-1",
+        "m1.99999999999999999",
+        "\u0000",
+      ]);
+      const id = encode(
+        chance(0.5) ? weirdString() || "x" : "00000000-0000-0000-0000-000000000000",
+      );
+      return {
+        route,
+        method: "GET",
+        path: pick([
+          `/v1/memories?${query({ subject_id: subject, kind: pick(["architectural_decision", "", "\u0000"]), target: pick(["auth", "", "x".repeat(4001)]), target_prefix: pick(["src/", "", "\u0000"]), status: pick(["active", "any", "retired", ""]), limit: pick(["1", "500", "501", "0", "x"]), cursor })}`,
+          `/v1/changes?${query({ subject_id: subject, cursor, limit: pick(["1", "100", "501", "-1"]) })}`,
+          `/v1/memories/${id}?${query({ subject_id: subject })}`,
+          `/v1/episodes/${id}?${query({ subject_id: pick([subject, ""]) })}`,
+          `/v1/timeline?${query({ subject_id: subject, cursor, newest_first: pick(["true", "false", "x"]), offset: pick(["0", "3"]) })}`,
+        ]),
+        headers,
+      };
+    }
     case "subjects":
       return {
         route,

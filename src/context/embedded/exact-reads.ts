@@ -12,12 +12,17 @@ import { changeRows } from "./subject-reads.js";
  * at 50,000. `EXPLAIN QUERY PLAN` of each is pinned in test/context/embedded/exact-reads.test.ts.
  */
 
+/** Whether the query seeks targets (exact, by prefix, or none): `memories_by_target`'s reads. */
+function usesTargetIndex(query: ValidMemoryQuery): boolean {
+  return query.targets !== undefined || query.targetPrefix !== undefined || query.untargeted;
+}
+
 /**
  * The WHERE clause and parameters of a memory query. With targets (or a prefix) the kind is
  * written `+kind`: a unary plus keeps SQLite from using it to pick `memories_by_kind`.
  */
 function memoryFilters(query: ValidMemoryQuery): { where: string; parameters: unknown[] } {
-  const byTarget = query.targets !== undefined || query.targetPrefix !== undefined;
+  const byTarget = usesTargetIndex(query);
   const filters = ["tenant_id IS ?", "subject_id = ?"];
   const parameters: unknown[] = [];
   if (query.status !== undefined) {
@@ -32,6 +37,7 @@ function memoryFilters(query: ValidMemoryQuery): { where: string; parameters: un
     filters.push("target IN (SELECT value FROM json_each(?))");
     parameters.push(JSON.stringify(query.targets));
   }
+  if (query.untargeted) filters.push("target IS NULL");
   if (query.targetPrefix !== undefined) {
     filters.push("target >= ?");
     parameters.push(query.targetPrefix);
@@ -57,8 +63,7 @@ export function memoryPageSql(
   const { where, parameters } = memoryFilters(query);
   // Without statistics SQLite would rather walk the subject in seq order (no sort) than seek the
   // targets and sort their few rows: for a target, that walk is the scan this read exists to avoid.
-  const byTarget = query.targets !== undefined || query.targetPrefix !== undefined;
-  const index = byTarget ? " INDEXED BY memories_by_target" : "";
+  const index = usesTargetIndex(query) ? " INDEXED BY memories_by_target" : "";
   return {
     sql: `SELECT * FROM memories${index} WHERE ${where} ORDER BY seq DESC LIMIT ?`,
     parameters: [tenantId, subjectId, ...parameters, query.limit + 1],

@@ -36,6 +36,7 @@ export function memoryPageSql(
   if (query.targets !== undefined) {
     add((p) => `(m.target COLLATE "C") = ANY(${p}::text[])`, query.targets);
   }
+  if (query.untargeted) filters.push(`(m.target COLLATE "C") IS NULL`);
   if (query.targetPrefix !== undefined) {
     add((p) => `(m.target COLLATE "C") >= ${p}`, query.targetPrefix);
     const upper = prefixUpperBound(query.targetPrefix);

@@ -45,6 +45,7 @@ export function listMemoriesRequest(
       kind: params.kind,
       target: params.targets,
       target_prefix: params.targetPrefix,
+      untargeted: params.untargeted ? true : undefined,
       status: params.status,
       limit: params.limit,
       cursor: params.cursor ?? undefined,

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { StoreSchemaError } from "../../../src/context/errors/store-schema-error.js";
-import { migrate, schemaVersion } from "../../../src/context/postgres/schema.js";
+import { migrate, migrations, schemaVersion } from "../../../src/context/postgres/schema.js";
 import { postgresSkipReason, usePostgres } from "./use-postgres.js";
 
 const skip = postgresSkipReason("schema.test.ts") !== undefined;
@@ -45,6 +45,30 @@ describe.skipIf(skip)("Postgres schema migration", () => {
     expect(await versions(pool)).toEqual(allVersions);
     const { rows } = await pool.query<{ count: string }>("SELECT count(*) AS count FROM memories");
     expect(rows[0]?.count).toBe("0");
+  });
+
+  it("brings a database of schema 2 (before the exact reads) to the current one: their indexes exist", async () => {
+    const pool = await freshPool();
+    await pool.query(
+      "CREATE TABLE shared_ctx_schema (version integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+    );
+    for (const [index, step] of migrations.slice(0, 2).entries()) {
+      await pool.query(step);
+      await pool.query("INSERT INTO shared_ctx_schema (version) VALUES ($1)", [index + 1]);
+    }
+    await startReplica(pool);
+    expect(await versions(pool)).toEqual(allVersions);
+    const { rows } = await pool.query<{ indexname: string }>(
+      "SELECT indexname FROM pg_indexes WHERE tablename IN ('memories', 'episodes')",
+    );
+    expect(rows.map((row) => row.indexname)).toEqual(
+      expect.arrayContaining([
+        "memories_by_target",
+        "memories_by_status_seq",
+        "memories_by_kind",
+        "episodes_by_id",
+      ]),
+    );
   });
 
   it("migrates exactly once when several replicas start together", async () => {
