@@ -95,6 +95,8 @@ export class TimelineWatch {
   #chain: Promise<void>;
   /** Timer rounds in a row that found nothing: each doubles the wait, up to 8x the interval. */
   #idleRounds = 0;
+  /** Whether a timer round is set and has not fired yet. */
+  #timerArmed = false;
   /** The round queued by `pollNow` that has not started yet. */
   #waiting: Promise<void> | undefined;
   readonly #baseline: Promise<void>;
@@ -195,8 +197,13 @@ export class TimelineWatch {
    * each caller wrote before calling (a burst of writes costs one round, not one each).
    */
   pollNow(): Promise<void> {
-    // Someone wrote: the subject is busy again, so the timer goes back to its interval.
+    // Someone wrote: the subject is busy again, so the timer goes back to its interval (a timer
+    // waiting out a long idle wait is set again; one whose round runs sets itself afterwards).
     this.#idleRounds = 0;
+    if (this.#timerArmed) {
+      clearTimeout(this.#timer);
+      this.#schedule();
+    }
     return this.#poll();
   }
 
@@ -229,8 +236,10 @@ export class TimelineWatch {
 
   #schedule(): void {
     if (this.#closed) return;
+    this.#timerArmed = true;
     this.#timer = setTimeout(
       () => {
+        this.#timerArmed = false;
         this.#poll().finally(() => this.#schedule());
       },
       this.#pollIntervalMs * 2 ** Math.min(this.#idleRounds, maxIdleDoublings),

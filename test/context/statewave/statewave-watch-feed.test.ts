@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type {
   ChangePage,
   Episode,
@@ -61,6 +61,7 @@ function changeFeed(limit: number) {
 const pollers: TimelineWatch[] = [];
 afterEach(() => {
   for (const poller of pollers.splice(0)) poller.close();
+  vi.useRealTimers();
 });
 
 const timelineReads: number[] = [];
@@ -154,5 +155,36 @@ describe("TimelineWatch.pollNow", () => {
     // Once that round has run, the next call gets a round of its own.
     await poller.pollNow();
     expect(feed.asked).toHaveLength(2);
+  });
+});
+
+describe("TimelineWatch › a quiet subject", () => {
+  it("doubles the wait after each round that found nothing, up to 8x, and a write brings it back", async () => {
+    vi.useFakeTimers();
+    const feed = changeFeed(100);
+    const poller = new TimelineWatch({
+      subjectId: "run",
+      fetchPage,
+      readChanges: feed.readChanges,
+      pollIntervalMs: 10,
+    });
+    pollers.push(poller);
+    await poller.ready;
+    const roundsAfter = async (ms: number) => {
+      feed.asked.length = 0;
+      await vi.advanceTimersByTimeAsync(ms);
+      return feed.asked.length;
+    };
+    // Waits of 10, 20, 40, then 80 ms for good: 150 ms hold four rounds, 160 ms two more.
+    expect(await roundsAfter(150)).toBe(4);
+    expect(await roundsAfter(160)).toBe(2);
+    // A change resets it: the round that finds it, then the interval again.
+    feed.log.push({ type: "episode", episode: episode(1) });
+    expect(await roundsAfter(80)).toBe(1);
+    expect(await roundsAfter(10)).toBe(1);
+    // A write through the store (pollNow) resets it too.
+    await roundsAfter(150);
+    await poller.pollNow();
+    expect(await roundsAfter(10)).toBe(1);
   });
 });
