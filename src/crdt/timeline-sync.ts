@@ -26,6 +26,13 @@ export interface TimelineSyncOptions {
 /** Timeline pages are read this many episodes at a time (Statewave's cap). */
 const pageSize = 100;
 
+/** The episodes opening a replica imports (see `#importFromLatestSnapshot`). */
+const openingTypes: ReadonlySet<string> = new Set([
+  stateEpisodeTypes.snapshot,
+  stateEpisodeTypes.update,
+  stateEpisodeTypes.escalation,
+]);
+
 /**
  * Reads a subject's timeline into one replica, each episode once: from where the last read
  * stopped, or as `store.watch` delivers them. Counts the updates since the latest snapshot,
@@ -99,13 +106,17 @@ export class TimelineSync {
   }
 
   async #readTimelineNow(initial: boolean): Promise<void> {
-    const episodes = await this.#readNewEpisodes();
+    const episodes = await this.#readNewEpisodes(initial);
     if (initial) this.#importFromLatestSnapshot(episodes);
     else for (const episode of episodes) this.#ingest(episode);
   }
 
-  /** The episodes after the offset, page by page, until a short page (or a repeated one). */
-  async #readNewEpisodes(): Promise<Episode[]> {
+  /**
+   * The episodes after the offset, page by page, until a short page (or a repeated one). Opening
+   * keeps only the replica's own (snapshots, updates, escalations), the others just marked seen:
+   * a subject of 50,000 decisions is not held whole to find its few state episodes.
+   */
+  async #readNewEpisodes(initial: boolean): Promise<Episode[]> {
     const episodes: Episode[] = [];
     const read = new Set<string>();
     for (;;) {
@@ -117,8 +128,12 @@ export class TimelineSync {
       // episodes: a page starting with one already read here is that, not news, so stop.
       const first = page.episodes[0];
       if (first === undefined || read.has(first.id)) break;
-      for (const episode of page.episodes) read.add(episode.id);
-      episodes.push(...page.episodes);
+      // The first id of each page is enough to know a page seen before.
+      read.add(first.id);
+      for (const episode of page.episodes) {
+        if (!initial || openingTypes.has(episode.type)) episodes.push(episode);
+        else this.#seenEpisodes.add(episode.id);
+      }
       this.#timelineOffset += page.episodes.length;
       // A short page is the last one: asking again would only return an empty page.
       if (page.episodes.length < pageSize) break;

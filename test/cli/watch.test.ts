@@ -110,4 +110,53 @@ describe("shared-ctx watch", () => {
     const result = await timelineOn(db, "last", "--subject", "my-repo");
     expect(result.exitCode).toBe(2);
   });
+
+  describe("a subject of 2,500 decisions", () => {
+    /** 2,500 decisions on targets of their own, in batches, compiled once. */
+    async function manyDecisions(path: string): Promise<void> {
+      const store = new EmbeddedStore({ path });
+      try {
+        for (let start = 0; start < 2500; start += 100) {
+          await store.createEpisodesBatch(
+            Array.from({ length: 100 }, (_, index) => ({
+              subjectId: "big",
+              source: "architect",
+              type: "architectural_decision",
+              payload: { content: `Decision ${start + index}`, target: `area-${start + index}` },
+            })),
+          );
+        }
+        await store.compileMemories("big");
+      } finally {
+        await store.close();
+      }
+    }
+
+    it("watch lists the newest 20 decisions and says how many older ones it left out", async () => {
+      const db = join(tempDir(), "store.db");
+      await manyDecisions(db);
+      const result = await runCommand(makeWatchCommand, ["watch", "big", "--once", "--db", db]);
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toContain("Decisions (2500)");
+      expect(result.stdout).toContain(
+        "  … 2480 older not listed (shared-ctx timeline --subject lists all)",
+      );
+      expect(result.stdout).toContain("  Architect on area-2499: Decision 2499");
+      expect(result.stdout).toContain("  Architect on area-2480: Decision 2480");
+      expect(result.stdout).not.toContain("Decision 2479\n");
+    });
+
+    it("timeline --subject prints every row, oldest first, a page at a time", async () => {
+      const db = join(tempDir(), "store.db");
+      await manyDecisions(db);
+      const result = await timelineOn(db, "--subject", "big");
+      expect(result.exitCode).toBe(0);
+      const rows = result.stdout
+        .split("\n")
+        .filter((line) => /^\d\d:\d\d.* Decision \d+$/.test(line));
+      expect(rows).toHaveLength(2500);
+      expect(rows[0]).toMatch(/Decision 0$/);
+      expect(rows.at(-1)).toMatch(/Decision 2499$/);
+    });
+  });
 });

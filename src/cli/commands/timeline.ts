@@ -124,37 +124,89 @@ async function printSubject(
   deps: CliDeps,
   store: ContextStore,
   subjectId: string,
-  filter: TimelineFilter,
-  width: number,
-  clock: TimelineClock,
+  view: TimelineView,
   json: boolean | undefined,
 ): Promise<void> {
-  const [{ readFullTimeline }, { buildRunTimeline }, { formatTimelineTable }, subjectView] =
+  if (json) {
+    await printSubjectJson(deps, store, subjectId, view.filter);
+    return;
+  }
+  const [{ forEachTimelinePage }, { TimelineRowPager }, table, { SubjectDigest }, subjectView] =
     await Promise.all([
       import("../../ui/data/read-run.js"),
-      import("../../ui/format/run-timeline.js"),
+      import("../../ui/format/timeline-pages.js"),
       import("../../ui/format/timeline-table.js"),
+      import("../../ui/format/subject-digest.js"),
       import("../../ui/format/subject-view.js"),
     ]);
+  const { width, filter } = view;
+  const paging = { signal: deps.signal };
+  // Read twice, one page at a time, so the subject is never held whole: first the columns' widths
+  // (and the view), then the rows, laid out as the whole table would lay them out.
+  const sizing = new TimelineRowPager(subjectId, filter);
+  const digest = new SubjectDigest(subjectId);
+  type Columns = import("../../ui/format/timeline-table.js").TimelineColumns;
+  // Sized on both clocks: which one applies is known once a run-start was seen or not.
+  const sized: { scenario?: Columns; utc?: Columns } = {};
+  let rows = 0;
+  await forEachTimelinePage(
+    store,
+    subjectId,
+    (page) => {
+      for (const episode of page.episodes) digest.addEpisode(episode);
+      for (const memory of page.memories) digest.addMemory(memory);
+      const pageRows = sizing.rowsOf(page.episodes);
+      rows += pageRows.length;
+      for (const clock of ["scenario", "utc"] as const) {
+        const widths = table.timelineColumns(pageRows, width, clock);
+        const before = sized[clock];
+        sized[clock] = before ? table.widerTimelineColumns(before, widths, width) : widths;
+      }
+    },
+    paging,
+  );
+  // A subject that is not a run has no run clock: its rows are on the wall clock.
+  const laidOut = sized[sizing.sawRunStart ? view.clock : "utc"];
+  if (digest.episodes === 0 || laidOut === undefined) {
+    throw new UsageError(`no subject "${subjectId}" in this store (nothing was written to it)`);
+  }
+  deps.stdout.write(`${table.formatTimelineHeader(laidOut, width).join("\n")}\n`);
+  if (rows === 0) deps.stdout.write("(no events match)\n");
+  const printing = new TimelineRowPager(subjectId, filter);
+  await forEachTimelinePage(
+    store,
+    subjectId,
+    (page) => {
+      const pageRows = printing.rowsOf(page.episodes);
+      if (pageRows.length > 0) {
+        deps.stdout.write(`${table.formatTimelineRows(pageRows, laidOut).join("\n")}\n`);
+      }
+    },
+    paging,
+  );
+  const shown = subjectView.viewOfDigest(digest);
+  deps.stdout.write(`${["", ...subjectView.formatSubjectView(shown)].join("\n")}\n`);
+}
+
+/** `timeline --subject --json`: one document, so the subject is read whole. */
+async function printSubjectJson(
+  deps: CliDeps,
+  store: ContextStore,
+  subjectId: string,
+  filter: TimelineFilter,
+): Promise<void> {
+  const [{ readFullTimeline }, { buildRunTimeline }, subjectView] = await Promise.all([
+    import("../../ui/data/read-run.js"),
+    import("../../ui/format/run-timeline.js"),
+    import("../../ui/format/subject-view.js"),
+  ]);
   const timeline = await readFullTimeline(store, subjectId, { signal: deps.signal });
   if (timeline.episodes.length === 0) {
     throw new UsageError(`no subject "${subjectId}" in this store (nothing was written to it)`);
   }
   const built = buildRunTimeline(subjectId, timeline, filter);
   const view = subjectView.buildSubjectView(timeline);
-  // A subject that is not a run has no run clock: its rows are on the wall clock.
-  const hasRunClock = built.events.some((event) => event.type === "run-start");
-  if (json) {
-    deps.stdout.write(`${JSON.stringify({ ...timelineDocument(built), view }, null, 2)}\n`);
-    return;
-  }
-  deps.stdout.write(
-    `${[
-      ...formatTimelineTable(built.rows, width, hasRunClock ? clock : "utc"),
-      "",
-      ...subjectView.formatSubjectView(view),
-    ].join("\n")}\n`,
-  );
+  deps.stdout.write(`${JSON.stringify({ ...timelineDocument(built), view }, null, 2)}\n`);
 }
 
 /**
@@ -259,8 +311,7 @@ async function timeline(
   // this command's action, not for `--help` or the other commands.
   await withSelectedStore(options, deps, { mustExist: true }, async (store, storeName) => {
     if (options.subject !== undefined) {
-      const { filter, width, clock } = view;
-      await printSubject(deps, store, options.subject, filter, width, clock, options.json);
+      await printSubject(deps, store, options.subject, view, options.json);
       return;
     }
     await showRun(deps, store, { input: runIdInput ?? "", storeName }, view, options);

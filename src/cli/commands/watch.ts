@@ -78,24 +78,41 @@ async function watch(input: string, options: WatchCommandOptions, deps: CliDeps)
 }
 
 /**
- * What `watch` shows of a subject now: the timeline (decisions, runs), the merging shared state
- * (claims, escalations) and the coding sessions' edits (the Claude Code hooks': who holds what,
- * who was refused what).
+ * What `watch` shows of a subject now: the timeline (decisions, runs) folded one page at a time
+ * (never the whole subject in memory, see subject-digest.ts), the merging shared state (claims,
+ * escalations) and the coding sessions' edits (the Claude Code hooks': who holds what, who was
+ * refused what).
  */
 async function readSubject(store: ContextStore, subjectId: string, deps: CliDeps) {
-  const [{ readFullTimeline }, { readSharedState }, { buildSubjectView }, { readSubjectEdits }] =
-    await Promise.all([
-      import("../../ui/data/read-run.js"),
-      import("../../ui/data/read-shared-state.js"),
-      import("../../ui/format/subject-view.js"),
-      import("../../hooks/edit-activity.js"),
-    ]);
-  const [timeline, state, edits] = await Promise.all([
-    readFullTimeline(store, subjectId, { signal: deps.signal }),
+  const [
+    { forEachTimelinePage },
+    { readSharedState },
+    { SubjectDigest },
+    { viewOfDigest },
+    { readSubjectEdits },
+  ] = await Promise.all([
+    import("../../ui/data/read-run.js"),
+    import("../../ui/data/read-shared-state.js"),
+    import("../../ui/format/subject-digest.js"),
+    import("../../ui/format/subject-view.js"),
+    import("../../hooks/edit-activity.js"),
+  ]);
+  const digest = new SubjectDigest(subjectId);
+  const fold = forEachTimelinePage(
+    store,
+    subjectId,
+    (page) => {
+      for (const episode of page.episodes) digest.addEpisode(episode);
+      for (const memory of page.memories) digest.addMemory(memory);
+    },
+    { signal: deps.signal },
+  );
+  const [, state, edits] = await Promise.all([
+    fold,
     readSharedState(store, subjectId),
     readSubjectEdits(store, subjectId, { now: Date.now() }),
   ]);
-  return buildSubjectView(timeline, state, edits);
+  return viewOfDigest(digest, state, edits);
 }
 
 /** The live view in a terminal until the person quits, following every change to the subject. */

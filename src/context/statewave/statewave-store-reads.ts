@@ -126,6 +126,29 @@ export class StatewaveExactReads {
   }
 
   /**
+   * `changesSince` through `serve`'s change feed only, for a watch: undefined on a server without
+   * one (the watch then polls the timeline, which, unlike the fallback, sees a supersede).
+   */
+  async feedChanges(
+    subjectId: string,
+    cursor: string | null,
+    options: { limit?: number } & Signal,
+  ): Promise<ChangePage | undefined> {
+    const page = await this.#exact(() =>
+      this.#host.client.changesSince(subjectId, cursor, options),
+    );
+    if (page === undefined) return undefined;
+    const changes = await Promise.all(
+      page.changes.map(async (change): Promise<StoreChange> => {
+        if (change.type === "episode") return change;
+        const [memory] = await this.#host.typed(subjectId, [change.memory]);
+        return { type: "memory", memory: memory ?? change.memory };
+      }),
+    );
+    return { ...page, changes };
+  }
+
+  /**
    * `read` through `serve`'s exact routes; undefined when the server has none, remembered so
    * later reads go straight to the fallback.
    */

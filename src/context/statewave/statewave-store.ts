@@ -366,6 +366,9 @@ export class StatewaveStore implements ContextStore {
             this.getTimeline(subjectId, { offset, limit, signal }),
           // On a capped server the log is read whole anyway: once per round, not once per page.
           readAll: (signal) => this.#readCapped(subjectId, signal),
+          // Through `serve`: one request a round, for what changed since the last one.
+          readChanges: (cursor, signal) =>
+            this.#exactReads.feedChanges(subjectId, cursor, { limit: 500, signal }),
         }),
       listener,
       options,

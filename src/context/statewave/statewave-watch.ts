@@ -1,4 +1,5 @@
 import type {
+  ChangePage,
   Episode,
   Memory,
   StoreChange,
@@ -18,6 +19,22 @@ export type FetchTimelinePage = (
 export type ReadWholeTimeline = (
   signal: AbortSignal,
 ) => Promise<{ episodes: readonly Episode[]; memories: readonly Memory[] } | undefined>;
+
+/**
+ * The server's change feed (`serve`'s `GET /v1/changes`): what changed after `cursor`, or
+ * `undefined` when the server has none (a real Statewave v0.7.1), and the watch polls the timeline.
+ */
+export type ReadChanges = (
+  cursor: string | null,
+  signal: AbortSignal,
+) => Promise<ChangePage | undefined>;
+
+/**
+ * A quiet subject is polled less often: each round that found nothing doubles the wait, up to
+ * 2^3 = 8 times the interval (800 ms at the default 100); a change, or a write through this store
+ * (`pollNow`), brings it back. What this process writes is seen at once either way.
+ */
+const maxIdleDoublings = 3;
 
 /** Page size of the watch's timeline reads. */
 const pageSize = 1000;
@@ -61,6 +78,10 @@ export class TimelineWatch {
   readonly subjectId: string;
   readonly #fetchPage: FetchTimelinePage;
   readonly #readAll: ReadWholeTimeline | undefined;
+  /** The change feed, until the server is found to have none. */
+  #readChanges: ReadChanges | undefined;
+  /** Where the feed stands: its last answer's cursor (null: from the start). */
+  #feedCursor: string | null = null;
   readonly #subscribers = new Set<Subscriber>();
   /** Subscribers waiting for the baseline: they count, so a close cannot stop the poller under them. */
   readonly #joining = new Set<Subscriber>();
@@ -72,6 +93,12 @@ export class TimelineWatch {
   readonly #memories = new Map<string, string>();
   #episodeOffset = 0;
   #chain: Promise<void>;
+  /** Timer rounds in a row that found nothing: each doubles the wait, up to 8x the interval. */
+  #idleRounds = 0;
+  /** Whether a timer round is set and has not fired yet. */
+  #timerArmed = false;
+  /** The round queued by `pollNow` that has not started yet. */
+  #waiting: Promise<void> | undefined;
   readonly #baseline: Promise<void>;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
@@ -82,6 +109,11 @@ export class TimelineWatch {
     fetchPage: FetchTimelinePage;
     /** Reads everything in one call when it can (answers `undefined` otherwise): one read per round. */
     readAll?: ReadWholeTimeline;
+    /**
+     * The server's change feed: each round asks only what changed since its last cursor (one
+     * request, an answer as large as the change) instead of re-reading the memories.
+     */
+    readChanges?: ReadChanges;
     pollIntervalMs: number;
     /**
      * The clock a subscriber's start is taken from, compared with the server's `created_at` /
@@ -93,9 +125,14 @@ export class TimelineWatch {
     this.subjectId = options.subjectId;
     this.#fetchPage = options.fetchPage;
     this.#readAll = options.readAll;
+    this.#readChanges = options.readChanges;
     this.#pollIntervalMs = options.pollIntervalMs;
     // The first round records what exists; subscribers asking for a replay get it from history.
-    this.#baseline = this.#round().finally(() => this.#schedule());
+    // The first read finds only history: it says nothing about whether the subject is quiet.
+    this.#baseline = this.#round().finally(() => {
+      this.#idleRounds = 0;
+      this.#schedule();
+    });
     this.#chain = this.#baseline;
   }
 
@@ -154,10 +191,31 @@ export class TimelineWatch {
     return this.#baseline;
   }
 
-  /** Polls now (after any round in progress) and settles when that round is done. Never rejects. */
+  /**
+   * Polls now (after any round in progress) and settles when that round is done. Never rejects.
+   * Calls while a round waits to start share it: it starts after each of them, so it sees what
+   * each caller wrote before calling (a burst of writes costs one round, not one each).
+   */
   pollNow(): Promise<void> {
-    this.#chain = this.#chain.then(() => this.#round());
-    return this.#chain;
+    // Someone wrote: the subject is busy again, so the timer goes back to its interval (a timer
+    // waiting out a long idle wait is set again; one whose round runs sets itself afterwards).
+    this.#idleRounds = 0;
+    if (this.#timerArmed) {
+      clearTimeout(this.#timer);
+      this.#schedule();
+    }
+    return this.#poll();
+  }
+
+  #poll(): Promise<void> {
+    if (this.#waiting !== undefined) return this.#waiting;
+    const round = this.#chain.then(() => {
+      this.#waiting = undefined;
+      return this.#round();
+    });
+    this.#waiting = round;
+    this.#chain = round;
+    return round;
   }
 
   /**
@@ -166,6 +224,7 @@ export class TimelineWatch {
    */
   reset(): void {
     this.#episodeOffset = 0;
+    this.#feedCursor = null;
   }
 
   /** Stops polling and cancels the request in flight. Idempotent. */
@@ -177,9 +236,14 @@ export class TimelineWatch {
 
   #schedule(): void {
     if (this.#closed) return;
-    this.#timer = setTimeout(() => {
-      this.pollNow().finally(() => this.#schedule());
-    }, this.#pollIntervalMs);
+    this.#timerArmed = true;
+    this.#timer = setTimeout(
+      () => {
+        this.#timerArmed = false;
+        this.#poll().finally(() => this.#schedule());
+      },
+      this.#pollIntervalMs * 2 ** Math.min(this.#idleRounds, maxIdleDoublings),
+    );
     // A forgotten watch must not keep a finished process alive (the embedded store does the same).
     this.#timer.unref?.();
   }
@@ -187,12 +251,8 @@ export class TimelineWatch {
   async #round(): Promise<void> {
     if (this.#closed) return;
     try {
-      const changes: StoreChange[] = [];
-      const whole = await this.#readAll?.(this.#abort.signal);
-      const episodes = whole ? this.#unseen(whole.episodes) : await this.#newEpisodes();
-      for (const episode of episodes) changes.push({ type: "episode", episode });
-      const memories = whole ? this.#changed(whole.memories) : await this.#changedMemories();
-      for (const memory of memories) changes.push({ type: "memory", memory });
+      const changes = (await this.#fedChanges()) ?? (await this.#polledChanges());
+      this.#idleRounds = changes.length === 0 ? this.#idleRounds + 1 : 0;
       for (const change of changes) {
         this.#history.push(change);
         for (const subscriber of [...this.#subscribers]) {
@@ -204,6 +264,43 @@ export class TimelineWatch {
       if (this.#closed) return;
       for (const subscriber of [...this.#subscribers]) subscriber.onError?.(error);
     }
+  }
+
+  /**
+   * What changed since the feed's cursor, page after page while it has more; `undefined` when the
+   * server has no feed (found once: from then on the watch polls the timeline).
+   */
+  async #fedChanges(): Promise<StoreChange[] | undefined> {
+    const changes: StoreChange[] = [];
+    for (;;) {
+      const read = this.#readChanges;
+      if (read === undefined) return undefined;
+      const page = await read(this.#feedCursor, this.#abort.signal);
+      if (page === undefined) {
+        this.#readChanges = undefined;
+        return undefined;
+      }
+      this.#feedCursor = page.cursor;
+      // Each change once, as the polled path delivers it: an episode by id, a memory by state.
+      const fresh = page.changes.filter((change) =>
+        change.type === "episode"
+          ? this.#unseen([change.episode]).length > 0
+          : this.#changed([change.memory]).length > 0,
+      );
+      changes.push(...fresh);
+      if (!page.hasMore) return changes;
+    }
+  }
+
+  /** New episodes and changed memories, read from the timeline (every memory, every round). */
+  async #polledChanges(): Promise<StoreChange[]> {
+    const whole = await this.#readAll?.(this.#abort.signal);
+    const episodes = whole ? this.#unseen(whole.episodes) : await this.#newEpisodes();
+    const memories = whole ? this.#changed(whole.memories) : await this.#changedMemories();
+    return [
+      ...episodes.map((episode): StoreChange => ({ type: "episode", episode })),
+      ...memories.map((memory): StoreChange => ({ type: "memory", memory })),
+    ];
   }
 
   #unseen(episodes: readonly Episode[]): Episode[] {

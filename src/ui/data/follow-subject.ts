@@ -1,8 +1,9 @@
-import type { ContextStore, Episode, Memory, StoreChange } from "../../context/context-store.js";
+import type { ContextStore, StoreChange } from "../../context/context-store.js";
 import { SharedState } from "../../crdt/shared-state.js";
 import type { EditActivity } from "../../hooks/edit-activity.js";
-import { buildSubjectView, type SubjectView } from "../format/subject-view.js";
-import { readFullTimeline } from "./read-run.js";
+import { SubjectDigest } from "../format/subject-digest.js";
+import { type SubjectView, viewOfDigest } from "../format/subject-view.js";
+import { forEachTimelinePage } from "./read-run.js";
 import { readOnlyStore } from "./read-shared-state.js";
 
 /** A subject followed live: its view now, and every later view to a listener. */
@@ -46,7 +47,8 @@ interface FeedHooks {
 /**
  * Follows a subject for `shared-ctx watch` at a cost per change that follows the change, not the
  * history: the subject's timeline is read once, then each change from `store.watch` is applied to
- * that copy (a new episode appended, a memory replaced by id), and one shared-state replica
+ * its digest (an episode folded in and dropped, a decision replaced by id: `subject-digest.ts`,
+ * so the follower never holds the subject itself), and one shared-state replica
  * imports only the new updates. Re-reading the whole subject on every change cost 104 % of a core
  * on a 15k-episode subject.
  *
@@ -60,7 +62,7 @@ export async function followSubject(
 ): Promise<SubjectFollower> {
   const listeners: FollowerListeners = { onView: () => undefined, onError: () => undefined };
   const reportError = (error: unknown) => listeners.onError(error);
-  const copy = new SubjectCopy();
+  const copy = new SubjectDigest(subjectId, { dedupe: true });
   let closed = false;
   let replica: SharedState | undefined;
   const schedule = coalesceBursts(
@@ -79,8 +81,8 @@ export async function followSubject(
   const changes = watchChanges(store, subjectId, copy, hooks);
   const edits = watchEdits(store, options.edits, hooks);
   const viewOf = (opened: SharedState): SubjectView =>
-    buildSubjectView(
-      { subjectId, episodes: copy.episodes, memories: copy.memories },
+    viewOfDigest(
+      copy,
       { values: opened.toJSON(), escalations: opened.escalations() },
       edits.current(),
     );
@@ -115,39 +117,15 @@ export async function followSubject(
 }
 
 /**
- * The subject's episodes and memories as the follower holds them: a change is applied once, by id,
- * whether it came from the first read or from the feed.
- */
-class SubjectCopy {
-  readonly episodes: Episode[] = [];
-  readonly memories: Memory[] = [];
-  readonly #episodeIds = new Set<string>();
-  /** Position of each memory id in `memories`. */
-  readonly #memoryIndex = new Map<string, number>();
-
-  /** Appends a new episode (one already held is skipped), or adds or replaces a memory by id. */
-  apply(change: StoreChange): void {
-    if (change.type === "episode") {
-      if (this.#episodeIds.has(change.episode.id)) return;
-      this.#episodeIds.add(change.episode.id);
-      this.episodes.push(change.episode);
-      return;
-    }
-    const at = this.#memoryIndex.get(change.memory.id);
-    if (at === undefined) {
-      this.#memoryIndex.set(change.memory.id, this.memories.length);
-      this.memories.push(change.memory);
-    } else {
-      this.memories[at] = change.memory;
-    }
-  }
-}
-
-/**
  * The subject's own feed, subscribed before the first read: what arrives during the read is held
  * until `release`, so it lands after what the read returned; later changes are applied as they come.
  */
-function watchChanges(store: ContextStore, subjectId: string, copy: SubjectCopy, hooks: FeedHooks) {
+function watchChanges(
+  store: ContextStore,
+  subjectId: string,
+  copy: SubjectDigest,
+  hooks: FeedHooks,
+) {
   let loaded = false;
   const buffered: StoreChange[] = [];
   const subscription = store.watch(
@@ -201,16 +179,22 @@ function watchEdits(store: ContextStore, edits: FollowedEdits | undefined, hooks
   };
 }
 
-/** Reads the subject's whole timeline into `copy`, oldest first. */
+/** Folds the subject's timeline into `copy`, oldest first, one page at a time. */
 async function readWholeSubject(
   store: ContextStore,
   subjectId: string,
-  copy: SubjectCopy,
+  copy: SubjectDigest,
   options: { signal?: AbortSignal },
 ): Promise<void> {
-  const timeline = await readFullTimeline(store, subjectId, options);
-  for (const episode of timeline.episodes) copy.apply({ type: "episode", episode });
-  for (const memory of timeline.memories) copy.apply({ type: "memory", memory });
+  await forEachTimelinePage(
+    store,
+    subjectId,
+    (page) => {
+      for (const episode of page.episodes) copy.addEpisode(episode);
+      for (const memory of page.memories) copy.addMemory(memory);
+    },
+    options,
+  );
 }
 
 /** The one replica for the whole watch: it follows the store itself and imports only new updates. */

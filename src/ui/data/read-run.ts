@@ -1,13 +1,13 @@
-import type { ContextStore } from "../../context/context-store.js";
-import { readWholeTimeline as readFullTimeline } from "../../context/whole-timeline.js";
+import type { ContextStore, Episode } from "../../context/context-store.js";
+import {
+  forEachTimelinePage,
+  readWholeTimeline as readFullTimeline,
+} from "../../context/whole-timeline.js";
 import { fromRunEventEpisode, fromRunStopEpisode, isRunId } from "../../scenario/run-record.js";
 import type { RunListing } from "../format/runs-table.js";
 
-/** A subject's whole timeline, read page by page (oldest first). */
-export { readFullTimeline };
-
-/** Statewave caps a timeline page at 100 episodes and 100 memories. */
-const pageSize = 100;
+/** A subject's whole timeline, read page by page (oldest first); or folded one page at a time. */
+export { forEachTimelinePage, readFullTimeline };
 
 /** Every subject id in the store that names a run. */
 export async function listRunIds(store: ContextStore, signal?: AbortSignal): Promise<string[]> {
@@ -20,37 +20,44 @@ export async function listRunIds(store: ContextStore, signal?: AbortSignal): Pro
   return ids;
 }
 
-/** One run's listing, from its first page (run-start) and its last page (run-end). */
+/** One run's listing, from its first page (run-start) and, for a long run, the pages after it. */
 export async function readRunListing(
   store: ContextStore,
   runId: string,
   signal?: AbortSignal,
 ): Promise<RunListing> {
-  const first = await store.getTimeline(runId, { limit: pageSize, signal });
-  let episodes = first.episodes;
-  if (episodes.length === pageSize) {
-    // Long run: page to the end, where run-end is.
-    episodes = (await readFullTimeline(store, runId, { signal })).episodes;
-  }
-  let listing: RunListing = { runId, startedAt: episodes[0]?.createdAt };
-  for (const episode of episodes) {
-    const event = fromRunEventEpisode(episode);
-    if (event?.type === "run-start") {
-      listing = {
-        ...listing,
-        mode: event.mode,
-        scenario: event.scenario,
-        task: event.task,
-        startedAt: episode.createdAt,
-      };
-    } else if (event?.type === "run-end") {
-      listing = { ...listing, summary: event.summary };
-    } else if (event === undefined) {
-      const stop = fromRunStopEpisode(episode);
-      if (stop) listing = { ...listing, stop: { state: stop.state, reason: stop.reason } };
-    }
-  }
+  let listing: RunListing = { runId };
+  // A page at a time: only the listing is kept, never the run's episodes (run-end is on its last page).
+  await forEachTimelinePage(
+    store,
+    runId,
+    (page) => {
+      for (const episode of page.episodes) listing = withEpisode(listing, episode);
+    },
+    signal ? { signal } : {},
+  );
   return listing;
+}
+
+/** `listing` with what `episode` says of the run: its start, its end, or how it stopped. */
+function withEpisode(listing: RunListing, episode: Episode): RunListing {
+  const started = listing.startedAt === undefined ? { startedAt: episode.createdAt } : {};
+  const event = fromRunEventEpisode(episode);
+  if (event?.type === "run-start") {
+    return {
+      ...listing,
+      mode: event.mode,
+      scenario: event.scenario,
+      task: event.task,
+      startedAt: episode.createdAt,
+    };
+  }
+  if (event?.type === "run-end") return { ...listing, ...started, summary: event.summary };
+  if (event === undefined) {
+    const stop = fromRunStopEpisode(episode);
+    if (stop) return { ...listing, ...started, stop: { state: stop.state, reason: stop.reason } };
+  }
+  return { ...listing, ...started };
 }
 
 /** The runs in the store, newest first. */

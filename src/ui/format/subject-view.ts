@@ -1,11 +1,10 @@
-import { type Authority, authorityOf, defaultAuthority } from "../../context/authority.js";
-import type { Memory, Timeline } from "../../context/context-store.js";
+import type { Authority } from "../../context/authority.js";
+import type { Timeline } from "../../context/context-store.js";
 import type { EditActivity } from "../../hooks/edit-activity.js";
-import { fromRunEventEpisode } from "../../scenario/run-record.js";
-import type { ScenarioEvent } from "../../scenario/scenario-events.js";
 import type { SharedStateSnapshot } from "../data/read-shared-state.js";
-import { type AgentDirectory, agentDirectoryOf } from "./agent-directory.js";
+import type { AgentDirectory } from "./agent-directory.js";
 import { humanizeEncodings } from "./humanize-encodings.js";
+import { type DecisionDigest, SubjectDigest } from "./subject-digest.js";
 
 /** A decision as the watch view shows it, with what replaced it when it was superseded. */
 export interface DecisionEntry {
@@ -69,72 +68,97 @@ export interface SubjectView {
   readonly episodes: number;
   readonly lastActivity?: string;
   readonly claims: readonly ClaimEntry[];
+  /** The newest {@link shownDecisions} active decisions, oldest of them first. */
   readonly decisions: readonly DecisionEntry[];
+  /** Active decisions older than those listed. */
+  readonly olderDecisions: number;
+  /** The newest superseded decisions, as many as `decisions`. */
   readonly superseded: readonly DecisionEntry[];
+  /** Superseded decisions older than those listed. */
+  readonly olderSuperseded: number;
   readonly disputes: readonly DisputeEntry[];
   readonly staleReads: readonly StaleReadEntry[];
   /** Edits the hooks refused; present when the subject's edit activity was read. */
   readonly denials?: readonly DenialEntry[];
 }
 
-function text(value: unknown): string | undefined {
-  return typeof value === "string" && value ? value : undefined;
+/** How many of the newest active decisions (and superseded ones) the view lists. @default */
+export const shownDecisions = 20;
+
+/**
+ * The watch view of a subject, whoever writes it (MCP agents, the library, LangGraph nodes, a
+ * demo run): open claims, the newest active decisions and superseded ones (with what replaced
+ * them, and how many older ones are not listed), open disputes with both sides (active decisions
+ * that contradict each other, unresolved escalations), and reads of facts that have changed since.
+ */
+export function buildSubjectView(
+  timeline: Timeline,
+  state?: SharedStateSnapshot,
+  edits?: EditActivity,
+): SubjectView {
+  const digest = new SubjectDigest(timeline.subjectId);
+  for (const episode of timeline.episodes) digest.addEpisode(episode);
+  for (const memory of timeline.memories) digest.addMemory(memory);
+  return viewOfDigest(digest, state, edits);
 }
 
-/** Kinds that are decisions or findings (what agents act on), not summaries of machinery. */
-const decisionKinds = new Set(["architectural_decision", "review_finding", "procedure"]);
-
-function isDecision(memory: Memory): boolean {
-  return decisionKinds.has(memory.kind);
+/**
+ * The watch view from a {@link SubjectDigest}: what `watch --once` folds page by page and the live
+ * view change by change, so both print the same lines.
+ * @param options.shown how many of the newest decisions to list (@default {@link shownDecisions})
+ */
+export function viewOfDigest(
+  digest: SubjectDigest,
+  state?: SharedStateSnapshot,
+  edits?: EditActivity,
+  options: { shown?: number } = {},
+): SubjectView {
+  const shown = options.shown ?? shownDecisions;
+  const agents = digest.agents;
+  const author = (decision: DecisionDigest) => agents.name(decision.source ?? "unknown");
+  const decisions = [...digest.decisions.values()];
+  const active = decisions.filter((decision) => decision.active);
+  const superseded = supersededDecisions(decisions, active, author);
+  return {
+    subjectId: digest.subjectId,
+    episodes: digest.episodes,
+    ...(digest.lastActivity ? { lastActivity: digest.lastActivity } : {}),
+    claims: allClaims(digest, agents, state, edits),
+    decisions: newest(active, shown).map((decision) => decisionEntry(decision, author)),
+    olderDecisions: Math.max(0, active.length - shown),
+    superseded: newest(superseded, shown),
+    olderSuperseded: Math.max(0, superseded.length - shown),
+    disputes: unique(
+      [
+        ...contradictions(active, author),
+        ...digest.openEscalations.map((event) => ({
+          about: `${event.namespace}/${event.key}`,
+          sides: event.contenders.map((side) => ({
+            agent: agents.name(side.agentId),
+            value: side.value,
+          })),
+        })),
+        ...(state ? stateDisputes(state, agents) : []),
+      ],
+      (dispute) => dispute.about,
+    ),
+    staleReads: staleReads(digest, superseded, agents),
+    ...(edits
+      ? {
+          denials: edits.denials.map((denial) => ({
+            agent: denial.agent,
+            module: denial.module,
+            what: denial.description,
+            at: denial.at,
+          })),
+        }
+      : {}),
+  };
 }
 
-/** Claims still open: claimed or building, and not yet built, skipped or cancelled. */
-function openClaims(events: readonly ScenarioEvent[]): ClaimEntry[] {
-  const agents = agentDirectoryOf(events);
-  const open = new Map<string, ClaimEntry>();
-  for (const event of events) {
-    if (event.type === "module-claim") {
-      open.set(event.module, {
-        module: event.module,
-        agent: agents.name(event.agentId),
-        state: "claimed",
-      });
-    } else if (event.type === "module-start") {
-      open.set(event.module, {
-        module: event.module,
-        agent: agents.name(event.agentId),
-        state: "building",
-      });
-    } else if (
-      event.type === "module-end" ||
-      event.type === "module-skip" ||
-      event.type === "module-cancel"
-    ) {
-      open.delete(event.module);
-    }
-  }
-  return [...open.values()];
-}
-
-/** Escalations without a resolution, from a run's events. */
-function openEscalations(events: readonly ScenarioEvent[]): DisputeEntry[] {
-  const agents = agentDirectoryOf(events);
-  const resolved = new Set(
-    events.flatMap((event) => (event.type === "escalation-resolve" ? [event.escalationId] : [])),
-  );
-  return events.flatMap((event) =>
-    event.type === "escalation" && !resolved.has(event.escalationId)
-      ? [
-          {
-            about: `${event.namespace}/${event.key}`,
-            sides: event.contenders.map((side) => ({
-              agent: agents.name(side.agentId),
-              value: side.value,
-            })),
-          },
-        ]
-      : [],
-  );
+/** The last `count` items (the newest), in their order. */
+function newest<T>(items: readonly T[], count: number): T[] {
+  return count <= 0 ? [] : items.slice(-count);
 }
 
 /** How a shared-state value reads in a dispute line. */
@@ -166,125 +190,74 @@ function stateDisputes(state: SharedStateSnapshot, agents: AgentDirectory): Disp
     }));
 }
 
-/**
- * The watch view of a subject, whoever writes it (MCP agents, the library, LangGraph nodes, a
- * demo run): open claims, active decisions and the ones superseded (with what replaced them), open
- * disputes with both sides (active decisions that contradict each other, unresolved escalations),
- * and reads of facts that have changed since.
- */
-export function buildSubjectView(
-  timeline: Timeline,
-  state?: SharedStateSnapshot,
-  edits?: EditActivity,
-): SubjectView {
-  const events = timeline.episodes.flatMap((episode) => fromRunEventEpisode(episode) ?? []);
-  const agents = agentDirectoryOf(events);
-  const author = (memory: Memory) => agents.name(text(memory.metadata.source) ?? "unknown");
-  const decisions = timeline.memories.filter(isDecision);
-  const active = decisions.filter((memory) => memory.status === "active");
-  const superseded = supersededDecisions(decisions, active, author);
+/** Who wrote a decision, by the name the view shows. */
+type AuthorOf = (decision: DecisionDigest) => string;
+
+/** A decision as the view lists it. */
+function decisionEntry(decision: DecisionDigest, author: AuthorOf): DecisionEntry {
   return {
-    subjectId: timeline.subjectId,
-    episodes: timeline.episodes.length,
-    ...(timeline.episodes.at(-1) ? { lastActivity: timeline.episodes.at(-1)?.createdAt } : {}),
-    claims: allClaims(events, agents, state, edits),
-    decisions: active.map((memory) => decisionEntry(memory, author)),
-    superseded,
-    disputes: unique(
-      [
-        ...contradictions(active, author),
-        ...openEscalations(events),
-        ...(state ? stateDisputes(state, agents) : []),
-      ],
-      (dispute) => dispute.about,
-    ),
-    staleReads: staleReads(timeline, superseded, agents),
-    ...(edits
-      ? {
-          denials: edits.denials.map((denial) => ({
-            agent: denial.agent,
-            module: denial.module,
-            what: denial.description,
-            at: denial.at,
-          })),
-        }
-      : {}),
+    id: decision.id,
+    ...(decision.target ? { target: decision.target } : {}),
+    author: author(decision),
+    ...(decision.authority ? { authority: decision.authority } : {}),
+    content: decision.content,
+    at: decision.at,
   };
-}
-
-/** Who wrote a memory, by the name the view shows. */
-type AuthorOf = (memory: Memory) => string;
-
-/** A decision memory as the view lists it. */
-function decisionEntry(memory: Memory, author: AuthorOf): DecisionEntry {
-  const target = text(memory.metadata.target);
-  return {
-    id: memory.id,
-    ...(target ? { target } : {}),
-    author: author(memory),
-    ...authorityField(memory),
-    content: memory.content,
-    at: memory.createdAt,
-  };
-}
-
-/** A memory's authority, when it is not the default (`agent`). */
-function authorityField(memory: Memory): { authority?: Authority } {
-  const authority = authorityOf(memory.metadata);
-  return authority === defaultAuthority ? {} : { authority };
 }
 
 /**
  * The superseded decisions, each with the active one that replaced it: the latest on the same
- * target, or, for a decision without a target, the latest by the same author.
+ * target, or, for a decision without a target, the latest by the same author. Indexed once, so
+ * that the cost follows the decisions, not decisions times decisions.
  */
 function supersededDecisions(
-  decisions: readonly Memory[],
-  active: readonly Memory[],
+  decisions: readonly DecisionDigest[],
+  active: readonly DecisionDigest[],
   author: AuthorOf,
 ): DecisionEntry[] {
-  const replacementOf = (memory: Memory) => {
-    const target = text(memory.metadata.target);
-    return [...active]
-      .reverse()
-      .find((candidate) =>
-        target !== undefined
-          ? text(candidate.metadata.target) === target
-          : text(candidate.metadata.source) === text(memory.metadata.source),
-      );
-  };
+  const latestOnTarget = new Map<string, DecisionDigest>();
+  const latestBySource = new Map<string | undefined, DecisionDigest>();
+  for (const decision of active) {
+    if (decision.target !== undefined) latestOnTarget.set(decision.target, decision);
+    latestBySource.set(decision.source, decision);
+  }
   return decisions
-    .filter((memory) => memory.status === "superseded")
-    .flatMap((memory): DecisionEntry[] => {
-      const by = replacementOf(memory);
-      if (!by) return [decisionEntry(memory, author)];
+    .filter((decision) => !decision.active)
+    .flatMap((decision): DecisionEntry[] => {
+      const by =
+        decision.target !== undefined
+          ? latestOnTarget.get(decision.target)
+          : latestBySource.get(decision.source);
+      if (!by) return [decisionEntry(decision, author)];
       // An agent restating what stands changed nothing: not worth a line.
-      if (by.content === memory.content && author(by) === author(memory)) return [];
+      if (by.content === decision.content && author(by) === author(decision)) return [];
       return [
         {
-          ...decisionEntry(memory, author),
-          supersededBy: { author: author(by), content: by.content, at: by.createdAt },
+          ...decisionEntry(decision, author),
+          supersededBy: { author: author(by), content: by.content, at: by.at },
         },
       ];
     });
 }
 
 /** Two active decisions on one target by different authors who had not read each other's. */
-function contradictions(active: readonly Memory[], author: AuthorOf): DisputeEntry[] {
-  const byTarget = new Map<string, Memory[]>();
-  for (const memory of active) {
-    const target = text(memory.metadata.target);
-    if (target) byTarget.set(target, [...(byTarget.get(target) ?? []), memory]);
+function contradictions(active: readonly DecisionDigest[], author: AuthorOf): DisputeEntry[] {
+  const byTarget = new Map<string, DecisionDigest[]>();
+  for (const decision of active) {
+    if (decision.target === undefined) continue;
+    const same = byTarget.get(decision.target);
+    if (same) same.push(decision);
+    else byTarget.set(decision.target, [decision]);
   }
-  return [...byTarget].flatMap(([target, memories]) =>
-    new Set(memories.map((memory) => text(memory.metadata.source))).size > 1
+  return [...byTarget].flatMap(([target, decisions]) =>
+    new Set(decisions.map((decision) => decision.source)).size > 1
       ? [
           {
             about: target,
-            sides: memories.map((memory) => ({
-              agent: author(memory),
-              value: memory.content,
-              ...authorityField(memory),
+            sides: decisions.map((decision) => ({
+              agent: author(decision),
+              value: decision.content,
+              ...(decision.authority ? { authority: decision.authority } : {}),
             })),
           },
         ]
@@ -294,33 +267,23 @@ function contradictions(active: readonly Memory[], author: AuthorOf): DisputeEnt
 
 /** Reads of a decision that was superseded since: one line per reader and fact. */
 function staleReads(
-  timeline: Timeline,
+  digest: SubjectDigest,
   superseded: readonly DecisionEntry[],
   agents: AgentDirectory,
 ): StaleReadEntry[] {
   const supersededById = new Map(superseded.map((decision) => [decision.id, decision]));
-  // Reading the same stale fact again adds nothing.
-  const reported = new Set<string>();
-  return timeline.episodes.flatMap((episode) => {
-    const event = fromRunEventEpisode(episode);
-    if (event?.type !== "context-read") return [];
-    return event.memoryIds.flatMap((id) => {
-      const changed = supersededById.get(id);
-      const key = `${event.agentId}\u0000${id}`;
-      if (!changed || reported.has(key)) return [];
-      reported.add(key);
-      return changed
-        ? [
-            {
-              agent: agents.name(event.agentId),
-              read: changed.content,
-              at: episode.createdAt,
-              ...(changed.supersededBy ? { nowSays: changed.supersededBy.content } : {}),
-            },
-          ]
-        : [];
+  const lines: StaleReadEntry[] = [];
+  for (const read of digest.reads) {
+    const changed = supersededById.get(read.memoryId);
+    if (!changed) continue;
+    lines.push({
+      agent: agents.name(read.agentId),
+      read: changed.content,
+      at: read.at,
+      ...(changed.supersededBy ? { nowSays: changed.supersededBy.content } : {}),
     });
-  });
+  }
+  return lines;
 }
 
 /**
@@ -328,22 +291,20 @@ function staleReads(
  * coding sessions' live edit claims (the hooks'), where two sessions can hold one module.
  */
 function allClaims(
-  events: readonly ScenarioEvent[],
+  digest: SubjectDigest,
   agents: AgentDirectory,
   state: SharedStateSnapshot | undefined,
   edits: EditActivity | undefined,
 ): ClaimEntry[] {
-  const finished = new Set(
-    events.flatMap((event) =>
-      event.type === "module-end" || event.type === "module-skip" || event.type === "module-cancel"
-        ? [event.module]
-        : [],
-    ),
-  );
+  const finished = digest.finishedModules;
   return [
     ...unique(
       [
-        ...openClaims(events),
+        ...digest.runClaims.map((claim) => ({
+          module: claim.module,
+          agent: agents.name(claim.agentId),
+          state: claim.state,
+        })),
         // A claim stays in the shared state after the work is done: a run says when it ended.
         ...(state ? stateClaims(state, agents) : []).filter((claim) => !finished.has(claim.module)),
       ],
@@ -391,9 +352,12 @@ export function isEmptySubjectView(view: SubjectView): boolean {
 }
 
 export function formatSubjectView(view: SubjectView): string[] {
-  const section = (title: string, lines: readonly string[]) => [
+  const section = (title: string, lines: readonly string[], older = 0) => [
     "",
-    `${title} (${lines.length})`,
+    `${title} (${lines.length + older})`,
+    ...(older > 0
+      ? [`  … ${older} older not listed (shared-ctx timeline --subject lists all)`]
+      : []),
     ...(lines.length > 0 ? lines.map((line) => `  ${line}`) : ["  (none)"]),
   ];
   return [
@@ -408,6 +372,7 @@ export function formatSubjectView(view: SubjectView): string[] {
         (decision) =>
           `${decision.author}${authorityNote(decision.authority)}${decision.target ? ` on ${decision.target}` : ""}: ${decision.content}`,
       ),
+      view.olderDecisions,
     ),
     ...section(
       "Superseded",
@@ -415,6 +380,7 @@ export function formatSubjectView(view: SubjectView): string[] {
         (decision) =>
           `${decision.author}${authorityNote(decision.authority)}: ${decision.content}${decision.supersededBy ? ` → now ${decision.supersededBy.author}: ${decision.supersededBy.content}` : ""}`,
       ),
+      view.olderSuperseded,
     ),
     ...section(
       "Open disputes",

@@ -82,6 +82,23 @@ export function timelineColumns(
   return { clock, ...fixed, content: Math.max(minContent, width - fixedWidth(fixed)) };
 }
 
+/**
+ * The widths of a table whose rows came in parts (page by page): each fixed column as wide as the
+ * widest part's, so the result equals {@link timelineColumns} over all the rows at once.
+ */
+export function widerTimelineColumns(
+  left: TimelineColumns,
+  right: TimelineColumns,
+  width: number,
+): TimelineColumns {
+  const fixed = {
+    time: Math.max(left.time, right.time),
+    agent: Math.max(left.agent, right.agent),
+    type: Math.max(left.type, right.type),
+  };
+  return { clock: left.clock, ...fixed, content: Math.max(minContent, width - fixedWidth(fixed)) };
+}
+
 /** Column widths for rows not known in advance (`timeline --follow`). */
 export function followColumns(width: number, clock: TimelineClock = "scenario"): TimelineColumns {
   const fixed = {
