@@ -30,11 +30,11 @@ function describeVerdict(verdict: ScenarioBenchVerdict): string {
     loss: `${verdict.against} wins`,
     unresolved: "unresolved: a dispute stays open in shared context's runs, no win",
   }[verdict.outcome];
-  const [shared, baseline] = verdict.read;
+  const [shared, baseline] = verdict.delivered;
   const reads =
     shared === baseline
-      ? "the same reads"
-      : `read ${shared} vs ${baseline} tokens a run (${shared < baseline ? "shared context" : verdict.against} reads less)`;
+      ? "the same tokens delivered"
+      : `delivered ${shared} vs ${baseline} tokens a run (${shared < baseline ? "shared context" : verdict.against} delivers less)`;
   return `  ${verdict.scenario.padEnd(22)} vs ${verdict.against.padEnd(10)} ${word}${why}; ${reads}`;
 }
 
@@ -50,8 +50,9 @@ export function formatScenarioBench(
     "wasted mean",
     "dropped",
     "stale",
-    "messages",
-    "read mean",
+    "delivered",
+    "msgs",
+    "store reqs",
     "largest read",
     "avoided by",
     "collision cause",
@@ -63,14 +64,15 @@ export function formatScenarioBench(
     String(row.wastedMean),
     String(row.dropped),
     String(row.staleActions),
-    String(row.messagesMean),
-    String(row.readMean),
+    String(row.deliveredMean),
+    String(row.messagesDeliveredMean),
+    String(row.storeRequestsMean),
     String(row.readLargest),
     formatCounts(row.avoidedBy),
     formatCounts(row.collisionCauses),
   ]);
   return [
-    `Scenarios × modes × ${seeds} seeds, judged by the referee (scenario clock; tokens ~4 characters each; messages and reads are means a run)`,
+    `Scenarios × modes × ${seeds} seeds, judged by the referee (scenario clock; tokens ~4 characters each; cost under the one rule of docs/runner.md: tokens delivered into agents' contexts, messages delivered, store requests, means a run)`,
     "",
     ...renderTable(header, lines),
     "",

@@ -1,5 +1,5 @@
 import type { RunSummary } from "../../scenario/scenario-events.js";
-import { formatDuration, formatTokens } from "./duration.js";
+import { formatDuration, formatTokens, plural } from "./duration.js";
 import { mechanismsOf, outcomeWords } from "./mode-labels.js";
 import { fitWidth, textWidth } from "./text-width.js";
 
@@ -31,10 +31,18 @@ function mechanismLine(summary: RunSummary): string {
   return used.length > 0 ? used.join(", ") : "-";
 }
 
-function readLine(summary: RunSummary): string {
-  const read = summary.read;
-  if (read === undefined) return "-";
-  return `${formatTokens(read.tokens)} (largest ${formatTokens(read.largest)})`;
+/**
+ * The cost under the one rule (docs/runner.md, *Cost*): tokens delivered into the agents'
+ * contexts, and the coordination operations (messages delivered, store requests) that did it.
+ */
+function costLine(summary: RunSummary): string {
+  const cost = summary.cost;
+  if (cost === undefined) return "-";
+  const operations = [
+    ...(cost.messagesDelivered > 0 ? [plural(cost.messagesDelivered, "msg", "msgs")] : []),
+    ...(cost.storeRequests > 0 ? [plural(cost.storeRequests, "store req", "store reqs")] : []),
+  ];
+  return [`${formatTokens(cost.deliveredTokens)} tokens`, ...operations].join(" · ");
 }
 
 /**
@@ -79,10 +87,10 @@ export function compareRuns(naive: RunSummary, statewave: RunSummary): Compariso
       better: "same",
     },
     {
-      label: "Context read",
-      naive: readLine(naive),
-      statewave: readLine(statewave),
-      better: betterOf(naive.read?.largest ?? 0, statewave.read?.largest ?? 0),
+      label: "Delivered",
+      naive: costLine(naive),
+      statewave: costLine(statewave),
+      better: betterOf(naive.cost?.deliveredTokens ?? 0, statewave.cost?.deliveredTokens ?? 0),
     },
     {
       // Scenario time: the run's own clock, the same on every machine (never wall time).
@@ -96,6 +104,13 @@ export function compareRuns(naive: RunSummary, statewave: RunSummary): Compariso
 
 /** How many rows {@link compareRuns} returns (the layout reserves room for them). */
 export const comparisonRowCount = 7;
+
+/** What each side delivered, under the one cost rule; "" when not measured or the same. */
+function deliveredSentence(baseline: RunSummary, shared: RunSummary): string {
+  const [a, b] = [baseline.cost?.deliveredTokens, shared.cost?.deliveredTokens];
+  if (a === undefined || b === undefined || a === b) return "";
+  return ` Under one cost rule the baseline delivered ${formatTokens(a)} tokens, shared context ${formatTokens(b)}.`;
+}
 
 /**
  * The one-sentence takeaway under the comparison, with the mechanism that made the difference. A
@@ -113,12 +128,7 @@ export function comparisonHeadline(naive: RunSummary, statewave: RunSummary): st
       : "Unresolved on the shared-context side: a dispute is still open; no win is claimed.";
   }
   if (tokens === 0 && ms === 0 && naive.collision === statewave.collision) {
-    const reads =
-      naive.read !== undefined &&
-      statewave.read !== undefined &&
-      naive.read.tokens !== statewave.read.tokens
-        ? ` The baseline read ${formatTokens(naive.read.tokens)} tokens, shared context ${formatTokens(statewave.read.tokens)}.`
-        : "";
+    const reads = deliveredSentence(naive, statewave);
     const baselineUsed = mechanismsOf(naive);
     const both =
       baselineUsed.length > 0 && baselineUsed.join() === used.join()

@@ -134,6 +134,14 @@ function byAgent(
   return { at: event.at, agentId, label: agents.name(agentId), text, tone };
 }
 
+/** How each kind of read is told. */
+const readWhere = {
+  "shared context": "Read shared context",
+  inbox: "Read inbox",
+  interrupt: "Interrupted by a message",
+  "re-read": "Re-read shared context",
+} as const;
+
 /** The line a pane (and the plain output) shows for an event. */
 export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): EventLine {
   switch (event.type) {
@@ -152,7 +160,7 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
     case "context-read": {
       const known = event.decisions.length;
       const first = event.decisions[0];
-      const where = event.source === "inbox" ? "Read inbox" : "Read shared context";
+      const where = readWhere[event.source ?? "shared context"];
       const text =
         known === 0
           ? `${where}: no decisions yet`

@@ -5,6 +5,7 @@ import type {
   RunSummary,
 } from "../../scenario/scenario-events.js";
 import { mechanisms } from "../../scenario/scenario-events.js";
+import { formatTokens, plural } from "./duration.js";
 
 /** What each mode is, in one phrase, for summaries and verdicts. */
 export const modeDescriptions: Record<RunMode, string> = {
@@ -15,12 +16,28 @@ export const modeDescriptions: Record<RunMode, string> = {
   statewave: "statewave (shared context)",
 };
 
-/** "mid-build invalidation 1, atomic claim 2", in the order mechanisms are listed; "" for none. */
+/**
+ * "1 by mid-build invalidation, 2 by atomic claim", in the order mechanisms are listed; "" for
+ * none. Each count says what it counts: a bare "mid-build invalidation 1" read as a label.
+ */
 export function formatAvoidedBy(avoidedBy: RunSummary["avoidedBy"]): string {
   return mechanisms
     .filter((mechanism) => (avoidedBy[mechanism] ?? 0) > 0)
-    .map((mechanism) => `${mechanism} ${avoidedBy[mechanism]}`)
+    .map((mechanism) => `${avoidedBy[mechanism]} by ${mechanism}`)
     .join(", ");
+}
+
+/**
+ * A run's cost under the one rule: "1,234 tokens delivered · 12 messages · 59 store requests";
+ * "not measured" for a run recorded before the rule.
+ */
+export function formatCost(cost: RunSummary["cost"]): string {
+  if (cost === undefined) return "not measured (recorded before the cost rule)";
+  return [
+    `${formatTokens(cost.deliveredTokens)} tokens delivered`,
+    plural(cost.messagesDelivered, "message"),
+    plural(cost.storeRequests, "store request"),
+  ].join(" · ");
 }
 
 /** Why a collision happened, as a reader wants it. */

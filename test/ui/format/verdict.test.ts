@@ -122,7 +122,7 @@ describe("compareRuns", () => {
       ["Modules built in vain", "1 (legacy-session-token)", "0", "statewave"],
       ["Wasted", "2,400 tokens, 12.0s", "0 tokens, 0.0s", "statewave"],
       ["Escalations", "0", "0", "same"],
-      ["Context read", "0 (largest 0)", "0 (largest 0)", "same"],
+      ["Delivered", "-", "-", "same"],
       ["Totals", "6,900 tokens, 30.2s", "4,500 tokens, 15.1s", "statewave"],
     ]);
     expect(
