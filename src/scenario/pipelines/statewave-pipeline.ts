@@ -185,6 +185,7 @@ function claim(run: StatewaveRun, agentId: string, module: string): Promise<Clai
     thinkMs: run.scenario.timings.thinkMs,
     emit: run.emit,
     announce: run.announcer.announce,
+    agentOrder: run.scenario.agents.map((agent) => agent.id),
   });
 }
 
