@@ -42,6 +42,12 @@ export type Mechanism =
   | "history for a late joiner"
   | "bounded context";
 
+/**
+ * A mechanism that changes what coordination costs, never what happens: `topic routing` (group
+ * chat) delivers a message only to the members it bears on, a filter before delivery.
+ */
+export type CostMechanism = "topic routing";
+
 /** Every mechanism, in the order the output lists them. */
 export const mechanisms: readonly Mechanism[] = [
   "read-before-act",

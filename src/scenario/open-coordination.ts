@@ -58,6 +58,7 @@ export async function openCoordination(options: OpenCoordinationOptions): Promis
       emit,
       now,
       dependsOn: new Map(Object.entries(scenario.dependsOn)),
+      roles: new Map(scenario.agents.map((agent) => [agent.id, agent.role])),
       ...ablation,
     });
   }
