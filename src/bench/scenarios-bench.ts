@@ -1,5 +1,6 @@
 import type { ContextStore } from "../context/context-store.js";
 import { createVirtualClock } from "../scenario/clock.js";
+import { historyScenario } from "../scenario/history-size.js";
 import {
   type CollisionCause,
   type Mechanism,
@@ -196,6 +197,27 @@ export async function runTeamSizeSweep(
     const scenario = withTeamSize(options.scenario, size);
     for (const mode of options.modes ?? runModes) {
       rows.push({ ...(await benchRow(scenario, mode, options)), teamSize: size });
+      options.onProgress?.(`${scenario.name} ${mode}`);
+    }
+  }
+  return rows;
+}
+
+/** Options of {@link runHistorySweep}. */
+export interface HistorySweepOptions extends Omit<ScenarioBenchOptions, "scenarios"> {
+  /** Decisions made before the Coder joins, one sweep point each. */
+  histories: readonly number[];
+}
+
+/** The history sweep (`historyScenario`), every mode: what a joiner is delivered as it grows. */
+export async function runHistorySweep(
+  options: HistorySweepOptions,
+): Promise<Array<ScenarioBenchRow & { history: number }>> {
+  const rows: Array<ScenarioBenchRow & { history: number }> = [];
+  for (const history of options.histories) {
+    const scenario = historyScenario(history);
+    for (const mode of options.modes ?? runModes) {
+      rows.push({ ...(await benchRow(scenario, mode, options)), history });
       options.onProgress?.(`${scenario.name} ${mode}`);
     }
   }
