@@ -161,9 +161,11 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
       const known = event.decisions.length;
       const first = event.decisions[0];
       const where = readWhere[event.source ?? "shared context"];
+      // A filtered read of one module says so: "no decisions yet" read as if the run had none.
+      const about = /^Build module (\S+)$/.exec(event.task)?.[1];
       const text =
         known === 0
-          ? `${where}: no decisions yet`
+          ? `${where}: ${about === undefined ? "no decisions yet" : `no decisions on ${about}`}`
           : `${where} → ${plural(known, "decision")}${first ? `: ${first}` : ""}${known > 1 ? " …" : ""}`;
       if (event.disputes.length === 0) return byAgent(event, event.agentId, agents, text, "muted");
       // "…replaces it).; 1 dispute open" reads as a typo: the clause after it ends the sentence.
