@@ -179,12 +179,8 @@ async function moveTo(
 ): Promise<void> {
   if (move.plan.includes(move.to)) return;
   move.plan.push(move.to);
-  runtime.emit({
-    type: "agent-log",
-    agentId: runtime.agent.id,
-    text: `Plan: ${move.plan.join(", ")} (${move.from} replaced by ${move.to})`,
-    plan: [...move.plan],
-  });
+  const text = `Plan: ${move.plan.join(", ")} (${move.from} replaced by ${move.to})`;
+  runtime.emit({ type: "agent-log", agentId: runtime.agent.id, text, plan: [...move.plan] });
   await workOn(runtime, move.to, move.joinedAt);
 }
 
