@@ -396,6 +396,11 @@ export type ScenarioEvent =
    * is gone; from here it reads as a joiner would.
    */
   | (EventBase & { readonly type: "agent-restart"; readonly agentId: string })
+  /**
+   * The coordination itself restarted (a `restart: coordinator` step): `lost` says what the mode
+   * kept only in memory and lost (nothing, for a durable store).
+   */
+  | (EventBase & { readonly type: "coordinator-restart"; readonly lost: string })
   | (EventBase & { readonly type: "agent-end"; readonly agentId: string })
   | (EventBase & { readonly type: "run-end"; readonly summary: RunSummary });
 

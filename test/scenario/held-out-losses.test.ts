@@ -9,7 +9,7 @@ import { runToEnd } from "./support/run-scenario.js";
  * Issue 39's held-out losses that were ours (the agent loop and the lead, shared by every mode),
  * each outcome written down in its file before the first run.
  */
-const files = ["claim-race.yaml", "replace-mid-build.yaml"];
+const files = ["claim-race.yaml", "replace-mid-build.yaml", "coordinator-restart.yaml"];
 const pathOf = (file: string) => fileURLToPath(new URL(`./held-out/${file}`, import.meta.url));
 
 describe.each(files)("the held-out scenario %s", (file) => {
@@ -29,6 +29,26 @@ describe.each(files)("the held-out scenario %s", (file) => {
       wastedModules: expected?.wastedModules,
       droppedModules: expected?.droppedModules,
     });
+  });
+});
+
+describe("restart: coordinator", () => {
+  it.each([
+    ["group-chat", /transcript \(\d+ messages\).*lost/],
+    ["statewave", /durable: nothing is lost/],
+    ["broadcast", /no coordinator/],
+  ] as const)("%s: the restart is on the record, saying what was lost", async (mode, lost) => {
+    const scenario = await loadScenario(pathOf("coordinator-restart.yaml"));
+    const { summary, events } = await runToEnd(scenario, mode);
+    const restart = events.find((event) => event.type === "coordinator-restart");
+    expect(restart?.at).toBe(5000);
+    expect(restart?.type === "coordinator-restart" && restart.lost).toMatch(lost);
+    if (mode === "group-chat") expect(summary.collisionCause).toBe("history for a late joiner");
+  });
+
+  it("loads a coordinator step: `coordinator` names the coordination, not a Coder", async () => {
+    const scenario = await loadScenario(pathOf("coordinator-restart.yaml"));
+    expect(scenario.steps).toEqual([{ atMs: 5000, restart: "coordinator" }]);
   });
 });
 

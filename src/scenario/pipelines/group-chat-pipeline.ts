@@ -162,6 +162,11 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
     },
     collectForReview: async (agentId) => reviewOfInbox(chat.memories.inbox(agentId)),
     arbitrate: nobodyArbitrates,
+    restartCoordinator: async () => {
+      const messages = chat.room.forget();
+      const claims = coordinator.forget();
+      return `the room kept its transcript (${messages} messages) and the coordinator its ${claims} claims in memory: both are lost (an in-memory room is not a durable log)`;
+    },
     close: async () => listener.close(),
   };
 }

@@ -256,6 +256,10 @@ export async function createStatewaveCoordination(
     reportResult: (agentId, result) => recordResult(run, agentId, result),
     collectForReview: (agentId) => review(run, agentId),
     arbitrate: (agentId, choose, until) => arbitrate(run, agentId, choose, until),
+    // The store's process restarts: its log is durable, so the next sync of each replica and the
+    // next read find everything that was written.
+    restartCoordinator: async () =>
+      "the store's log is durable: nothing is lost (every replica syncs again from it)",
     close: () => run.replicas.close(),
   };
 }

@@ -266,6 +266,14 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         "CRASHED → restarting: its memory is gone, it reads again as a joiner would",
         "warning",
       );
+    case "coordinator-restart":
+      return {
+        at: event.at,
+        agentId: null,
+        label: "Coordinator",
+        text: `RESTARTED → ${event.lost}`,
+        tone: "warning",
+      };
     case "agent-end":
       return byAgent(event, event.agentId, agents, "Done", "muted");
     case "run-end":

@@ -135,6 +135,25 @@ export class ChatRoom {
     }
   }
 
+  /**
+   * The room's process restarts: an in-memory room loses its transcript (no history to replay
+   * to anyone from now on) and the channels its members had joined (each rejoins at its next
+   * read; what a role follows from the start is set again on reconnecting). Returns how many
+   * messages were lost. A room that persisted its transcript would be a durable log: a store.
+   */
+  forget(): number {
+    const lost = this.#transcript.length;
+    this.#transcript.length = 0;
+    for (const [agentId, follows] of this.#follows) {
+      this.#follows.set(
+        agentId,
+        follows.filter((follow) => typeof follow === "string"),
+      );
+      this.#delivered.set(agentId, new Set());
+    }
+    return lost;
+  }
+
   /** How many decisions were said to the room (a decision said twice is one). */
   decisionCount(): number {
     return new Set(
