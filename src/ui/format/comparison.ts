@@ -105,11 +105,24 @@ export function compareRuns(naive: RunSummary, statewave: RunSummary): Compariso
 /** How many rows {@link compareRuns} returns (the layout reserves room for them). */
 export const comparisonRowCount = 7;
 
-/** What each side delivered, under the one cost rule; "" when not measured or the same. */
+/** "99 tokens (9 messages)", "278 tokens (59 store requests)": a side's cost under the rule. */
+function deliveredPhrase(cost: NonNullable<RunSummary["cost"]>): string {
+  const operations = [
+    ...(cost.messagesDelivered > 0 ? [plural(cost.messagesDelivered, "message")] : []),
+    ...(cost.storeRequests > 0 ? [plural(cost.storeRequests, "store request")] : []),
+  ];
+  return `${formatTokens(cost.deliveredTokens)} tokens${operations.length > 0 ? ` (${operations.join(", ")})` : ""}`;
+}
+
+/**
+ * What differs when the outcome ties: the cost, under the one rule, side by side (the cheaper
+ * side said plainly); "" when not measured or the same.
+ */
 function deliveredSentence(baseline: RunSummary, shared: RunSummary): string {
-  const [a, b] = [baseline.cost?.deliveredTokens, shared.cost?.deliveredTokens];
-  if (a === undefined || b === undefined || a === b) return "";
-  return ` Under one cost rule the baseline delivered ${formatTokens(a)} tokens, shared context ${formatTokens(b)}.`;
+  const [a, b] = [baseline.cost, shared.cost];
+  if (a === undefined || b === undefined || a.deliveredTokens === b.deliveredTokens) return "";
+  const cheaper = a.deliveredTokens < b.deliveredTokens ? baseline.mode : "shared context";
+  return ` What differs is the cost, under one rule for both: ${baseline.mode} delivered ${deliveredPhrase(a)}, shared context ${deliveredPhrase(b)}; ${cheaper} delivered less.`;
 }
 
 /**
@@ -137,8 +150,8 @@ export function comparisonHeadline(naive: RunSummary, statewave: RunSummary): st
           ? ` (shared context${by.slice(1)}; the baseline read the same decision)`
           : "";
     return naive.wasted.tokens === 0
-      ? `A tie: neither side wasted work${both}.${reads}`
-      : `A tie: both sides wasted the same work${both}.${reads}`;
+      ? `A tie: neither side wasted work${both}; the outcome is the same.${reads}`
+      : `A tie: both sides wasted the same work${both}; the outcome is the same.${reads}`;
   }
   if (tokens < 0 || (tokens === 0 && ms < 0)) {
     return `The baseline wasted less: ${formatTokens(-tokens)} tokens and ${formatDuration(Math.max(0, -ms))} fewer.`;

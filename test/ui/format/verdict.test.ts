@@ -156,6 +156,21 @@ describe("compareRuns", () => {
     expect(comparisonHeadline(baseline, shared)).toMatch(/by mid-build invalidation\.$/);
     const tie = { ...shared, mode: "broadcast" as const, avoidedBy: { "read-before-act": 1 } };
     expect(comparisonHeadline(tie, { ...tie, mode: "statewave" })).toMatch(/^A tie: neither side/);
+    // A tie says what differs: the cost under the one rule, and which side delivered less.
+    const cost = (deliveredTokens: number, messagesDelivered: number, storeRequests: number) => ({
+      deliveredTokens,
+      messagesDelivered,
+      storeRequests,
+      byAgent: {},
+    });
+    const chat = { ...tie, mode: "group-chat" as const, cost: cost(99, 9, 0) };
+    const store = { ...tie, mode: "statewave" as const, cost: cost(278, 0, 59) };
+    expect(comparisonHeadline(chat, store)).toContain(
+      "What differs is the cost, under one rule for both: group-chat delivered 99 tokens (9 messages), shared context 278 tokens (59 store requests); group-chat delivered less.",
+    );
+    expect(comparisonHeadline(chat, { ...store, cost: cost(99, 0, 59) })).not.toContain(
+      "What differs",
+    );
   });
 
   it.each([60, 80, 120])("prints a table no wider than %i columns", (width) => {
