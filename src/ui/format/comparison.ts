@@ -129,7 +129,12 @@ function deliveredSentence(baseline: RunSummary, shared: RunSummary): string {
  * The one-sentence takeaway under the comparison, with the mechanism that made the difference. A
  * tie is said to be one; a baseline that did better is said to have.
  */
-export function comparisonHeadline(naive: RunSummary, statewave: RunSummary): string {
+export function comparisonHeadline(
+  naive: RunSummary,
+  statewave: RunSummary,
+  /** `none` leaves the cost out (a one-line view shows it apart: {@link comparisonCostLine}). */
+  options: { cost?: "sentence" | "none" } = {},
+): string {
   const tokens = naive.wasted.tokens - statewave.wasted.tokens;
   const ms = naive.wasted.ms - statewave.wasted.ms;
   const used = mechanismsOf(statewave);
@@ -141,7 +146,7 @@ export function comparisonHeadline(naive: RunSummary, statewave: RunSummary): st
       : "Unresolved on the shared-context side: a dispute is still open; no win is claimed.";
   }
   if (tokens === 0 && ms === 0 && naive.collision === statewave.collision) {
-    const reads = deliveredSentence(naive, statewave);
+    const reads = options.cost === "none" ? "" : deliveredSentence(naive, statewave);
     const baselineUsed = mechanismsOf(naive);
     const both =
       baselineUsed.length > 0 && baselineUsed.join() === used.join()
@@ -150,13 +155,25 @@ export function comparisonHeadline(naive: RunSummary, statewave: RunSummary): st
           ? ` (shared context${by.slice(1)}; the baseline read the same decision)`
           : "";
     return naive.wasted.tokens === 0
-      ? `A tie: neither side wasted work${both}; the outcome is the same.${reads}`
-      : `A tie: both sides wasted the same work${both}; the outcome is the same.${reads}`;
+      ? `A tie: neither side wasted work${both}.${reads}`
+      : `A tie: both sides wasted the same work${both}.${reads}`;
   }
   if (tokens < 0 || (tokens === 0 && ms < 0)) {
     return `The baseline wasted less: ${formatTokens(-tokens)} tokens and ${formatDuration(Math.max(0, -ms))} fewer.`;
   }
   return `Shared context saved ${formatTokens(Math.max(0, tokens))} tokens and ${formatDuration(Math.max(0, ms))} of wasted work${by}.`;
+}
+
+/**
+ * The cost under the one rule in a line short enough for a live view's one row: "Cost, one rule
+ * for both: group-chat delivered less (99 vs 278 tokens)"; "" when not measured.
+ */
+export function comparisonCostLine(baseline: RunSummary, shared: RunSummary): string {
+  const [a, b] = [baseline.cost?.deliveredTokens, shared.cost?.deliveredTokens];
+  if (a === undefined || b === undefined) return "";
+  if (a === b) return `Cost, one rule for both: the same (${formatTokens(a)} tokens delivered)`;
+  const cheaper = a < b ? baseline.mode : "shared context";
+  return `Cost, one rule for both: ${cheaper} delivered less (${formatTokens(a)} vs ${formatTokens(b)} tokens)`;
 }
 
 /** Column headers of the comparison. */

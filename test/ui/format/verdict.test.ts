@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ScenarioEvent } from "../../../src/scenario/scenario-events.js";
 import {
   compareRuns,
+  comparisonCostLine,
   comparisonHeadline,
   comparisonRowCount,
   formatComparisonTable,
@@ -170,6 +171,11 @@ describe("compareRuns", () => {
     );
     expect(comparisonHeadline(chat, { ...store, cost: cost(99, 0, 59) })).not.toContain(
       "What differs",
+    );
+    // The live view's one-row version: the headline without it, the cost on its own short line.
+    expect(comparisonHeadline(chat, store, { cost: "none" })).not.toContain("What differs");
+    expect(comparisonCostLine(chat, store)).toBe(
+      "Cost, one rule for both: group-chat delivered less (99 vs 278 tokens)",
     );
   });
 
