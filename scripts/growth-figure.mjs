@@ -105,6 +105,7 @@ const legend = modes
   .join("\n");
 const svg = [
   `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="13">`,
+  "<title>Tokens delivered a run under one cost rule, by team size and by history, per mode</title>",
   `<rect width="100%" height="100%" fill="#fff"/>`,
   ...panels.map(([key, title, label], index) =>
     panel(
