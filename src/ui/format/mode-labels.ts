@@ -12,7 +12,7 @@ export const modeDescriptions: Record<RunMode, string> = {
   naive: "naive (isolated: agents see only their own brief)",
   broadcast: "broadcast (plain message passing: every message to every agent, nothing more)",
   "group-chat":
-    "group-chat (the strongest message passing: every message to every agent, interrupts, transcript for joiners, first-come claims, filtered reading)",
+    "group-chat (the strongest message passing: messages routed by topic, interrupts, transcript for joiners, first-come claims, filtered reading)",
   statewave: "statewave (shared context)",
 };
 
