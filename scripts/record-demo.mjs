@@ -167,6 +167,18 @@ function parseLine(line) {
 // Nothing drawn yet (the terminal before the first frame) is not worth a frame.
 while (frames.length > 1 && frames[0].screen.trim() === "") frames.shift();
 
+// Each frame stays on screen at least a second, so a reader can read it: of the screens captured
+// less than a second apart, the latest is kept (the ending always).
+const minFrameMs = 1000;
+const readable = [];
+for (const frame of frames) {
+  const previous = readable.at(-1);
+  if (previous !== undefined && frame.at - previous.at < minFrameMs) {
+    readable[readable.length - 1] = { at: previous.at, screen: frame.screen };
+  } else readable.push(frame);
+}
+frames.splice(0, frames.length, ...readable);
+
 const escapeXml = (value) =>
   value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
@@ -180,7 +192,7 @@ const height = rows * lineHeight + padding * 2;
 const holdMs = 4000;
 const times = frames.map((frame, index) => {
   const next = frames[index + 1];
-  return next ? Math.max(80, next.at - frame.at) : holdMs;
+  return next ? Math.max(minFrameMs, next.at - frame.at) : holdMs;
 });
 const total = times.reduce((sum, ms) => sum + ms, 0);
 

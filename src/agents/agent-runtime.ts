@@ -1,6 +1,11 @@
 import type { Clock } from "../coordination/clock.js";
 import type { Coordination } from "../coordination/coordination.js";
-import type { CollisionCause, Mechanism, ScenarioEvent } from "../coordination/run-events.js";
+import type {
+  CollisionCause,
+  CostMechanism,
+  Mechanism,
+  ScenarioEvent,
+} from "../coordination/run-events.js";
 import type { AgentSpec, Scenario } from "../coordination/scenario-schema.js";
 import type { Brain } from "./brain.js";
 
@@ -17,11 +22,11 @@ export type UnstampedEvent = ScenarioEvent extends infer Event
  */
 export interface RunAblation {
   /** The mechanisms switched off. @default [] */
-  off?: readonly Mechanism[];
+  off?: readonly (Mechanism | CostMechanism)[];
 }
 
 /** Whether `mechanism` is switched on in a run with `ablation`. */
-export function isOn(ablation: RunAblation, mechanism: Mechanism): boolean {
+export function isOn(ablation: RunAblation, mechanism: Mechanism | CostMechanism): boolean {
   return !(ablation.off ?? []).includes(mechanism);
 }
 

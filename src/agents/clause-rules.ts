@@ -56,7 +56,11 @@ export const clauseRules: readonly ClauseRule[] = [
     read: (match, record) => {
       for (const name of namesOf(objectOf(match[2] ?? ""))) record.deprecate(name);
       const into = namesOf(objectOf(match[3] ?? ""));
-      const receives = /^(?:merge|fold)$/i.test(match[1] ?? "");
+      // "into one messaging service", "into a new service": what they merge into is new work.
+      const intoNew = /^(?:one|a|an|a single|a new|one new|a unified|a combined)\s/i.test(
+        (match[3] ?? "").trim(),
+      );
+      const receives = /^(?:merge|fold)$/i.test(match[1] ?? "") && !intoNew;
       for (const name of into) {
         if (receives) {
           record.build(undefined, false);
@@ -104,6 +108,17 @@ export const clauseRules: readonly ClauseRule[] = [
   {
     pattern: /^swap\s+(?:out\s+)?(.+?)\s+(?:out\s+)?(?:for|with)\s+(.+)$/i,
     read: (match, record) => record.replace(match[1] ?? "", match[2]),
+  },
+  {
+    // "use Postgres for users and orders": new work, one module per thing it is for.
+    pattern:
+      /^(?:use|adopt)\s+(?!.*\b(?:instead of|rather than|in place of)\b)(.+?)\s+for\s+(.+)$/i,
+    read: (match, record) => {
+      const tool = nameOf(objectOf(match[1] ?? ""));
+      const uses = namesOf(match[2] ?? "");
+      if (tool === undefined || uses.length === 0) record.build(tool, false);
+      else for (const use of uses) record.build(qualified(tool, use), false);
+    },
   },
   {
     pattern: /^(?:use|adopt|prefer)\s+(.+?)\s+(?:instead of|rather than|in place of)\s+(.+)$/i,

@@ -69,7 +69,7 @@ export async function runCoder(
     }
     if (outcome.stoppedByDecision && outcome.moveTo === undefined) revisit.push(module);
   }
-  await pickBackUp(runtime, revisit, joinedAt);
+  await pickBackUp(runtime, revisit, { joinedAt, plan });
   runtime.emit({ type: "agent-end", agentId: agent.id });
 }
 
@@ -132,7 +132,7 @@ async function untilSettled(
 async function pickBackUp(
   runtime: AgentRuntime,
   modules: readonly string[],
-  joinedAt: number,
+  { joinedAt, plan }: { joinedAt: number; plan: string[] },
 ): Promise<void> {
   if (modules.length > 0) {
     runtime.emit({
@@ -153,9 +153,15 @@ async function pickBackUp(
     }
     // Picked back up on a decision read since (a reversal, a ruling), never on silence: a read
     // that shows nothing on the module is no evidence that what stopped it was overruled.
+    const { choice } = settled;
+    if (choice.action === "skip" && choice.moveTo !== undefined) {
+      // Cut short by a replacement: the work moves there, whichever way the news arrived.
+      await moveTo(runtime, { from: module, to: choice.moveTo, plan, joinedAt });
+      continue;
+    }
     const bearing = new Set([module, ...dependenciesOf(runtime, module)]);
     const decided = settled.known.decisions.some((decision) => bearing.has(decision.target));
-    if (settled.choice.action === "build" && decided) {
+    if (choice.action === "build" && decided) {
       runtime.emit({
         type: "agent-log",
         agentId: runtime.agent.id,
@@ -164,6 +170,18 @@ async function pickBackUp(
       await workOn(runtime, module, joinedAt);
     }
   }
+}
+
+/** Work moved to a replacement after the plan was done: said, then built (once). */
+async function moveTo(
+  runtime: AgentRuntime,
+  move: { from: string; to: string; plan: string[]; joinedAt: number },
+): Promise<void> {
+  if (move.plan.includes(move.to)) return;
+  move.plan.push(move.to);
+  const text = `Plan: ${move.plan.join(", ")} (${move.from} replaced by ${move.to})`;
+  runtime.emit({ type: "agent-log", agentId: runtime.agent.id, text, plan: [...move.plan] });
+  await workOn(runtime, move.to, move.joinedAt);
 }
 
 /** What one pass over a module ended in. */

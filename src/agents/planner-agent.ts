@@ -125,11 +125,16 @@ export function chooseDisputeRuling(
   return [...sides].sort((a, b) => rank(a.by) - rank(b.by) || (a.at ?? 0) - (b.at ?? 0))[0];
 }
 
+/** Whether `agentId` is one side of `dispute`: it may not rule on it. */
+export function isParty(dispute: KnownDispute, agentId: string): boolean {
+  return dispute.contenders.some((contender) => contender.agentId === agentId);
+}
+
 /**
  * The lead's duty for disputes: once every Planner has published (disputes are between Planners'
  * decisions, so none can arise later), it reads what is open, once, and rules on each
- * Planner-versus-Planner dispute (a mode that surfaces disputes shows them; one that does not
- * leaves the lead nothing to rule on).
+ * Planner-versus-Planner dispute it is not a party to (a mode that surfaces disputes shows them;
+ * one that does not leaves the lead nothing to rule on).
  */
 async function settleDisputes(runtime: AgentRuntime, order: readonly string[]): Promise<void> {
   const { agent, coordination, scenario } = runtime;
@@ -142,6 +147,15 @@ async function settleDisputes(runtime: AgentRuntime, order: readonly string[]): 
   if (!ready) return;
   const known = await coordination.read(agent.id, "Settle the open disputes");
   for (const dispute of known.disputes) {
+    if (isParty(dispute, agent.id)) {
+      // A party never rules its own dispute: with no lead outside it, it stays open for a person.
+      runtime.emit({
+        type: "agent-log",
+        agentId: agent.id,
+        text: `The dispute on ${dispute.target} is mine too: I do not rule on it; it stays open for a person to decide.`,
+      });
+      continue;
+    }
     const winner = chooseDisputeRuling(dispute, known.decisions, order);
     if (winner === undefined || (winner.value !== "deprecate" && winner.value !== "keep")) continue;
     const sides = dispute.contenders.map((contender) => contender.agentId).join(" and ");

@@ -31,7 +31,8 @@ const workNouns =
 const anyVerb =
   "(?:deprecate|retire|remove|drop|sunset|phase out|decommission|delete|get rid of|rip out|stop using|keep|retain|preserve|leave|replace|swap|use|migrate|move|switch|build|implement|add|create|write|develop|ship|introduce|set up|design|launch|update|fix|refactor|extend|improve|upgrade|port|rewrite|split|merge|consolidate|make|speed up|clean up|harden|optimi[sz]e|convert|document)\\b";
 export const clauseBreak = new RegExp(
-  `\\s*;\\s*|,?\\s+(?:and then|and|then|but also|but|also|plus)\\s+(?=${anyVerb})|,\\s+(?=${anyVerb})`,
+  // "We're dropping MongoDB: use Postgres for…": a colon before a verb opens a clause of its own.
+  `\\s*;\\s*|,?\\s+(?:and then|and|then|but also|but|also|plus)\\s+(?=${anyVerb})|[,:]\\s+(?=${anyVerb})`,
   "i",
 );
 

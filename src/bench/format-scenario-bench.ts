@@ -30,11 +30,11 @@ function describeVerdict(verdict: ScenarioBenchVerdict): string {
     loss: `${verdict.against} wins`,
     unresolved: "unresolved: a dispute stays open in shared context's runs, no win",
   }[verdict.outcome];
-  const [shared, baseline] = verdict.read;
+  const [shared, baseline] = verdict.delivered;
   const reads =
     shared === baseline
-      ? "the same reads"
-      : `read ${shared} vs ${baseline} tokens a run (${shared < baseline ? "shared context" : verdict.against} reads less)`;
+      ? "the same tokens delivered"
+      : `delivered ${shared} vs ${baseline} tokens a run (${shared < baseline ? "shared context" : verdict.against} delivers less)`;
   return `  ${verdict.scenario.padEnd(22)} vs ${verdict.against.padEnd(10)} ${word}${why}; ${reads}`;
 }
 
@@ -50,8 +50,9 @@ export function formatScenarioBench(
     "wasted mean",
     "dropped",
     "stale",
-    "messages",
-    "read mean",
+    "delivered",
+    "msgs",
+    "store reqs",
     "largest read",
     "avoided by",
     "collision cause",
@@ -63,14 +64,15 @@ export function formatScenarioBench(
     String(row.wastedMean),
     String(row.dropped),
     String(row.staleActions),
-    String(row.messagesMean),
-    String(row.readMean),
+    String(row.deliveredMean),
+    String(row.messagesDeliveredMean),
+    String(row.storeRequestsMean),
     String(row.readLargest),
     formatCounts(row.avoidedBy),
     formatCounts(row.collisionCauses),
   ]);
   return [
-    `Scenarios × modes × ${seeds} seeds, judged by the referee (scenario clock; tokens ~4 characters each; messages and reads are means a run)`,
+    `Scenarios × modes × ${seeds} seeds, judged by the referee (scenario clock; tokens ~4 characters each; cost under the one rule of docs/runner.md: tokens delivered into agents' contexts, messages delivered, store requests, means a run)`,
     "",
     ...renderTable(header, lines),
     "",
@@ -80,32 +82,84 @@ export function formatScenarioBench(
   ].join("\n");
 }
 
-/** The team-size sweep: how messages and reads grow with the team, mode by mode. */
+/** A growth sweep's point: its size (coders, or decisions before a joiner) and its row. */
+export type GrowthRow = ScenarioBenchRow & { teamSize?: number; history?: number };
+
+/** How wide the terminal chart's longest bar is, in characters (fits 80 columns). */
+const chartWidth = 44;
+
+/**
+ * Delivered tokens a run as bars, one per size and mode, scaled to the largest: the same figure
+ * `scripts/growth-figure.mjs` draws as an SVG from the bench's JSON.
+ */
+export function growthChart(rows: readonly GrowthRow[], sizeOf: (row: GrowthRow) => number) {
+  const largest = Math.max(1, ...rows.map((row) => row.deliveredMean));
+  const modeWidth = Math.max(...rows.map((row) => row.mode.length));
+  const sizeWidth = Math.max(...rows.map((row) => String(sizeOf(row)).length));
+  return rows.map((row) => {
+    const length = Math.round((row.deliveredMean / largest) * chartWidth);
+    const bar = "█".repeat(length) || (row.deliveredMean > 0 ? "▏" : "");
+    return `  ${String(sizeOf(row)).padStart(sizeWidth)} ${row.mode.padEnd(modeWidth)} ${bar} ${row.deliveredMean.toLocaleString("en-US")}`;
+  });
+}
+
+/**
+ * A growth sweep (the team, or the history before a joiner): verdicts, then the cost under the
+ * one rule per size and mode, then the chart of delivered tokens.
+ */
+function formatGrowth(
+  rows: readonly GrowthRow[],
+  sizeOf: (row: GrowthRow) => number,
+  titles: { column: string; heading: string },
+): string {
+  const header = [
+    titles.column,
+    "mode",
+    "clean/collision/unresolved",
+    "delivered",
+    "msgs",
+    "store reqs",
+    "largest read",
+  ];
+  const lines = rows.map((row) => [
+    String(sizeOf(row)),
+    row.mode,
+    verdictCells(row),
+    String(row.deliveredMean),
+    String(row.messagesDeliveredMean),
+    String(row.storeRequestsMean),
+    String(row.readLargest),
+  ]);
+  return [
+    titles.heading,
+    "",
+    ...renderTable(header, lines),
+    "",
+    "Tokens delivered a run (the one cost rule):",
+    ...growthChart(rows, sizeOf),
+    "",
+  ].join("\n");
+}
+
+/** The team-size sweep: what each mode delivers as the team grows. */
 export function formatTeamSizeSweep(
   rows: readonly (ScenarioBenchRow & { teamSize: number })[],
   seeds: number,
 ): string {
-  const header = [
-    "coders",
-    "mode",
-    "clean/collision/unresolved",
-    "messages",
-    "read mean",
-    "largest read",
-  ];
-  const lines = rows.map((row) => [
-    String(row.teamSize),
-    row.mode,
-    verdictCells(row),
-    String(row.messagesMean),
-    String(row.readMean),
-    String(row.readLargest),
-  ]);
   const scenario = rows[0]?.scenario.replace(/-x\d+$/, "") ?? "?";
-  return [
-    `Team-size sweep: ${scenario} with N coders × ${seeds} seeds (messages and reads are means a run)`,
-    "",
-    ...renderTable(header, lines),
-    "",
-  ].join("\n");
+  return formatGrowth(rows, (row) => row.teamSize ?? 0, {
+    column: "coders",
+    heading: `Team-size sweep: ${scenario} with N coders × ${seeds} seeds (means a run, the one cost rule of docs/runner.md)`,
+  });
+}
+
+/** The history sweep: what each mode delivers as the decisions before a joiner grow. */
+export function formatHistorySweep(
+  rows: readonly (ScenarioBenchRow & { history: number })[],
+  seeds: number,
+): string {
+  return formatGrowth(rows, (row) => row.history ?? 0, {
+    column: "decisions",
+    heading: `History sweep: N decisions before a Coder joins × ${seeds} seeds (means a run, the one cost rule of docs/runner.md)`,
+  });
 }

@@ -1,5 +1,6 @@
 import type { ContextStore } from "../context/context-store.js";
 import { createVirtualClock } from "../scenario/clock.js";
+import { historyScenario } from "../scenario/history-size.js";
 import {
   type CollisionCause,
   type Mechanism,
@@ -35,6 +36,12 @@ export interface ScenarioBenchRow {
   readMean: number;
   /** The largest single read seen in any run. */
   readLargest: number;
+  /** Tokens delivered into the agents' contexts per run, under the one cost rule (mean). */
+  deliveredMean: number;
+  /** Messages delivered per run, under the one cost rule (mean). */
+  messagesDeliveredMean: number;
+  /** Store requests per run, under the one cost rule (mean). */
+  storeRequestsMean: number;
   /** Avoided conflicts by mechanism, summed over runs. */
   avoidedBy: Partial<Record<Mechanism, number>>;
   /** Collisions by cause, summed over runs. */
@@ -57,6 +64,8 @@ export interface ScenarioBenchVerdict {
   mechanisms: Mechanism[];
   /** Mean tokens read per run: shared context, then the baseline. */
   read: [number, number];
+  /** Mean tokens delivered per run under the one cost rule: shared context, then the baseline. */
+  delivered: [number, number];
 }
 
 /** Options of {@link runScenarioBench}. */
@@ -90,6 +99,9 @@ export function emptyRow(scenario: string, mode: RunMode): ScenarioBenchRow {
     messagesMean: 0,
     readMean: 0,
     readLargest: 0,
+    deliveredMean: 0,
+    messagesDeliveredMean: 0,
+    storeRequestsMean: 0,
     avoidedBy: {},
     collisionCauses: {},
     openDisputes: 0,
@@ -114,6 +126,9 @@ function addRun(row: ScenarioBenchRow, summary: RunSummary): void {
   row.messagesMean += summary.messages ?? 0;
   row.readMean += summary.read.tokens;
   row.readLargest = Math.max(row.readLargest, summary.read.largest);
+  row.deliveredMean += summary.cost?.deliveredTokens ?? 0;
+  row.messagesDeliveredMean += summary.cost?.messagesDelivered ?? 0;
+  row.storeRequestsMean += summary.cost?.storeRequests ?? 0;
   row.openDisputes += summary.openDisputes;
 }
 
@@ -122,6 +137,9 @@ function finishRow(row: ScenarioBenchRow): ScenarioBenchRow {
   row.wastedMean = Math.round(row.wastedMean / runs);
   row.messagesMean = Math.round(row.messagesMean / runs);
   row.readMean = Math.round(row.readMean / runs);
+  row.deliveredMean = Math.round(row.deliveredMean / runs);
+  row.messagesDeliveredMean = Math.round(row.messagesDeliveredMean / runs);
+  row.storeRequestsMean = Math.round(row.storeRequestsMean / runs);
   return row;
 }
 
@@ -185,6 +203,27 @@ export async function runTeamSizeSweep(
   return rows;
 }
 
+/** Options of {@link runHistorySweep}. */
+export interface HistorySweepOptions extends Omit<ScenarioBenchOptions, "scenarios"> {
+  /** Decisions made before the Coder joins, one sweep point each. */
+  histories: readonly number[];
+}
+
+/** The history sweep (`historyScenario`), every mode: what a joiner is delivered as it grows. */
+export async function runHistorySweep(
+  options: HistorySweepOptions,
+): Promise<Array<ScenarioBenchRow & { history: number }>> {
+  const rows: Array<ScenarioBenchRow & { history: number }> = [];
+  for (const history of options.histories) {
+    const scenario = historyScenario(history);
+    for (const mode of options.modes ?? runModes) {
+      rows.push({ ...(await benchRow(scenario, mode, options)), history });
+      options.onProgress?.(`${scenario.name} ${mode}`);
+    }
+  }
+  return rows;
+}
+
 /** The mechanisms with a count in `row`. */
 function usedBy(row: ScenarioBenchRow): Mechanism[] {
   return mechanisms.filter((mechanism) => (row.avoidedBy[mechanism] ?? 0) > 0);
@@ -197,6 +236,7 @@ function compareRows(shared: ScenarioBenchRow, baseline: ScenarioBenchRow): Scen
     scenario: shared.scenario,
     against: baseline.mode,
     read: [shared.readMean, baseline.readMean] as [number, number],
+    delivered: [shared.deliveredMean, baseline.deliveredMean] as [number, number],
   };
   if (shared.verdicts.unresolved > 0) return { ...base, outcome: "unresolved", mechanisms: used };
   const better =

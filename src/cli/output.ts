@@ -5,6 +5,7 @@ import { formatDuration, formatTokens, plural } from "../ui/format/duration.js";
 import {
   describeCollisionCause,
   formatAvoidedBy,
+  formatCost,
   modeDescriptions,
 } from "../ui/format/mode-labels.js";
 import { formatEventLinePlain, formatRunHeader } from "../ui/format/plain-run.js";
@@ -58,6 +59,8 @@ export function formatRunSummary(
         ]
       : []),
     ["Escalations", String(summary.escalations)],
+    // The one cost rule (docs/runner.md, *Cost*): the same charge in every mode.
+    ["Cost", formatCost(summary.cost)],
     [
       "Context read",
       `${formatTokens(read.tokens)} tokens over ${plural(read.reads, "read")} (largest ${formatTokens(read.largest)})`,

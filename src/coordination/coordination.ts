@@ -97,6 +97,11 @@ export interface Coordination {
     choose: (request: ArbitrationRequest) => string | undefined,
     until: Promise<void>,
   ): Promise<void>;
+  /**
+   * The coordination's own process restarts (a `restart: coordinator` step): whatever it held
+   * only in memory is gone. Returns what was lost, as a sentence ("nothing" for a durable store).
+   */
+  restartCoordinator(): Promise<string>;
   /** Releases replicas and subscriptions. */
   close(): Promise<void>;
 }

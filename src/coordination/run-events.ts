@@ -42,6 +42,12 @@ export type Mechanism =
   | "history for a late joiner"
   | "bounded context";
 
+/**
+ * A mechanism that changes what coordination costs, never what happens: `topic routing` (group
+ * chat) delivers a message only to the members it bears on, a filter before delivery.
+ */
+export type CostMechanism = "topic routing";
+
 /** Every mechanism, in the order the output lists them. */
 export const mechanisms: readonly Mechanism[] = [
   "read-before-act",
@@ -139,6 +145,24 @@ export interface RefereeReport {
   readonly modules: readonly ModuleJudgement[];
 }
 
+/** What coordination delivered into one agent's context, under the one cost rule. */
+export interface AgentCost {
+  /** Tokens delivered into its context: messages, replays, interrupts, bundles, re-reads. */
+  readonly deliveredTokens: number;
+  /** Messages delivered to it (a transcript replayed is one message per line replayed). */
+  readonly messagesDelivered: number;
+  /** Requests its coordination made to the store. */
+  readonly storeRequests: number;
+}
+
+/**
+ * A run's coordination cost under the one rule (docs/runner.md, *Cost*), the same for every mode:
+ * in total (store requests of the run's setup included) and per agent.
+ */
+export interface RunCost extends AgentCost {
+  readonly byAgent: Readonly<Record<string, AgentCost>>;
+}
+
 /** What a run cost and what it wasted. */
 export interface RunSummary {
   readonly runId: string;
@@ -171,6 +195,11 @@ export interface RunSummary {
   readonly wastedModules: readonly string[];
   /** Messages sent on the bus (message modes; 0 for the shared context). */
   readonly messages?: number;
+  /**
+   * What coordination delivered and asked, under the one cost rule. Absent from runs recorded
+   * before the rule existed.
+   */
+  readonly cost?: RunCost;
   /**
    * The referee's judgement: `collision`, `wastedModules` and the waste above agree with it.
    * Absent from runs recorded before the referee existed.
@@ -240,8 +269,12 @@ export type ScenarioEvent =
        * bound, those on other work): a read says what it left out. @default 0
        */
       readonly decisionsLeftOut?: number;
-      /** Where it read: the shared context, or its inbox (message modes). @default "shared context" */
-      readonly source?: "shared context" | "inbox";
+      /**
+       * Where it read: the shared context, its inbox (message modes), a message a listener pushed
+       * into running work (`interrupt`), or the shared context re-read to check work in flight
+       * (`re-read`). @default "shared context"
+       */
+      readonly source?: "shared context" | "inbox" | "interrupt" | "re-read";
     })
   /** Message modes: a message on the bus. */
   | (EventBase & {
@@ -363,6 +396,11 @@ export type ScenarioEvent =
    * is gone; from here it reads as a joiner would.
    */
   | (EventBase & { readonly type: "agent-restart"; readonly agentId: string })
+  /**
+   * The coordination itself restarted (a `restart: coordinator` step): `lost` says what the mode
+   * kept only in memory and lost (nothing, for a durable store).
+   */
+  | (EventBase & { readonly type: "coordinator-restart"; readonly lost: string })
   | (EventBase & { readonly type: "agent-end"; readonly agentId: string })
   | (EventBase & { readonly type: "run-end"; readonly summary: RunSummary });
 

@@ -141,13 +141,18 @@ export type ExpectedOutcome = z.infer<typeof expectedOutcomeSchema>;
  * A step the scenario plays on an agent: `restart` crashes it at `atMs` (scenario ms) and starts it
  * again at once. Everything it held in memory is dropped (what it had read, its plan, a build in
  * flight); it catches up by reading as a joiner would, through whatever its mode offers.
+ * `restart: coordinator` restarts the coordination itself instead (group chat's room, transcript
+ * and claims; the store's process for shared context): each mode loses what it did not persist.
  */
 export const scenarioStepSchema = z.object({
   /** When it happens, in scenario milliseconds. */
   atMs: z.number().int().positive(),
-  /** The Coder that crashes and restarts. */
+  /** The Coder that crashes and restarts, or `coordinator` (see {@link coordinatorStep}). */
   restart: z.string().min(1),
 });
+/** The `restart` of a step that restarts the coordination, not an agent. */
+export const coordinatorStep = "coordinator";
+
 /** One scenario step. */
 export type ScenarioStep = z.infer<typeof scenarioStepSchema>;
 
@@ -220,6 +225,7 @@ export const scenarioSchema = z
       });
     }
     scenario.steps.forEach((step, index) => {
+      if (step.restart === coordinatorStep) return;
       const agent = scenario.agents.find((candidate) => candidate.id === step.restart);
       if (agent?.role !== "coder") {
         context.addIssue({

@@ -3,6 +3,7 @@ import type { ContextStore } from "../context/context-store.js";
 import { MessageBus } from "../context/message-bus.js";
 import type { Coordination } from "../coordination/coordination.js";
 import type { Clock } from "./clock.js";
+import type { CostMeter } from "./cost/cost-meter.js";
 import { createGroupChatCoordination } from "./pipelines/group-chat-pipeline.js";
 import { createMessageCoordination } from "./pipelines/message-pipeline.js";
 import type { RunMode } from "./scenario-events.js";
@@ -19,17 +20,30 @@ export interface OpenCoordinationOptions {
   /** Scenario milliseconds since the run started. */
   now(): number;
   ablation?: RunAblation;
+  /**
+   * Where every mode's deliveries and store requests are charged (the one cost rule): each
+   * mode's bus and store are handed out through it. @default not metered
+   */
+  meter?: CostMeter;
+}
+
+/** A bus whose every delivery is charged by the meter. */
+function meteredBus(meter: CostMeter | undefined): MessageBus {
+  const bus = new MessageBus();
+  if (meter) bus.onMessage(meter.chargeMessage);
+  return bus;
 }
 
 /** The one thing that differs between modes: the coordination layer the agents call. */
 export async function openCoordination(options: OpenCoordinationOptions): Promise<Coordination> {
-  const { mode, scenario, emit, now } = options;
+  const { mode, scenario, emit, now, meter, store } = options;
   const ablation = options.ablation ? { ablation: options.ablation } : {};
   if (mode === "statewave") {
     // Loaded on demand: only this pipeline needs the CRDT (loro-crdt's WebAssembly).
     const pipeline = await import("./pipelines/statewave-pipeline.js");
     return pipeline.createStatewaveCoordination({
-      store: options.store,
+      store: meter ? meter.storeFor(store, null) : store,
+      ...(meter ? { storeFor: (agentId: string) => meter.storeFor(store, agentId) } : {}),
       subjectId: options.runId,
       scenario,
       emit,
@@ -40,16 +54,17 @@ export async function openCoordination(options: OpenCoordinationOptions): Promis
   }
   if (mode === "group-chat") {
     return createGroupChatCoordination({
-      bus: new MessageBus(),
+      bus: meteredBus(meter),
       emit,
       now,
       dependsOn: new Map(Object.entries(scenario.dependsOn)),
+      roles: new Map(scenario.agents.map((agent) => [agent.id, agent.role])),
       ...ablation,
     });
   }
   return createMessageCoordination({
     policy: mode,
-    bus: new MessageBus(),
+    bus: meteredBus(meter),
     emit,
     now,
     reviewerIds: scenario.agents

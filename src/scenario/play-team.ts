@@ -14,7 +14,12 @@ import type { Coordination } from "../coordination/coordination.js";
 import { collisionCauseOf } from "./attribute-collision.js";
 import { type Clock, createSeededRandom } from "./clock.js";
 import type { CollisionCause, ScenarioEvent } from "./scenario-events.js";
-import type { AgentSpec, Scenario, ScenarioStep } from "./scenario-schema.js";
+import {
+  type AgentSpec,
+  coordinatorStep,
+  type Scenario,
+  type ScenarioStep,
+} from "./scenario-schema.js";
 
 /**
  * The agents of one run, played to their end: every Planner and Coder at once, the Reviewers
@@ -100,13 +105,34 @@ export async function playTeam(play: TeamPlay): Promise<{ thinkingTokens: number
   const planners = workers.filter((_, index) => workerAgents[index]?.role === "planner");
   const plannersOut = Promise.race([plannersDecided, Promise.allSettled(planners)]);
   void Promise.all([Promise.allSettled(coders), plannersOut]).then(() => releaseWorkers());
+  // Steps on the coordination stop with the team: none may land after the run has ended.
+  const teamDone = new AbortController();
+  void restartCoordinatorAtSteps(team, AbortSignal.any([team.signal, teamDone.signal]));
   const reviewers = play.scenario.agents
     .filter((agent) => agent.role === "reviewer")
     .map((agent) => failFast(playAgent(agent, team)));
   const outcomes = await Promise.allSettled([...workers, ...reviewers]);
+  teamDone.abort();
   const failure = outcomes.find((outcome) => outcome.status === "rejected");
   if (failure) throw failure.reason;
   return { thinkingTokens: team.thinking.tokens };
+}
+
+/** The scenario's `restart: coordinator` steps, each at its time: the coordination restarts. */
+async function restartCoordinatorAtSteps(team: TeamShared, signal: AbortSignal): Promise<void> {
+  const times = team.scenario.steps
+    .filter((step) => step.restart === coordinatorStep)
+    .map((step) => step.atMs)
+    .sort((a, b) => a - b);
+  for (const atMs of times) {
+    try {
+      await team.clock.sleep(Math.max(0, atMs - team.elapsed()), signal);
+    } catch {
+      return; // the run stopped first
+    }
+    const lost = await team.coordination.restartCoordinator();
+    team.emit({ type: "coordinator-restart", lost });
+  }
 }
 
 /** One agent, from its start time to its end: a Coder through its crashes and restarts. */

@@ -5,6 +5,7 @@ import { decomposeTask } from "../agents/decompose-task.js";
 import { createOfflineBrain } from "../agents/offline-brain.js";
 import type { ContextStore } from "../context/context-store.js";
 import { type Clock, createVirtualClock } from "./clock.js";
+import { CostMeter } from "./cost/cost-meter.js";
 import { openCoordination } from "./open-coordination.js";
 import { playTeam } from "./play-team.js";
 import type { PlaybackGroup, PlaybackMember } from "./playback-group.js";
@@ -185,7 +186,10 @@ async function playRun(run: RunSetup): Promise<RunSummary> {
   const { options, brain, log } = run;
   const { scenario, mode } = options;
   const slices = decomposeTask(scenario.task);
+  // The one cost rule, applied here for every mode: the coordination's bus and store are metered.
+  const meter = new CostMeter();
   const coordination = await openCoordination({
+    meter,
     mode,
     store: options.store,
     runId: run.runId,
@@ -224,6 +228,7 @@ async function playRun(run: RunSetup): Promise<RunSummary> {
       thinkingTokens,
       endAt: Math.round(log.elapsed()),
       reproducible: brain.reproducible === true,
+      cost: meter.costOf(log.events),
     });
     log.emit({ type: "run-end", summary });
     await log.flush();

@@ -1,5 +1,5 @@
 import { judgeRun, refereeReportOf } from "./referee/judge-run.js";
-import type { Mechanism, RunMode, RunSummary, ScenarioEvent } from "./scenario-events.js";
+import type { Mechanism, RunCost, RunMode, RunSummary, ScenarioEvent } from "./scenario-events.js";
 
 /** What the summary needs besides the events. */
 export interface SummaryContext {
@@ -14,6 +14,8 @@ export interface SummaryContext {
   endAt: number;
   /** Whether the brain gives the same answers every time. @default true */
   reproducible?: boolean;
+  /** The run's cost under the one rule (`CostMeter`). @default not measured */
+  cost?: RunCost;
 }
 
 /**
@@ -78,6 +80,7 @@ export function summarizeRun(
     totals: { tokens: context.thinkingTokens + buildTokens, ms: context.endAt },
     wastedModules: judgement.wastedModules,
     messages,
+    ...(context.cost ? { cost: context.cost } : {}),
     referee: refereeReportOf(judgement),
   };
 }

@@ -11,8 +11,13 @@ type Planner = {
 };
 
 /** Planners (in team order), one Coder with `modules`, a Reviewer. */
-function team(planners: Planner[], coder: { modules: string[]; startAtMs: number }): Scenario {
+function team(
+  planners: Planner[],
+  coder: { modules: string[]; startAtMs: number },
+  lead?: string,
+): Scenario {
   return scenarioSchema.parse({
+    ...(lead !== undefined ? { lead } : {}),
     name: "coder-agent",
     title: "Coder agent",
     task: "Rework sessions.",
@@ -47,8 +52,13 @@ describe("runCoder", () => {
   describe("work held on a dispute", () => {
     // Planner A keeps cache at 1 s; the Coder starts building it at 2 s; Planner B, who read
     // nothing before deciding, deprecates it at 4 s: two decisions made without seeing each other.
+    // The lead is a third Planner, party to neither side (a party never rules its own dispute).
     const uninformed = (first: Planner, second: Planner) =>
-      team([first, second], { modules: ["cache", "api"], startAtMs: 0 });
+      team(
+        [first, second, { id: "lead", decisions: [] }],
+        { modules: ["cache", "api"], startAtMs: 0 },
+        "lead",
+      );
     const a = { id: "planner-a", decisions: [keepCache] };
     const b = { id: "planner-b", decisions: [deprecateCache], thinkMs: 4000 };
 
@@ -82,7 +92,7 @@ describe("runCoder", () => {
         const ruling = events.find(
           (event) => event.type === "decision-write" && event.decisionId?.includes("ruling"),
         );
-        expect(ruling).toMatchObject({ agentId: "planner-a", value: "keep" });
+        expect(ruling).toMatchObject({ agentId: "lead", value: "keep" });
         expect(ruling?.at).toBeGreaterThanOrEqual(hold.at);
         expect(ruling?.at).toBeLessThanOrEqual(resume.at);
         // Nothing cut short, nothing wasted; the referee sees one build, held once.

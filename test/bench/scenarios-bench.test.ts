@@ -21,9 +21,9 @@ function row(
 describe("verdictsOf", () => {
   it("compares shared context with group-chat and broadcast; equal outcomes are a tie, whatever it read", () => {
     const verdicts = verdictsOf([
-      row("group-chat", { readMean: 1 }),
+      row("group-chat", { readMean: 1, deliveredMean: 900 }),
       row("broadcast", { collisions: 2, collisionCauses: { "mid-build invalidation": 2 } }),
-      row("statewave", { readMean: 500 }),
+      row("statewave", { readMean: 500, deliveredMean: 500 }),
     ]);
     expect(verdicts).toEqual([
       {
@@ -32,6 +32,7 @@ describe("verdictsOf", () => {
         outcome: "tie",
         mechanisms: ["read-before-act"],
         read: [500, 1],
+        delivered: [500, 900],
       },
       {
         scenario: "s",
@@ -39,6 +40,7 @@ describe("verdictsOf", () => {
         outcome: "win",
         mechanisms: ["mid-build invalidation"],
         read: [500, 10],
+        delivered: [500, 0],
       },
     ]);
   });

@@ -25,7 +25,7 @@ describe("shared-ctx demo --task (without a terminal)", () => {
     expect(output).toContain("  Coder 2: language-picker, settings-page");
     expect(output).toContain("settings-page: in the slices of Coder 1 and Coder 2.");
     expect(output.indexOf("Team on your task")).toBeLessThan(output.indexOf("== Messages"));
-    expect(output).toContain("Mechanism: atomic claim 1");
+    expect(output).toContain("Avoided: 1 by atomic claim");
     expect(output).toContain("== Comparison ==");
     expect(output).not.toContain("Nothing here to coordinate");
   });

@@ -41,7 +41,7 @@ describe("the built bin without a TTY", () => {
     expect(fair.code).toBe(0);
     expect(fair.stdout).toContain("· gc-");
     expect(fair.stdout).toContain("late-decision");
-    expect(fair.stdout).toContain("Mechanism: mid-build invalidation 1");
+    expect(fair.stdout).toContain("Avoided: 1 by mid-build invalidation");
     expect(fair.stdout).toContain("A tie: both sides wasted the same work");
     // Plain broadcast lacks the interrupt, and the verdicts name it.
     const plain = await shared(

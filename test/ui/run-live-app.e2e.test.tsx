@@ -84,7 +84,7 @@ describe("RunLiveApp with a real run (`shared-ctx run` in a terminal)", () => {
       expect(app.frames().join("\n")).toContain(
         "[Coder] Skipping → legacy-session-token (deprecated by Planner) · read-before-act",
       );
-      expect(frame).toContain("Mechanism: read-before-act 1");
+      expect(frame).toContain("Avoided: 1 by read-before-act");
       expect(frame).not.toContain("COLLISION DETECTED");
     } finally {
       await finish();

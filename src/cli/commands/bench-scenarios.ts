@@ -8,18 +8,19 @@ interface BenchScenariosFlags {
   json?: boolean;
   scenario?: string[];
   teamSize?: string;
+  history?: string;
   sweepScenario: string;
 }
 
 /** "5,10,20" -> [5, 10, 20]; a usage error names the flag. */
-function parseTeamSizes(raw: string): number[] {
+function parseSizes(raw: string, flag: string, most: number): number[] {
   const sizes = raw.split(",").map((part) => Number(part.trim()));
   if (
     sizes.length === 0 ||
-    sizes.some((size) => !Number.isInteger(size) || size < 1 || size > 200)
+    sizes.some((size) => !Number.isInteger(size) || size < 1 || size > most)
   ) {
     throw new UsageError(
-      `--team-size takes whole numbers 1..200 separated by commas (got "${raw}")`,
+      `${flag} takes whole numbers 1..${most} separated by commas (got "${raw}")`,
     );
   }
   return sizes;
@@ -44,12 +45,19 @@ export function makeBenchScenariosCommand(deps: CliDeps): Command {
       "also sweep the team: the sweep scenario with this many coders (e.g. 5,10,20,50)",
     )
     .option("--sweep-scenario <name>", "the scenario the team-size sweep scales", "many-agents")
+    .option(
+      "--history <n,...>",
+      "also sweep the history: this many decisions before a Coder joins (e.g. 8,25,100,250)",
+    )
     .action(async (flags: BenchScenariosFlags) => {
       const seeds = Number(flags.seeds);
       if (!Number.isInteger(seeds) || seeds < 1) {
         throw new UsageError("--seeds must be a positive integer");
       }
-      const sizes = flags.teamSize === undefined ? [] : parseTeamSizes(flags.teamSize);
+      const sizes =
+        flags.teamSize === undefined ? [] : parseSizes(flags.teamSize, "--team-size", 200);
+      const histories =
+        flags.history === undefined ? [] : parseSizes(flags.history, "--history", 1000);
       const [{ listScenarios, loadScenario }, { EmbeddedStore }, bench, format] = await Promise.all(
         [
           import("../../scenario/load-scenario.js"),
@@ -77,11 +85,15 @@ export function makeBenchScenariosCommand(deps: CliDeps): Command {
               scenario: await loadScenario(flags.sweepScenario, { cwd: deps.cwd }),
               sizes,
             });
+      const history =
+        histories.length === 0 ? [] : await bench.runHistorySweep({ ...common, histories });
       if (flags.json) {
-        deps.stdout.write(`${JSON.stringify({ seeds, ...result, teamSizes: sweep }, null, 2)}\n`);
+        const document = { seeds, ...result, teamSizes: sweep, histories: history };
+        deps.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
         return;
       }
       deps.stdout.write(format.formatScenarioBench(result, seeds));
       if (sweep.length > 0) deps.stdout.write(`\n${format.formatTeamSizeSweep(sweep, seeds)}`);
+      if (history.length > 0) deps.stdout.write(`\n${format.formatHistorySweep(history, seeds)}`);
     });
 }

@@ -144,7 +144,8 @@ function decidedFace(target: string, team: TeamPlans): ModeFace | undefined {
     module: target,
     kind: "decided",
     text:
-      `${target}: ${coders} works on it while ${planners} decides to retire it. ` +
+      // "Coder 1 and Coder 3 work on it": the verb agrees with how many there are.
+      `${target}: ${coders} ${workers.length > 1 ? "work" : "works"} on it while ${planners} ${new Set(deciders.map((decider) => decider.agentId)).size > 1 ? "decide" : "decides"} to retire it. ` +
       "naive: nobody tells the Coder, the Reviewer finds the waste afterwards; " +
       "broadcast: the message is read at the Coder's next read, before its next module, never during a build; " +
       `statewave: read before each module, and the decision reaches a build in flight (mid-build invalidation)${late ? "; a late joiner reads what was decided before it joined (history for a late joiner)" : ""}.`,

@@ -8,7 +8,7 @@ import { DecisionIds } from "./decision-ids.js";
 import { ClaimCoordinator } from "./group-chat/claims.js";
 import { authorityOf, ChatListener } from "./group-chat/listener.js";
 import { readChat } from "./group-chat/reading.js";
-import { ChatRoom, type GroupChat } from "./group-chat/room.js";
+import { ChatRoom, type GroupChat, type Subscription } from "./group-chat/room.js";
 import { AgentMemories } from "./message-memory.js";
 import { decisionData, nobodyArbitrates, resultData, reviewOfInbox } from "./messages.js";
 import { resultReport } from "./read-tokens.js";
@@ -25,6 +25,19 @@ export interface GroupChatCoordinationOptions {
   dependsOn?: ReadonlyMap<string, readonly string[]>;
   /** Mechanisms switched off (the same names as the shared context's). @default none */
   ablation?: RunAblation;
+  /**
+   * Each member's role: what it follows from the start under topic routing (Planners every
+   * decision, the Reviewer everything, a Coder the channels of its modules as it reaches them).
+   * @default everyone follows everything
+   */
+  roles?: ReadonlyMap<string, "planner" | "coder" | "reviewer">;
+}
+
+/** What a member follows from the start, by its role (topic routing). */
+function followsOf(role: "planner" | "coder" | "reviewer" | undefined): Subscription[] {
+  if (role === "planner") return ["decisions"];
+  if (role === "coder") return [];
+  return ["*"];
 }
 
 /** The chat's shared state: the room on the bus, and what each agent remembers. */
@@ -122,6 +135,8 @@ function claimInChat(
  *   rest (`ClaimCoordinator`).
  * - `dispute surfaced` (contradictions flagged): two standing decisions that disagree are shown
  *   as a dispute, not as two facts (`readChat`; for work in flight, `standsInDispute`).
+ * - `topic routing` (a filter before delivery, a cost mechanism): a message reaches only the
+ *   members following what it is about, one channel per module (`ChatRoom.follow`).
  * A crashed member forgets its inbox and fetches the room's history again (`restartMember`).
  * What it has no way to do without becoming a shared store is the shared context's to show.
  */
@@ -132,7 +147,7 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
   const ids = new DecisionIds();
   const invalidating = () => isOn(chat.ablation, "mid-build invalidation");
   return {
-    join: (agentId) => chat.room.admit(agentId),
+    join: (agentId) => chat.room.admit(agentId, followsOf(options.roles?.get(agentId))),
     restart: async (agentId) => restartMember(chat, agentId),
     read: async (agentId, task) => readChat(chat, agentId, task),
     publishDecision: async (agentId, decision, given) => {
@@ -147,6 +162,11 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
     },
     collectForReview: async (agentId) => reviewOfInbox(chat.memories.inbox(agentId)),
     arbitrate: nobodyArbitrates,
+    restartCoordinator: async () => {
+      const messages = chat.room.forget();
+      const claims = coordinator.forget();
+      return `the room kept its transcript (${messages} messages) and the coordinator its ${claims} claims in memory: both are lost (an in-memory room is not a durable log)`;
+    },
     close: async () => listener.close(),
   };
 }

@@ -137,6 +137,9 @@ export function createMessageCoordination(options: MessageCoordinationOptions): 
     },
     collectForReview: async (agentId) => reviewOfInbox(team.memories.inbox(agentId)),
     arbitrate: nobodyArbitrates,
+    // No coordinator to restart: a delivered message stays in its recipient's inbox.
+    restartCoordinator: async () =>
+      "plain message passing has no coordinator: delivered messages stay in the inboxes, nothing else was kept",
     close: async () => undefined,
   };
 }

@@ -33,6 +33,8 @@ export interface InboxRead {
   tokens: number;
   /** The decisions in the inbox the read did not take (filtered reading). @default not said */
   decisionsLeftOut?: number;
+  /** A message pushed into running work by a listener, not a read of the inbox. @default inbox */
+  source?: "inbox" | "interrupt";
 }
 
 /** The `context-read` event of a read of an inbox: no memories, its source the inbox. */
@@ -47,6 +49,6 @@ export function inboxReadEvent(read: InboxRead): UnstampedEvent {
     disputes: disputeLines(read.disputes),
     tokens: read.tokens,
     ...(read.decisionsLeftOut !== undefined ? { decisionsLeftOut: read.decisionsLeftOut } : {}),
-    source: "inbox",
+    source: read.source ?? "inbox",
   };
 }

@@ -41,6 +41,11 @@ export interface StatewaveCoordinationOptions {
   now(): number;
   /** Mechanisms switched off. @default none */
   ablation?: RunAblation;
+  /**
+   * The store as one agent's coordination uses it: the runner counts each agent's requests
+   * through it (the one cost rule). @default `store`
+   */
+  storeFor?(agentId: string): ContextStore;
 }
 
 /** What the pipeline's steps share: the run's store, the agents' replicas, the mechanisms. */
@@ -55,18 +60,21 @@ interface StatewaveRun extends RunStore {
   announcer: EscalationAnnouncer;
   replicas: AgentReplicas;
   invalidation: MidBuildInvalidation;
+  /** The store as `agentId`'s coordination uses it (its requests counted). */
+  storeOf(agentId: string): ContextStore;
 }
 
 /** Seeds the inventory, opens every agent's replica, and sets the mechanisms up. */
 async function openStatewaveRun(options: StatewaveCoordinationOptions): Promise<StatewaveRun> {
   const { store, subjectId, scenario, emit, clock, now } = options;
+  const storeOf = options.storeFor ?? (() => store);
   const ablation = options.ablation ?? {};
   const index = new DecisionIndex();
   const dependsOn = new Map(Object.entries(scenario.dependsOn));
   await seedInventory(options, scenario.inventory);
   const announcer = new EscalationAnnouncer(emit);
   const replicas = await AgentReplicas.open(
-    { store, subjectId, clock, now, announcer, scenarioName: scenario.name },
+    { store, storeOf, subjectId, clock, now, announcer, scenarioName: scenario.name },
     scenario.agents.map((agent) => agent.id),
   );
   const invalidation = new MidBuildInvalidation({
@@ -93,6 +101,7 @@ async function openStatewaveRun(options: StatewaveCoordinationOptions): Promise<
     announcer,
     replicas,
     invalidation,
+    storeOf,
   };
 }
 
@@ -108,7 +117,8 @@ async function readFor(
 ): Promise<KnownState> {
   const known = await readKnown(run, agentId, task, mechanisms);
   if (!run.replicas.hasRestarted(agentId)) return known;
-  return { ...known, ownBuilds: await ownBuildsOf(run, agentId, task) };
+  const own = await ownBuildsOf({ ...run, store: run.storeOf(agentId) }, agentId, task);
+  return { ...known, ownBuilds: own };
 }
 
 /** The context read itself, in the run's fixed order. */
@@ -121,7 +131,7 @@ async function readKnown(
   const { known } = await run.clock.exclusive(() =>
     readContext(agentId, task, {
       context: run.replicas.context(agentId),
-      store: run.store,
+      store: run.storeOf(agentId),
       subjectId: run.subjectId,
       dependsOn: run.dependsOn,
       state: run.replicas.state(agentId),
@@ -175,6 +185,7 @@ function claim(run: StatewaveRun, agentId: string, module: string): Promise<Clai
     thinkMs: run.scenario.timings.thinkMs,
     emit: run.emit,
     announce: run.announcer.announce,
+    agentOrder: run.scenario.agents.map((agent) => agent.id),
   });
 }
 
@@ -184,7 +195,7 @@ function claim(run: StatewaveRun, agentId: string, module: string): Promise<Clai
  */
 async function review(run: StatewaveRun, agentId: string) {
   const known = await readFor(run, agentId, "Review the finished work against the decisions", {});
-  const results = recordedResults(await runEpisodes(run));
+  const results = recordedResults(await runEpisodes({ ...run, store: run.storeOf(agentId) }));
   return { decisions: known.decisions, results, disputes: known.disputes };
 }
 
@@ -245,6 +256,10 @@ export async function createStatewaveCoordination(
     reportResult: (agentId, result) => recordResult(run, agentId, result),
     collectForReview: (agentId) => review(run, agentId),
     arbitrate: (agentId, choose, until) => arbitrate(run, agentId, choose, until),
+    // The store's process restarts: its log is durable, so the next sync of each replica and the
+    // next read find everything that was written.
+    restartCoordinator: async () =>
+      "the store's log is durable: nothing is lost (every replica syncs again from it)",
     close: () => run.replicas.close(),
   };
 }

@@ -1,7 +1,7 @@
 import { Box, Text } from "ink";
 import type { RunSummary } from "../../scenario/scenario-events.js";
 import { useTheme } from "../contexts/theme-context.js";
-import { compareRuns, comparisonHeadline } from "../format/comparison.js";
+import { compareRuns, comparisonCostLine, comparisonHeadline } from "../format/comparison.js";
 import { paneTitles } from "../format/pane-titles.js";
 import { textWidth } from "../format/text-width.js";
 
@@ -62,8 +62,9 @@ export function ComparisonView({ naive, statewave, width, wrap = false }: Compar
         </Box>
       ))}
       <Text bold wrap={wrap ? "wrap" : "truncate-end"}>
-        {comparisonHeadline(naive, statewave)}
+        {comparisonHeadline(naive, statewave, { cost: "none" })}
       </Text>
+      <Text wrap={wrap ? "wrap" : "truncate-end"}>{comparisonCostLine(naive, statewave)}</Text>
     </Box>
   );
 }

@@ -25,7 +25,7 @@ function side(mode: RunMode, summary: RunSummary): string {
  */
 export function formatComparisonLine(baseline: RunSummary, shared: RunSummary): string {
   return [
-    comparisonHeadline(baseline, shared),
+    comparisonHeadline(baseline, shared, { cost: "none" }),
     side(baseline.mode, baseline),
     side(shared.mode, shared),
   ].join(" · ");

@@ -1,5 +1,5 @@
 import type { RunSummary } from "../../scenario/scenario-events.js";
-import { formatDuration, formatTokens } from "./duration.js";
+import { formatDuration, formatTokens, plural } from "./duration.js";
 import { mechanismsOf, outcomeWords } from "./mode-labels.js";
 import { fitWidth, textWidth } from "./text-width.js";
 
@@ -31,10 +31,18 @@ function mechanismLine(summary: RunSummary): string {
   return used.length > 0 ? used.join(", ") : "-";
 }
 
-function readLine(summary: RunSummary): string {
-  const read = summary.read;
-  if (read === undefined) return "-";
-  return `${formatTokens(read.tokens)} (largest ${formatTokens(read.largest)})`;
+/**
+ * The cost under the one rule (docs/runner.md, *Cost*): tokens delivered into the agents'
+ * contexts, and the coordination operations (messages delivered, store requests) that did it.
+ */
+function costLine(summary: RunSummary): string {
+  const cost = summary.cost;
+  if (cost === undefined) return "-";
+  const operations = [
+    ...(cost.messagesDelivered > 0 ? [plural(cost.messagesDelivered, "msg", "msgs")] : []),
+    ...(cost.storeRequests > 0 ? [plural(cost.storeRequests, "store req", "store reqs")] : []),
+  ];
+  return [`${formatTokens(cost.deliveredTokens)} tokens`, ...operations].join(" · ");
 }
 
 /**
@@ -79,10 +87,10 @@ export function compareRuns(naive: RunSummary, statewave: RunSummary): Compariso
       better: "same",
     },
     {
-      label: "Context read",
-      naive: readLine(naive),
-      statewave: readLine(statewave),
-      better: betterOf(naive.read?.largest ?? 0, statewave.read?.largest ?? 0),
+      label: "Delivered",
+      naive: costLine(naive),
+      statewave: costLine(statewave),
+      better: betterOf(naive.cost?.deliveredTokens ?? 0, statewave.cost?.deliveredTokens ?? 0),
     },
     {
       // Scenario time: the run's own clock, the same on every machine (never wall time).
@@ -97,11 +105,36 @@ export function compareRuns(naive: RunSummary, statewave: RunSummary): Compariso
 /** How many rows {@link compareRuns} returns (the layout reserves room for them). */
 export const comparisonRowCount = 7;
 
+/** "99 tokens (9 messages)", "278 tokens (59 store requests)": a side's cost under the rule. */
+function deliveredPhrase(cost: NonNullable<RunSummary["cost"]>): string {
+  const operations = [
+    ...(cost.messagesDelivered > 0 ? [plural(cost.messagesDelivered, "message")] : []),
+    ...(cost.storeRequests > 0 ? [plural(cost.storeRequests, "store request")] : []),
+  ];
+  return `${formatTokens(cost.deliveredTokens)} tokens${operations.length > 0 ? ` (${operations.join(", ")})` : ""}`;
+}
+
+/**
+ * What differs when the outcome ties: the cost, under the one rule, side by side (the cheaper
+ * side said plainly); "" when not measured or the same.
+ */
+function deliveredSentence(baseline: RunSummary, shared: RunSummary): string {
+  const [a, b] = [baseline.cost, shared.cost];
+  if (a === undefined || b === undefined || a.deliveredTokens === b.deliveredTokens) return "";
+  const cheaper = a.deliveredTokens < b.deliveredTokens ? baseline.mode : "shared context";
+  return ` What differs is the cost, under one rule for both: ${baseline.mode} delivered ${deliveredPhrase(a)}, shared context ${deliveredPhrase(b)}; ${cheaper} delivered less.`;
+}
+
 /**
  * The one-sentence takeaway under the comparison, with the mechanism that made the difference. A
  * tie is said to be one; a baseline that did better is said to have.
  */
-export function comparisonHeadline(naive: RunSummary, statewave: RunSummary): string {
+export function comparisonHeadline(
+  naive: RunSummary,
+  statewave: RunSummary,
+  /** `none` leaves the cost out (a one-line view shows it apart: {@link comparisonCostLine}). */
+  options: { cost?: "sentence" | "none" } = {},
+): string {
   const tokens = naive.wasted.tokens - statewave.wasted.tokens;
   const ms = naive.wasted.ms - statewave.wasted.ms;
   const used = mechanismsOf(statewave);
@@ -113,12 +146,7 @@ export function comparisonHeadline(naive: RunSummary, statewave: RunSummary): st
       : "Unresolved on the shared-context side: a dispute is still open; no win is claimed.";
   }
   if (tokens === 0 && ms === 0 && naive.collision === statewave.collision) {
-    const reads =
-      naive.read !== undefined &&
-      statewave.read !== undefined &&
-      naive.read.tokens !== statewave.read.tokens
-        ? ` The baseline read ${formatTokens(naive.read.tokens)} tokens, shared context ${formatTokens(statewave.read.tokens)}.`
-        : "";
+    const reads = options.cost === "none" ? "" : deliveredSentence(naive, statewave);
     const baselineUsed = mechanismsOf(naive);
     const both =
       baselineUsed.length > 0 && baselineUsed.join() === used.join()
@@ -134,6 +162,18 @@ export function comparisonHeadline(naive: RunSummary, statewave: RunSummary): st
     return `The baseline wasted less: ${formatTokens(-tokens)} tokens and ${formatDuration(Math.max(0, -ms))} fewer.`;
   }
   return `Shared context saved ${formatTokens(Math.max(0, tokens))} tokens and ${formatDuration(Math.max(0, ms))} of wasted work${by}.`;
+}
+
+/**
+ * The cost under the one rule in a line short enough for a live view's one row: "Cost, one rule
+ * for both: group-chat delivered less (99 vs 278 tokens)"; "" when not measured.
+ */
+export function comparisonCostLine(baseline: RunSummary, shared: RunSummary): string {
+  const [a, b] = [baseline.cost?.deliveredTokens, shared.cost?.deliveredTokens];
+  if (a === undefined || b === undefined) return "";
+  if (a === b) return `Cost, one rule for both: the same (${formatTokens(a)} tokens delivered)`;
+  const cheaper = a < b ? baseline.mode : "shared context";
+  return `Cost, one rule for both: ${cheaper} delivered less (${formatTokens(a)} vs ${formatTokens(b)} tokens)`;
 }
 
 /** Column headers of the comparison. */

@@ -134,6 +134,30 @@ function byAgent(
   return { at: event.at, agentId, label: agents.name(agentId), text, tone };
 }
 
+/** How each kind of read is told. */
+const readWhere = {
+  "shared context": "Read shared context",
+  inbox: "Read inbox",
+  interrupt: "Interrupted by a message",
+  "re-read": "Re-read shared context",
+} as const;
+
+/** What a read says: where, how many decisions (the first of them), the disputes still open. */
+function readText(event: Extract<ScenarioEvent, { type: "context-read" }>): string {
+  const known = event.decisions.length;
+  const first = event.decisions[0];
+  const where = readWhere[event.source ?? "shared context"];
+  // A filtered read of one module says so: "no decisions yet" read as if the run had none.
+  const about = /^Build module (\S+)$/.exec(event.task)?.[1];
+  const text =
+    known === 0
+      ? `${where}: ${about === undefined ? "no decisions yet" : `no decisions on ${about}`}`
+      : `${where} → ${plural(known, "decision")}${first ? `: ${first}` : ""}${known > 1 ? " …" : ""}`;
+  if (event.disputes.length === 0) return text;
+  // "…replaces it).; 1 dispute open" reads as a typo: the clause after it ends the sentence.
+  return `${text.replace(/\.$/, "")}; ${plural(event.disputes.length, "dispute")} open`;
+}
+
 /** The line a pane (and the plain output) shows for an event. */
 export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): EventLine {
   switch (event.type) {
@@ -149,19 +173,8 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
       return byAgent(event, event.agentId, agents, `Starting: ${event.taskSlice}`, "muted");
     case "agent-log":
       return byAgent(event, event.agentId, agents, event.text);
-    case "context-read": {
-      const known = event.decisions.length;
-      const first = event.decisions[0];
-      const where = event.source === "inbox" ? "Read inbox" : "Read shared context";
-      const text =
-        known === 0
-          ? `${where}: no decisions yet`
-          : `${where} → ${plural(known, "decision")}${first ? `: ${first}` : ""}${known > 1 ? " …" : ""}`;
-      if (event.disputes.length === 0) return byAgent(event, event.agentId, agents, text, "muted");
-      // "…replaces it).; 1 dispute open" reads as a typo: the clause after it ends the sentence.
-      const disputes = `; ${plural(event.disputes.length, "dispute")} open`;
-      return byAgent(event, event.agentId, agents, text.replace(/\.$/, "") + disputes, "muted");
-    }
+    case "context-read":
+      return byAgent(event, event.agentId, agents, readText(event), "muted");
     case "message-send":
       return byAgent(
         event,
@@ -256,6 +269,14 @@ export function describeEvent(event: ScenarioEvent, agents: AgentDirectory): Eve
         "CRASHED → restarting: its memory is gone, it reads again as a joiner would",
         "warning",
       );
+    case "coordinator-restart":
+      return {
+        at: event.at,
+        agentId: null,
+        label: "Coordinator",
+        text: `RESTARTED → ${event.lost}`,
+        tone: "warning",
+      };
     case "agent-end":
       return byAgent(event, event.agentId, agents, "Done", "muted");
     case "run-end":

@@ -5,22 +5,39 @@ import type {
   RunSummary,
 } from "../../scenario/scenario-events.js";
 import { mechanisms } from "../../scenario/scenario-events.js";
+import { formatTokens, plural } from "./duration.js";
 
 /** What each mode is, in one phrase, for summaries and verdicts. */
 export const modeDescriptions: Record<RunMode, string> = {
   naive: "naive (isolated: agents see only their own brief)",
   broadcast: "broadcast (plain message passing: every message to every agent, nothing more)",
   "group-chat":
-    "group-chat (the strongest message passing: every message to every agent, interrupts, transcript for joiners, first-come claims, filtered reading)",
+    "group-chat (the strongest message passing: messages routed by topic, interrupts, transcript for joiners, first-come claims, filtered reading)",
   statewave: "statewave (shared context)",
 };
 
-/** "mid-build invalidation 1, atomic claim 2", in the order mechanisms are listed; "" for none. */
+/**
+ * "1 by mid-build invalidation, 2 by atomic claim", in the order mechanisms are listed; "" for
+ * none. Each count says what it counts: a bare "mid-build invalidation 1" read as a label.
+ */
 export function formatAvoidedBy(avoidedBy: RunSummary["avoidedBy"]): string {
   return mechanisms
     .filter((mechanism) => (avoidedBy[mechanism] ?? 0) > 0)
-    .map((mechanism) => `${mechanism} ${avoidedBy[mechanism]}`)
+    .map((mechanism) => `${avoidedBy[mechanism]} by ${mechanism}`)
     .join(", ");
+}
+
+/**
+ * A run's cost under the one rule: "1,234 tokens delivered · 12 messages · 59 store requests";
+ * "not measured" for a run recorded before the rule.
+ */
+export function formatCost(cost: RunSummary["cost"]): string {
+  if (cost === undefined) return "not measured (recorded before the cost rule)";
+  return [
+    `${formatTokens(cost.deliveredTokens)} tokens delivered`,
+    plural(cost.messagesDelivered, "message"),
+    plural(cost.storeRequests, "store request"),
+  ].join(" · ");
 }
 
 /** Why a collision happened, as a reader wants it. */

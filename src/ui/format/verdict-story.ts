@@ -73,7 +73,18 @@ export function wastedStory(
       ...builds.filter((build) => build.agentId === agentId).map((build) => build.at),
     );
     const noun = agentNoun(agentId, agents);
-    if (at === undefined) return `${noun} never received it`;
+    if (at === undefined) {
+      // A message that reached its inbox but no read it made is not "never received".
+      const delivered = events.find(
+        (event) =>
+          event.type === "message-send" &&
+          event.to === agentId &&
+          event.content === decision.content,
+      );
+      return delivered === undefined
+        ? `${noun} never received it`
+        : `${noun} received it at ${stamp(delivered.at)} but never read it before building`;
+    }
     return `${noun} read it at ${stamp(at)}${at >= builtAt ? ", after its build" : ""}`;
   });
   return `${module}: ${builtBy.join("; ")}; ${agentNoun(decision.by, agents)} ${verb} ${what} at ${stamp(decision.at)}; ${heard.join("; ")}`;

@@ -199,7 +199,7 @@ export function verdictFor(summary: RunSummary, events: readonly ScenarioEvent[]
       details: [
         ...prevented,
         ...heldLines(events, agents),
-        ...(by ? [`Mechanism: ${by}`] : []),
+        ...(by ? [`Avoided: ${by}`] : []),
         wasted,
       ],
       escalations,

@@ -12,8 +12,11 @@ export const sideBySideMinColumns = 100;
  */
 export const compactBelowRows = 35;
 
-/** Rows the full comparison table takes: title, header, one per comparison row, headline. */
-export const comparisonTableRows = 3 + comparisonRowCount;
+/**
+ * Rows the full comparison table takes: title, header, one per comparison row, headline, and the
+ * cost under the one rule.
+ */
+export const comparisonTableRows = 4 + comparisonRowCount;
 
 /** Sizes of the demo's parts for one terminal size and one state. */
 export interface DemoLayout {

@@ -120,6 +120,7 @@ function statusFor(event: ScenarioEvent): AgentStatus | undefined {
       return status(event.agentId, "restarted after a crash", true, "warning");
     case "agent-end":
       return status(event.agentId, "done", false, "muted");
+    case "coordinator-restart":
     case "run-start":
     case "escalation":
     case "escalation-resolve":

@@ -35,10 +35,12 @@ async function run(name: string, store: ContextStore) {
  * What may differ between stores: real (wall) time spent waiting on it, and the size of the
  * context it assembled (each `context-read`'s `tokens` and `memoryIds`, the summary's `read`: the
  * server ranks and renders the bundle its own way, and a real Statewave's holds more summaries).
- * Ids are the stores' own.
+ * Ids are the stores' own. So may the cost under the one rule (`cost`): the tokens of the bundles
+ * it rendered, and the requests a backend makes for one call (a Statewave server pages and
+ * resolves what the embedded store answers at once).
  * Outcome, events, their order and scenario times may not differ.
  */
-const storeChosen = new Set(["storeMs", "read", "tokens", "memoryIds"]);
+const storeChosen = new Set(["storeMs", "read", "tokens", "memoryIds", "cost"]);
 
 function comparable(value: unknown): unknown {
   return JSON.parse(

@@ -108,9 +108,12 @@ describe("createGroupChatCoordination", () => {
 
     it("many-agents: filtered reading keeps the largest read small; unfiltered, it is the whole conversation", async () => {
       const scenario = await loadScenario("many-agents");
-      const filtered = await runToEnd(scenario, "group-chat");
+      // Without topic routing, so that the inbox holds the whole conversation to filter.
+      const filtered = await runToEnd(scenario, "group-chat", {
+        ablation: { off: ["topic routing"] },
+      });
       const unfiltered = await runToEnd(scenario, "group-chat", {
-        ablation: { off: ["bounded context"] },
+        ablation: { off: ["bounded context", "topic routing"] },
       });
       expect(filtered.summary.read.largest).toBeLessThan(unfiltered.summary.read.largest / 10);
       expect(filtered.summary.collision).toBe(false);

@@ -193,10 +193,10 @@ describe("the statewave pipeline", () => {
       expect(events).toContainEqual(
         expect.objectContaining({
           type: "decision-write",
-          agentId: "planner-a",
+          agentId: "tech-lead",
           target: "legacy-cache",
           value: "deprecate",
-          decisionId: "planner-a#ruling-legacy-cache",
+          decisionId: "tech-lead#ruling-legacy-cache",
         }),
       );
       expect(summary.referee?.verdict).toBe("clean");

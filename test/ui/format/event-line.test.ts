@@ -37,6 +37,29 @@ describe("describeEvent", () => {
     );
   });
 
+  it("a read of one module with nothing on it says which module, not 'no decisions yet'", () => {
+    const read = (task: string, source: "inbox" | "interrupt" | "re-read") =>
+      describeEvent(
+        {
+          runId: "gc-00000000",
+          at: 0,
+          type: "context-read",
+          agentId: "coder",
+          task,
+          memoryIds: [],
+          decisions: [],
+          disputes: [],
+          source,
+        },
+        agentDirectoryOf([]),
+      ).text;
+    expect(read("Build module job-api", "inbox")).toBe("Read inbox: no decisions on job-api");
+    expect(read("Plan the work", "inbox")).toBe("Read inbox: no decisions yet");
+    expect(read("Build module job-api", "re-read")).toBe(
+      "Re-read shared context: no decisions on job-api",
+    );
+  });
+
   it("falls back to a readable name for an agent the run did not announce", () => {
     const line = describeEvent(
       { runId: "sw-00000000", at: 0, type: "agent-end", agentId: "coder-2" },

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ScenarioEvent } from "../../../src/scenario/scenario-events.js";
 import {
   compareRuns,
+  comparisonCostLine,
   comparisonHeadline,
   comparisonRowCount,
   formatComparisonTable,
@@ -122,7 +123,7 @@ describe("compareRuns", () => {
       ["Modules built in vain", "1 (legacy-session-token)", "0", "statewave"],
       ["Wasted", "2,400 tokens, 12.0s", "0 tokens, 0.0s", "statewave"],
       ["Escalations", "0", "0", "same"],
-      ["Context read", "0 (largest 0)", "0 (largest 0)", "same"],
+      ["Delivered", "-", "-", "same"],
       ["Totals", "6,900 tokens, 30.2s", "4,500 tokens, 15.1s", "statewave"],
     ]);
     expect(
@@ -156,6 +157,26 @@ describe("compareRuns", () => {
     expect(comparisonHeadline(baseline, shared)).toMatch(/by mid-build invalidation\.$/);
     const tie = { ...shared, mode: "broadcast" as const, avoidedBy: { "read-before-act": 1 } };
     expect(comparisonHeadline(tie, { ...tie, mode: "statewave" })).toMatch(/^A tie: neither side/);
+    // A tie says what differs: the cost under the one rule, and which side delivered less.
+    const cost = (deliveredTokens: number, messagesDelivered: number, storeRequests: number) => ({
+      deliveredTokens,
+      messagesDelivered,
+      storeRequests,
+      byAgent: {},
+    });
+    const chat = { ...tie, mode: "group-chat" as const, cost: cost(99, 9, 0) };
+    const store = { ...tie, mode: "statewave" as const, cost: cost(278, 0, 59) };
+    expect(comparisonHeadline(chat, store)).toContain(
+      "What differs is the cost, under one rule for both: group-chat delivered 99 tokens (9 messages), shared context 278 tokens (59 store requests); group-chat delivered less.",
+    );
+    expect(comparisonHeadline(chat, { ...store, cost: cost(99, 0, 59) })).not.toContain(
+      "What differs",
+    );
+    // The live view's one-row version: the headline without it, the cost on its own short line.
+    expect(comparisonHeadline(chat, store, { cost: "none" })).not.toContain("What differs");
+    expect(comparisonCostLine(chat, store)).toBe(
+      "Cost, one rule for both: group-chat delivered less (99 vs 278 tokens)",
+    );
   });
 
   it.each([60, 80, 120])("prints a table no wider than %i columns", (width) => {

@@ -18,6 +18,13 @@ export class ClaimCoordinator {
     this.#chat = chat;
   }
 
+  /** The coordinator's process restarts: the claims it had granted are gone. Returns how many. */
+  forget(): number {
+    const lost = this.#holders.size;
+    this.#holders.clear();
+    return lost;
+  }
+
   /** `agentId` asks for `module`: granted when nobody it heard of, nor the coordinator, has it. */
   ask(agentId: string, module: string): ClaimOutcome {
     const { memories, room } = this.#chat;

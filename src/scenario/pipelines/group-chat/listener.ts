@@ -72,7 +72,8 @@ export class ChatListener {
   }
 
   #interrupt(watcher: Watcher, decision: KnownDecision & { id: string }): void {
-    // The listener hands the agent the one message that contradicts its work: a read of its own.
+    // The listener pushes the one message that contradicts the work into the running agent's
+    // context: a delivery of its own (`interrupt`), charged like any other.
     this.#chat.emit(
       inboxReadEvent({
         agentId: watcher.agentId,
@@ -80,6 +81,7 @@ export class ChatListener {
         decisions: [decision],
         disputes: [],
         tokens: estimateTokens(decisionLines([decision]).join("\n")),
+        source: "interrupt",
       }),
     );
     watcher.onInvalid({

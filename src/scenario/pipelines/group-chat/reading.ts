@@ -83,6 +83,9 @@ function ownBuildsIn(
  */
 export function readChat(chat: GroupChat, agentId: string, task: string): KnownState {
   const { ablation, memories } = chat;
+  // Topic routing: before a module, the agent joins its channels (and those it depends on).
+  const module = moduleOfTask(task);
+  if (module !== undefined) chat.room.follow(agentId, bearingOn(module, chat.dependsOn));
   const inbox = memories.inbox(agentId);
   const taken = relevantMessages(chat, agentId, inbox, task);
   const received = usableDecisions(chat, agentId, decisionsIn(taken));
@@ -100,7 +103,11 @@ export function readChat(chat: GroupChat, agentId: string, task: string): KnownS
       disputes,
       tokens,
       // Filtered reading says what it left out: the decisions in the inbox it did not take.
-      decisionsLeftOut: Math.max(0, decisionCountIn(inbox) - received.length),
+      // With topic routing, a decision never delivered to it is left out too: the room's count.
+      decisionsLeftOut: Math.max(
+        0,
+        Math.max(decisionCountIn(inbox), chat.room.decisionCount()) - received.length,
+      ),
     }),
   );
   const ownBuilds = ownBuildsIn(chat, agentId, taken);

@@ -1,6 +1,8 @@
 import type { UnstampedEvent } from "../../../agents/agent-runtime.js";
 import type { SharedContext } from "../../../context/shared-context.js";
 import type { InvalidationNotice } from "../../../coordination/coordination.js";
+import { decisionIdsOf, decisionLines } from "../read-event.js";
+import { estimateTokens } from "../read-tokens.js";
 import { bearingOn } from "../task-modules.js";
 import type { DecisionIndex } from "./decision-index.js";
 
@@ -65,6 +67,19 @@ export class MidBuildInvalidation {
           maxTokens: budgetTokens,
         }),
       );
+      // A re-read delivers a bundle into the agent's context like any read: on the record, charged.
+      const known = index.decisionsIn(read.decisions);
+      emit({
+        type: "context-read",
+        agentId,
+        task: `Build module ${module}`,
+        memoryIds: read.bundle.facts.map((memory) => memory.id),
+        decisions: decisionLines(known),
+        decisionIds: decisionIdsOf(known),
+        disputes: [],
+        tokens: estimateTokens(read.assembledContext),
+        source: "re-read",
+      });
       const bearing = bearingOn(module, this.#options.dependsOn ?? new Map());
       const changed = index
         .decisionsIn(read.changedSinceLastRead)

@@ -47,6 +47,8 @@ export class EscalationAnnouncer {
 /** What {@link AgentReplicas} needs. */
 export interface AgentReplicasOptions {
   store: ContextStore;
+  /** The store as `agentId`'s replica and context use it (its requests counted). @default store */
+  storeOf?(agentId: string): ContextStore;
   subjectId: string;
   clock: Clock;
   /** Scenario milliseconds since the run started. */
@@ -140,8 +142,13 @@ export class AgentReplicas {
     for (const state of this.#states.values()) await state.close();
   }
 
+  #storeOf(agentId: string): ContextStore {
+    return this.#options.storeOf?.(agentId) ?? this.#options.store;
+  }
+
   #openReplica(agentId: string, incarnation: number): Promise<SharedState> {
-    const { store, subjectId } = this.#options;
+    const { subjectId } = this.#options;
+    const store = this.#storeOf(agentId);
     return SharedState.open({
       store,
       subjectId,
@@ -162,7 +169,8 @@ export class AgentReplicas {
 
   /** Keeps `state` as `agentId`'s replica, with a shared context over it. */
   #keep(agentId: string, state: SharedState): void {
-    const { store, subjectId } = this.#options;
+    const { subjectId } = this.#options;
+    const store = this.#storeOf(agentId);
     this.#states.set(agentId, state);
     this.#contexts.set(agentId, new SharedContext({ store, subjectId, state }));
   }

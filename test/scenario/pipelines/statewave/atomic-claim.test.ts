@@ -8,8 +8,9 @@ import { sleepRecordingClock } from "../../../support/sleep-recording-clock.js";
 
 const disputed = new Disputed("modules/auth#1", [
   { agentId: "coder-1", value: "claimed-by:coder-1", at: 1 },
-  { agentId: "coder-2", value: "claimed-by:coder-2", at: 2 },
+  { agentId: "planner", value: "deprecated-by:planner", at: 2 },
 ]);
+/** An escalation that holds more than claims: the lead's to settle. */
 const escalation: Escalation = {
   id: "modules/auth#1",
   subjectId: "repo",
@@ -19,13 +20,24 @@ const escalation: Escalation = {
   contenders: [...disputed.contenders],
   raisedAt: 2,
 };
+/** A claim race: two claims only, `first` written first. */
+function claimRace(first: string, second: string): Escalation {
+  return {
+    ...escalation,
+    contenders: [
+      { agentId: first, value: `claimed-by:${first}`, at: 1 },
+      { agentId: second, value: `claimed-by:${second}`, at: 2 },
+    ],
+  };
+}
 
 /**
  * The modules register as the claimer sees it: each `get` answers the next of `reads` (the last
  * one repeats): before the claim, right after it, then once per wait for the lead.
  */
-async function claim(reads: unknown[], thinkMs = 40) {
+async function claim(reads: unknown[], thinkMs = 40, open: Escalation = escalation) {
   const puts: unknown[] = [];
+  const resolved: unknown[] = [];
   const events: UnstampedEvent[] = [];
   const announced: Escalation[] = [];
   let next = 0;
@@ -40,7 +52,10 @@ async function claim(reads: unknown[], thinkMs = 40) {
       puts.push([namespace, key, value]);
     },
     sync: async () => {},
-    escalations: () => [escalation],
+    escalations: () => [open],
+    resolve: async (id: string, value: unknown, options: { by: string }) => {
+      resolved.push([id, value, options.by]);
+    },
   } as unknown as SharedState;
   const { clock, sleeps } = sleepRecordingClock();
   const outcome = await claimModule("coder-1", "auth", {
@@ -49,8 +64,9 @@ async function claim(reads: unknown[], thinkMs = 40) {
     thinkMs,
     emit: (event) => events.push(event),
     announce: (each) => announced.push(each),
+    agentOrder: ["planner", "coder-1", "coder-2"],
   });
-  return { outcome, puts, sleeps, events, announced };
+  return { outcome, puts, sleeps, events, announced, resolved };
 }
 
 const claimEvent = { type: "module-claim", agentId: "coder-1", module: "auth" };
@@ -84,7 +100,46 @@ describe("claimModule", () => {
     expect(events).toEqual([]);
   });
 
-  describe("two claims made without seeing each other (escalated)", () => {
+  describe("a claim race: two claims made without seeing each other", () => {
+    it("is settled by the first claim in the store, at once, by its claimant", async () => {
+      const race = claimRace("coder-1", "coder-2");
+      const { outcome, sleeps, events, resolved } = await claim(
+        [undefined, new Disputed("modules/auth#1", race.contenders)],
+        40,
+        race,
+      );
+      expect(outcome).toEqual({ granted: true });
+      expect(sleeps).toEqual([]);
+      expect(resolved).toEqual([["modules/auth#1", "claimed-by:coder-1", "coder-1"]]);
+      expect(events).toEqual([
+        claimEvent,
+        {
+          type: "escalation-resolve",
+          escalationId: "modules/auth#1",
+          by: "coder-1",
+          value: "claimed-by:coder-1",
+        },
+      ]);
+    });
+
+    it("yields to an earlier claim without waiting for anyone", async () => {
+      const race = claimRace("coder-2", "coder-1");
+      const { outcome, sleeps, resolved } = await claim(
+        [undefined, new Disputed("modules/auth#1", race.contenders)],
+        40,
+        race,
+      );
+      expect(outcome).toEqual({
+        granted: false,
+        reason: "claim settled for coder-2 (the first claim in the store)",
+        causedBy: "coder-2",
+      });
+      expect(sleeps).toEqual([]);
+      expect(resolved).toEqual([]);
+    });
+  });
+
+  describe("a claim escalated with something else than claims (the lead's to settle)", () => {
     const waiting = {
       type: "agent-log",
       agentId: "coder-1",
@@ -106,7 +161,7 @@ describe("claimModule", () => {
       const { outcome } = await claim([undefined, disputed, "claimed-by:coder-2"]);
       expect(outcome).toEqual({
         granted: false,
-        reason: "claim settled for coder-2",
+        reason: "claim settled for coder-2 (the first claim in the store)",
         causedBy: "coder-2",
       });
     });

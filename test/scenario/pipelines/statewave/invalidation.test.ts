@@ -28,6 +28,8 @@ index.add("coder-on-auth", { target: "auth", value: "deprecate", by: "coder", co
 function setup(changed: Record<string, Memory[]>) {
   const reads: Array<{ agentId: string; task: string; maxTokens: number }> = [];
   const events: UnstampedEvent[] = [];
+  // Every re-read is on the record (a delivery the cost rule charges): kept apart here.
+  const rereads: UnstampedEvent[] = [];
   const invalidation = new MidBuildInvalidation({
     contextOf: (agentId) =>
       ({
@@ -39,20 +41,30 @@ function setup(changed: Record<string, Memory[]>) {
     index,
     budgetTokens: 640,
     exclusive: (work) => work(),
-    emit: (event) => events.push(event),
+    emit: (event) => (event.type === "context-read" ? rereads : events).push(event),
   });
-  return { invalidation, reads, events };
+  return { invalidation, reads, events, rereads };
 }
 
 describe("MidBuildInvalidation", () => {
   it("tells work in flight at once when someone else deprecates its module", async () => {
-    const { invalidation, reads, events } = setup({ coder: [memory("m", ["deprecate-auth"])] });
+    const { invalidation, reads, events, rereads } = setup({
+      coder: [memory("m", ["deprecate-auth"])],
+    });
     const notices: InvalidationNotice[] = [];
     invalidation.watch("coder", "auth", (notice) => notices.push(notice));
     await invalidation.afterWrite("planner");
     expect(notices).toEqual([{ reason: "deprecated by planner: Drop auth", by: "planner" }]);
     expect(reads).toEqual([{ agentId: "coder", task: "Build module auth", maxTokens: 640 }]);
     expect(events).toEqual([]);
+    expect(rereads).toEqual([
+      expect.objectContaining({
+        type: "context-read",
+        agentId: "coder",
+        task: "Build module auth",
+        source: "re-read",
+      }),
+    ]);
   });
 
   it("reads a change that does not contradict the work, says so, and carries on", async () => {
