@@ -20,7 +20,7 @@ describe("usage errors: one line in the house style, exit 2", () => {
     ],
     [
       ["bench", "foo"],
-      "unknown command 'foo' for bench (commands: store, merge, startup, quickstart, scenarios, hooks)",
+      "unknown command 'foo' for bench (commands: store, merge, startup, quickstart, scenarios, hooks, history, requests)",
     ],
     [["--bogus"], "unknown option '--bogus' (see shared-ctx --help)"],
     [["run", "--bogus"], "unknown option '--bogus' for run (see shared-ctx run --help)"],
