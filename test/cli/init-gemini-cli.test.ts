@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -100,6 +100,14 @@ describe("shared-ctx init gemini-cli", () => {
     expect(geminiLaunch({ kind: "path", path: "/opt/my tools/shared-ctx.js" }).bin).toBe(
       "'/opt/my tools/shared-ctx.js'",
     );
+  });
+
+  it("names --command when it is a command line, not the executable, and writes nothing", async () => {
+    const root = repository();
+    const run = await init(root, "--command", "node /nowhere/shared-ctx.js");
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain("--command node /nowhere/shared-ctx.js: no such file");
+    expect(existsSync(join(root, ".gemini"))).toBe(false);
   });
 
   it("keeps the user's settings and hooks, and a second run changes nothing", async () => {

@@ -170,7 +170,7 @@ describe.skipIf(claudeMissing !== undefined)("the real Claude Code CLI", () => {
   it("refuses worktree B's write of a module retired from worktree A, and the model reads why (command hooks)", async () => {
     requireBuiltCli();
     const { b, db, home, target } = await twoWorktrees(tempDir());
-    shared(b, "init", "claude-code", "--subject", "acme", "--db", db, "--command", `node ${bin}`);
+    shared(b, "init", "claude-code", "--subject", "acme", "--db", db, "--command", bin);
     const { out, calls } = await session(b, home, target);
     const sent = toolResults(calls);
     expect(sent, out).toContain("src/legacy-billing/rates.ts belongs to module legacy-billing");
@@ -187,17 +187,7 @@ describe.skipIf(claudeMissing !== undefined)("the real Claude Code CLI", () => {
     const apiKey = "scripted-team-key";
     const server = await startServer({ store: new EmbeddedStore({ path: db }), port: 0, apiKey });
     running.push(server);
-    shared(
-      b,
-      "init",
-      "claude-code",
-      "--subject",
-      "acme",
-      "--server",
-      server.url,
-      "--command",
-      `node ${bin}`,
-    );
+    shared(b, "init", "claude-code", "--subject", "acme", "--server", server.url, "--command", bin);
     const { out, calls } = await session(b, home, target, { SHARED_CTX_API_KEY: apiKey });
     const sent = toolResults(calls);
     expect(sent, out).toContain("src/legacy-billing/rates.ts belongs to module legacy-billing");
@@ -212,7 +202,7 @@ describe.skipIf(geminiMissing !== undefined)("the real Gemini CLI", () => {
   it("refuses worktree B's write_file of a module retired from worktree A, and the model reads why", async () => {
     requireBuiltCli();
     const { b, db, home, target } = await twoWorktrees(tempDir());
-    shared(b, "init", "gemini-cli", "--subject", "acme", "--db", db, "--command", `node ${bin}`);
+    shared(b, "init", "gemini-cli", "--subject", "acme", "--db", db, "--command", bin);
     // API-key auth (with GOOGLE_GEMINI_BASE_URL alone the CLI picks its gateway auth and stops).
     mkdirSync(join(home, ".gemini"));
     writeFileSync(

@@ -78,6 +78,23 @@ function realpathOr(path: string): string {
 }
 
 /**
+ * `--command` as the hooks will run it: one executable, a name on PATH or a path that exists
+ * (`node /x/shared-ctx.js` would be quoted as one word and never run: every hook would then fail).
+ * @throws UsageError naming --command
+ */
+function checkedCommand(command: string): string {
+  if (command.trim() === "")
+    throw new UsageError("--command: expected the shared-ctx executable, got nothing");
+  if (!command.includes("/")) return command;
+  if (!existsSync(command)) {
+    throw new UsageError(
+      `--command ${command}: no such file (give the shared-ctx executable itself, e.g. /path/to/shared-ctx/bin/shared-ctx.js, not a command line)`,
+    );
+  }
+  return command;
+}
+
+/**
  * The command `init` itself was run with, as the written entries should run it: `--command` as
  * given; the project's install (`node_modules/.bin/shared-ctx`, found from any subfolder or
  * worktree inside the repository) when this shared-ctx is a `node_modules` package of the project
@@ -86,7 +103,7 @@ function realpathOr(path: string): string {
  * @param self the folder shared-ctx runs from (see `packageRoot`)
  */
 export function launcherOf(root: string, self: string, command?: string): Launcher {
-  if (command !== undefined) return { kind: "path", path: command };
+  if (command !== undefined) return { kind: "path", path: checkedCommand(command) };
   const real = realpathOr(self);
   const parts = real.split(sep);
   const at = parts.lastIndexOf("node_modules");
