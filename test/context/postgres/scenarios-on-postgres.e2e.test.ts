@@ -38,12 +38,13 @@ function withoutIds(value: unknown): unknown {
  * A run's outcome: its verdict (collision, what was avoided and how, escalations, waste, totals),
  * without ids and machine timings. The event order and the size of each context read are left
  * out: with two agents polling one server they follow the interleaving of HTTP requests, and
- * differ between two runs on the same embedded store too.
+ * differ between two runs on the same embedded store too. So does the cost under the one rule
+ * (`cost`: the store requests a read makes, the tokens of the bundles it delivered).
  */
 function outcome(stdout: string): unknown {
   const document = JSON.parse(stdout) as Record<string, unknown>;
   const summary = (document.summary ?? document) as Record<string, unknown>;
-  const { events: _events, read: _read, real: _real, ...verdict } = summary;
+  const { events: _events, read: _read, real: _real, cost: _cost, ...verdict } = summary;
   return withoutIds(verdict);
 }
 

@@ -88,7 +88,21 @@ describe("every shipped scenario over HTTP: on serve, and on a Statewave v0.7.1 
   // search's hits beside the subject's newest memories.
   const knownGaps = new Set(["disagreeing-planners"]);
 
-  it.each(names.filter((name) => !knownGaps.has(name)))(
+  // What a read lists can differ on v0.7.1: it has no exact read by target (docs/store.md, "over a
+  // real Statewave"), so the store falls back to its windows (the oldest 100 memories and the
+  // newest 100 active), which order and hold a long subject's decisions differently. The outcome
+  // may not differ; the reads' decision lists in these two long subjects do.
+  const readsDiffer = new Set(["long-history", "many-agents"]);
+
+  it.each([...readsDiffer])(
+    "%s: the same outcome as on the embedded store (v0.7.1 has no exact read by target)",
+    async (name) => {
+      const { embedded, remote } = await onEmulator(name);
+      expect(comparable(remote.summary)).toEqual(comparable(embedded.summary));
+    },
+  );
+
+  it.each(names.filter((name) => !knownGaps.has(name) && !readsDiffer.has(name)))(
     "%s: the same outcome, events and scenario times as on the embedded store",
     async (name) => {
       const { embedded, remote } = await onEmulator(name);
