@@ -177,8 +177,14 @@ export function comparisonHeadline(
   if (tokens < 0 || (tokens === 0 && ms < 0)) {
     return `The baseline wasted less: ${formatTokens(-tokens)} tokens and ${formatDuration(Math.max(0, -ms))} fewer.`;
   }
+  const saved = `${formatTokens(Math.max(0, tokens))} tokens and ${formatDuration(Math.max(0, ms))}`;
+  const restart = restartSentence(naive, statewave);
+  // A live view's one row (120 columns; at 80 the cause is what stays): the mechanism has its row.
+  if (options.cost === "none" && restart !== "") {
+    return `A coordinator restart lost group-chat's transcript, not the store's log: shared context saved ${saved}.`;
+  }
   const costs = options.cost === "none" ? "" : deliveredSentence(naive, statewave, "What it costs");
-  return `Shared context saved ${formatTokens(Math.max(0, tokens))} tokens and ${formatDuration(Math.max(0, ms))} of wasted work${by}.${restartSentence(naive, statewave)}${costs}`;
+  return `Shared context saved ${saved} of wasted work${by}.${restart}${costs}`;
 }
 
 /**

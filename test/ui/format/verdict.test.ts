@@ -211,8 +211,17 @@ describe("compareRuns", () => {
     expect(restarted).toContain(
       "by history for a late joiner. The coordinator restarted: group-chat's room lost its transcript and claims (kept in memory); the store's log lost nothing. What it costs",
     );
-    // The live view keeps the cost for its own line.
+    // The live view keeps the cost for its own line, and its one row fits 120 columns.
     expect(comparisonHeadline(chat, store, { cost: "none" })).not.toContain("What it costs");
+    const live = comparisonHeadline(
+      { ...chat, coordinatorRestarts: ["lost"] },
+      { ...store, coordinatorRestarts: ["nothing lost"] },
+      { cost: "none" },
+    );
+    expect(live).toMatch(
+      /^A coordinator restart lost group-chat's transcript, not the store's log: shared context saved .*\.$/,
+    );
+    expect(live.length).toBeLessThanOrEqual(118);
   });
 
   it.each([60, 80, 120])("prints a table no wider than %i columns", (width) => {
