@@ -74,9 +74,11 @@ try {
   for (const deadline = performance.now() + 120_000; performance.now() < deadline; ) {
     const screen = capture();
     keep(screen);
-    // The comparison's last line: a saving, or a tie (group-chat, the default baseline, ties).
-    if (endedAt === undefined && /Shared context saved|A tie/.test(screen))
-      endedAt = performance.now();
+    // The comparison's headline: a saving (on the default, coordinator-restart, it opens with the
+    // restart that made the difference), a tie, a baseline that did better, or an open dispute.
+    const headline =
+      /Shared context saved|A coordinator restart lost|A tie|The baseline wasted less|Unresolved/;
+    if (endedAt === undefined && headline.test(screen)) endedAt = performance.now();
     // Both verdicts and the comparison are in: hold them a moment, as a viewer would read them.
     if (endedAt !== undefined && performance.now() - endedAt > 2500) break;
     await sleep(120);

@@ -201,6 +201,11 @@ export interface RunSummary {
    */
   readonly cost?: RunCost;
   /**
+   * What each `restart: coordinator` step lost, in the mode's words, in order ("the store's log is
+   * durable: nothing is lost"). Absent when the coordination never restarted.
+   */
+  readonly coordinatorRestarts?: readonly string[];
+  /**
    * The referee's judgement: `collision`, `wastedModules` and the waste above agree with it.
    * Absent from runs recorded before the referee existed.
    */

@@ -32,6 +32,7 @@ export function summarizeRun(
   let messages = 0;
   const read = { tokens: 0, largest: 0, reads: 0 };
   const escalationIds = new Set<string>();
+  const restarts: string[] = [];
   for (const event of events) {
     switch (event.type) {
       case "module-end":
@@ -50,6 +51,9 @@ export function summarizeRun(
         break;
       case "escalation":
         escalationIds.add(event.escalationId);
+        break;
+      case "coordinator-restart":
+        restarts.push(event.lost);
         break;
     }
   }
@@ -81,6 +85,7 @@ export function summarizeRun(
     wastedModules: judgement.wastedModules,
     messages,
     ...(context.cost ? { cost: context.cost } : {}),
+    ...(restarts.length > 0 ? { coordinatorRestarts: restarts } : {}),
     referee: refereeReportOf(judgement),
   };
 }

@@ -35,14 +35,25 @@ describe("the built bin without a TTY", () => {
   it("demo, runs, timeline and run print plain output and exit 0; a bad run id exits 2", async () => {
     const env = { SHARED_CTX_DB: join(tempDir(), "store.db") };
 
-    // By default the left pane is group-chat (the strongest message passing), on late-decision:
-    // its bus listener interrupts the build as the shared context does, and the demo says tie.
+    // By default the left pane is group-chat (the strongest message passing), on a scenario whose
+    // outcome differs: the coordination restarts before a late joiner; group-chat's in-memory room
+    // loses its transcript, the store's log nothing. The ending names that, and what it costs.
     const fair = await shared(["demo", "--speed", "50", "--seed", "7"], env);
     expect(fair.code).toBe(0);
     expect(fair.stdout).toContain("· gc-");
-    expect(fair.stdout).toContain("late-decision");
-    expect(fair.stdout).toContain("Avoided: 1 by mid-build invalidation");
-    expect(fair.stdout).toContain("A tie: both sides wasted the same work");
+    expect(fair.stdout).toContain("coordinator-restart");
+    expect(fair.stdout).toContain("Avoided: 1 by history for a late joiner");
+    expect(fair.stdout).toMatch(/Outcome\s+collision\s+1 avoided/);
+    const ending = fair.stdout.replace(/\s+/g, " ");
+    expect(ending).toContain("by history for a late joiner. The coordinator restarted:");
+    expect(ending).toContain("group-chat's room lost its transcript and claims (kept in memory)");
+    expect(ending).toMatch(/What it costs, under one rule for both: .*group-chat delivered less\./);
+    // late-decision, against group-chat, is a tie, and the demo says so.
+    const tie = await shared(
+      ["demo", "--scenario", "late-decision", "--speed", "50", "--seed", "7"],
+      env,
+    );
+    expect(tie.stdout).toContain("A tie: both sides wasted the same work");
     // Plain broadcast lacks the interrupt, and the verdicts name it.
     const plain = await shared(
       ["demo", "--baseline", "broadcast", "--speed", "50", "--seed", "7"],

@@ -57,7 +57,10 @@ describe("--help lists everything there is", () => {
     expect(defaultScenarioName).not.toBe(defaultDemoScenario["group-chat"]);
     expect(run).toContain(`(default: ${defaultScenarioName}: a decision made before the build`);
     expect(run).toContain(`\`demo\` opens on ${defaultDemoScenario["group-chat"]}:`);
-    expect(demo).toContain(`(default: ${defaultDemoScenario["group-chat"]}: a decision landing`);
+    expect(demo).toContain(
+      `(default: ${defaultDemoScenario["group-chat"]}: the coordination restarts before a late joiner`,
+    );
+    expect(demo).toContain(`with --baseline broadcast, ${defaultDemoScenario.broadcast}`);
     expect(demo).toContain(`${defaultDemoScenario.naive}, \`run\`'s default`);
   });
 });

@@ -23,7 +23,7 @@ function writeYaml(name: string, lines: string[]): string {
 }
 
 describe("listScenarios", () => {
-  it("lists the eleven shipped scenarios, the default first", async () => {
+  it("lists the twelve shipped scenarios, the default first", async () => {
     const names = (await listScenarios()).map((scenario) => scenario.name);
     expect(names[0]).toBe(defaultScenarioName);
     expect([...names].sort()).toEqual(shippedScenarioNames);
@@ -114,7 +114,7 @@ describe("loadScenario", () => {
 
   it("refuses an unknown name, listing the shipped ones", async () => {
     await expect(loadScenario("nope")).rejects.toThrow(
-      /auth-jwt, big-team, crash-restart, disagreeing-planners/,
+      /auth-jwt, big-team, coordinator-restart, crash-restart, disagreeing-planners/,
     );
   });
 });

@@ -165,7 +165,8 @@ export function createGroupChatCoordination(options: GroupChatCoordinationOption
     restartCoordinator: async () => {
       const messages = chat.room.forget();
       const claims = coordinator.forget();
-      return `the room kept its transcript (${messages} messages) and the coordinator its ${claims} claims in memory: both are lost (an in-memory room is not a durable log)`;
+      const count = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+      return `the room kept its transcript (${count(messages, "message")}) and the coordinator its ${count(claims, "claim")} in memory: both are lost (an in-memory room is not a durable log)`;
     },
     close: async () => listener.close(),
   };

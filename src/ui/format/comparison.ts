@@ -115,14 +115,27 @@ function deliveredPhrase(cost: NonNullable<RunSummary["cost"]>): string {
 }
 
 /**
- * What differs when the outcome ties: the cost, under the one rule, side by side (the cheaper
- * side said plainly); "" when not measured or the same.
+ * The cost, under the one rule, side by side (the cheaper side said plainly), after `lead` ("What
+ * differs is the cost" for a tie, "What it costs" for a win); "" when not measured or the same.
  */
-function deliveredSentence(baseline: RunSummary, shared: RunSummary): string {
+function deliveredSentence(baseline: RunSummary, shared: RunSummary, lead: string): string {
   const [a, b] = [baseline.cost, shared.cost];
   if (a === undefined || b === undefined || a.deliveredTokens === b.deliveredTokens) return "";
   const cheaper = a.deliveredTokens < b.deliveredTokens ? baseline.mode : "shared context";
-  return ` What differs is the cost, under one rule for both: ${baseline.mode} delivered ${deliveredPhrase(a)}, shared context ${deliveredPhrase(b)}; ${cheaper} delivered less.`;
+  return ` ${lead}, under one rule for both: ${baseline.mode} delivered ${deliveredPhrase(a)}, shared context ${deliveredPhrase(b)}; ${cheaper} delivered less.`;
+}
+
+/**
+ * What a `restart: coordinator` step did to each side, when the baseline is group-chat (the only
+ * message passing with a coordinator to lose: its room's transcript and its claims live in memory,
+ * the store's log is durable); "" when nothing restarted.
+ */
+function restartSentence(baseline: RunSummary, shared: RunSummary): string {
+  if (baseline.mode !== "group-chat" || (baseline.coordinatorRestarts ?? []).length === 0)
+    return "";
+  const store =
+    (shared.coordinatorRestarts ?? []).length > 0 ? "; the store's log lost nothing" : "";
+  return ` The coordinator restarted: group-chat's room lost its transcript and claims (kept in memory)${store}.`;
 }
 
 /**
@@ -146,7 +159,10 @@ export function comparisonHeadline(
       : "Unresolved on the shared-context side: a dispute is still open; no win is claimed.";
   }
   if (tokens === 0 && ms === 0 && naive.collision === statewave.collision) {
-    const reads = options.cost === "none" ? "" : deliveredSentence(naive, statewave);
+    const reads =
+      options.cost === "none"
+        ? ""
+        : deliveredSentence(naive, statewave, "What differs is the cost");
     const baselineUsed = mechanismsOf(naive);
     const both =
       baselineUsed.length > 0 && baselineUsed.join() === used.join()
@@ -161,7 +177,14 @@ export function comparisonHeadline(
   if (tokens < 0 || (tokens === 0 && ms < 0)) {
     return `The baseline wasted less: ${formatTokens(-tokens)} tokens and ${formatDuration(Math.max(0, -ms))} fewer.`;
   }
-  return `Shared context saved ${formatTokens(Math.max(0, tokens))} tokens and ${formatDuration(Math.max(0, ms))} of wasted work${by}.`;
+  const saved = `${formatTokens(Math.max(0, tokens))} tokens and ${formatDuration(Math.max(0, ms))}`;
+  const restart = restartSentence(naive, statewave);
+  // A live view's one row (120 columns; at 80 the cause is what stays): the mechanism has its row.
+  if (options.cost === "none" && restart !== "") {
+    return `A coordinator restart lost group-chat's transcript, not the store's log: shared context saved ${saved}.`;
+  }
+  const costs = options.cost === "none" ? "" : deliveredSentence(naive, statewave, "What it costs");
+  return `Shared context saved ${saved} of wasted work${by}.${restart}${costs}`;
 }
 
 /**

@@ -179,6 +179,51 @@ describe("compareRuns", () => {
     );
   });
 
+  it("a win says what it costs, and a coordinator restart what each side lost", () => {
+    const cost = (deliveredTokens: number, messagesDelivered: number, storeRequests: number) => ({
+      deliveredTokens,
+      messagesDelivered,
+      storeRequests,
+      byAgent: {},
+    });
+    const chat = {
+      ...summaryOf(naiveCollisionEvents()),
+      mode: "group-chat" as const,
+      collisionCause: "history for a late joiner" as const,
+      cost: cost(231, 17, 0),
+    };
+    const store = {
+      ...summaryOf(statewaveAvoidedEvents()),
+      avoidedBy: { "history for a late joiner": 1 },
+      cost: cost(713, 0, 102),
+    };
+    // Without a restart: the win and its cost, nothing about a coordinator.
+    const plain = comparisonHeadline(chat, store);
+    expect(plain).toMatch(/^Shared context saved .* by history for a late joiner\. What it costs/);
+    expect(plain).toContain(
+      "What it costs, under one rule for both: group-chat delivered 231 tokens (17 messages), shared context 713 tokens (102 store requests); group-chat delivered less.",
+    );
+    expect(plain).not.toContain("coordinator");
+    const restarted = comparisonHeadline(
+      { ...chat, coordinatorRestarts: ["the room kept its transcript …: both are lost"] },
+      { ...store, coordinatorRestarts: ["the store's log is durable: nothing is lost"] },
+    );
+    expect(restarted).toContain(
+      "by history for a late joiner. The coordinator restarted: group-chat's room lost its transcript and claims (kept in memory); the store's log lost nothing. What it costs",
+    );
+    // The live view keeps the cost for its own line, and its one row fits 120 columns.
+    expect(comparisonHeadline(chat, store, { cost: "none" })).not.toContain("What it costs");
+    const live = comparisonHeadline(
+      { ...chat, coordinatorRestarts: ["lost"] },
+      { ...store, coordinatorRestarts: ["nothing lost"] },
+      { cost: "none" },
+    );
+    expect(live).toMatch(
+      /^A coordinator restart lost group-chat's transcript, not the store's log: shared context saved .*\.$/,
+    );
+    expect(live.length).toBeLessThanOrEqual(118);
+  });
+
   it.each([60, 80, 120])("prints a table no wider than %i columns", (width) => {
     const rows = compareRuns(
       summaryOf(naiveCollisionEvents()),
