@@ -8,11 +8,13 @@ import { allActiveDecisions } from "../context/reads-by-target.js";
 import { type InvalidationNotice, SharedContext } from "../context/shared-context.js";
 import { type Escalation, SharedState } from "../crdt/shared-state.js";
 import { ItemIndex } from "./langgraph-items.js";
+import { decisionsResourceUri, sharedContextServerInfo } from "./mcp-server-info.js";
 import { registerDecisionTools, registerStateTools } from "./mcp-tools.js";
 import { registerPromoteDecisionsTool } from "./promote-tool.js";
 import { createStateTools, type StateTools } from "./state-tools.js";
 import { decisionDisputeView, decisionView, escalationView } from "./tool-results.js";
-import { toolNames } from "./tool-schemas.js";
+
+export { decisionsResourceUri } from "./mcp-server-info.js";
 
 /** Options of {@link createSharedContextMcpServer}. */
 export interface SharedContextMcpServerOptions {
@@ -49,14 +51,6 @@ export interface SharedContextMcpServerOptions {
 }
 
 /**
- * The resource listing a subject's decisions and disputes; subscribers get
- * `notifications/resources/updated` when one this agent read is superseded or disputed.
- */
-export function decisionsResourceUri(subjectId: string): string {
-  return `shared-ctx://subjects/${encodeURIComponent(subjectId)}/decisions`;
-}
-
-/**
  * An MCP server (not yet connected) exposing shared context to one agent: `check_shared_decisions`,
  * `publish_decision`, `retract_decision`, `get_decision_history`, `get_timeline`, `put_state`,
  * `get_state` and `resolve_escalation`, each declaring its `outputSchema`; and the resource
@@ -68,13 +62,15 @@ export function decisionsResourceUri(subjectId: string): string {
 export function createSharedContextMcpServer(options: SharedContextMcpServerOptions): McpServer {
   const { shared, state, store, subjectId, agentId } = options;
   const decisionsUri = decisionsResourceUri(subjectId);
-  const server = new McpServer(
-    { name: "shared-ctx", version: options.version ?? "0.0.0" },
-    {
-      capabilities: { resources: { subscribe: true, listChanged: true }, logging: {} },
-      instructions: `Shared context for subject "${subjectId}", speaking as agent "${agentId}". Call ${toolNames.checkSharedDecisions} before each unit of work and ${toolNames.publishDecision} after each decision; use ${toolNames.putState}/${toolNames.getState} for fields several agents write. Subscribe to ${decisionsUri} to hear when a decision you read is superseded or disputed.`,
-    },
-  );
+  const info = sharedContextServerInfo({
+    subjectId,
+    agentId,
+    ...(options.version ? { version: options.version } : {}),
+  });
+  const server = new McpServer(info.serverInfo, {
+    capabilities: info.capabilities,
+    instructions: info.instructions,
+  });
   // get_state, put_state, resolve_escalation and get_timeline, as the AI SDK tools answer them.
   // LangGraph store items on this subject (written by a SyncedStore) are shown and resolved there
   // too, in the same shape. No LangGraph needed: the items are shared state.

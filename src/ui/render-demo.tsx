@@ -29,6 +29,12 @@ export interface RenderDemoOptions {
    */
   readonly loadScenarios: () => Promise<readonly ScenarioChoice[]>;
   readonly start: StartDemoRuns;
+  /**
+   * Called once the first frame is drawn: prepares what `start` and `loadTimeline` need (the
+   * demo opens its store here, so the first frame does not wait for it). A rejection ends the demo
+   * with that error. @default nothing to prepare
+   */
+  readonly ready?: () => Promise<unknown>;
   readonly loadTimeline: LoadTimeline;
   readonly speed?: number;
   /** The left pane's mode (`--baseline`), titled right from the first frame. @default "naive" */
@@ -72,8 +78,12 @@ export async function renderDemo(options: RenderDemoOptions): Promise<DemoEnding
     // The app handles Ctrl-C itself, so quitting always goes through the same clean exit.
     exitOnCtrlC: false,
   });
-  // Ink drew the first frame synchronously inside render(): list the scenarios now.
+  // Ink drew the first frame synchronously inside render(): what the runs need (the store), then
+  // the scenarios `s` lists.
   let unmounted = false;
+  options.ready?.().catch((error: unknown) => {
+    if (!unmounted) instance.unmount(error instanceof Error ? error : new Error(String(error)));
+  });
   options.loadScenarios().then(
     (scenarios) => {
       if (!unmounted) instance.rerender(app(scenarios));

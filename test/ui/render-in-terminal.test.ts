@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -79,6 +79,21 @@ describe("the interactive views of the real CLI, with real runs", () => {
     const all = screens.join("\n");
     expect(all.lastIndexOf("Summary — naive")).toBeGreaterThan(all.indexOf("COLLISION DETECTED"));
     expect(all).toMatch(/Timeline:\s+shared-ctx timeline nv-[0-9a-f]{8} --db /);
+  });
+
+  it("demo: the first frame (header, empty panes) is drawn before the store is opened", async () => {
+    const cwd = tempDir();
+    // A store that cannot be opened: the frame comes first, then the error ends the demo.
+    const db = join(cwd, "not-a-folder", "deeper", "store.db");
+    writeFileSync(join(cwd, "not-a-folder"), "a file, not a folder\n");
+    const demo = inTerminal(["demo", "--seed", "1", "--db", db], { cwd, columns: 80 });
+    expect(await demo.exitCode).not.toBe(0);
+    expect(demo.stderr()).toContain(db);
+    const first = demo.screens()[0] ?? "";
+    expect(first).toContain("shared-ctx demo · scenario late-decision");
+    expect(first).toContain("Group chat");
+    expect(first).toContain("Shared context");
+    expect(first).toContain("q quit");
   });
 
   it("demo: both panes live, both verdicts and the comparison, the stored timeline on `t`, the ending on `q`", async () => {

@@ -186,29 +186,88 @@ async function demo(parsed: DemoCommandOptions, deps: CliDeps): Promise<void> {
   const brain = await brainFromEnv(deps);
   // Before any agent starts: a model server that is down is named now, in one line.
   await checkModelServer(deps.env, { signal: deps.signal });
+  const first = { name: options.scenario, scenario, keep: onTask !== undefined };
+  // Who does what on the task, and where each piece came from, above the runs.
+  const before = onTask !== undefined ? `${onTask.before.join("\n")}\n` : "";
+  if (drawsLive(deps) && isTerminal(deps.stdout)) {
+    deps.stdout.write(before);
+    await demoLive(deps, deps.stdout, brain, first, options);
+    return;
+  }
   await withSelectedStore(options, deps, {}, async (store) => {
-    const rounds = createRoundStarter(deps, store, brain, options, {
-      name: options.scenario,
-      scenario,
-      keep: onTask !== undefined,
-    });
+    const rounds = createRoundStarter(deps, store, brain, options, first);
     try {
-      // Who does what on the task, and where each piece came from, above the runs.
-      if (onTask !== undefined) deps.stdout.write(`${onTask.before.join("\n")}\n`);
-      if (drawsLive(deps) && isTerminal(deps.stdout)) {
-        await playLive(deps, deps.stdout, store, rounds.start, options);
-      } else {
-        const { printDemoPlain } = await import("../../ui/plain-demo.js");
-        await printDemoPlain(await rounds.start(options.scenario), deps.stdout, {
-          width: deps.stdout.columns ?? 80,
-          storeFlags: options,
-        });
-      }
+      deps.stdout.write(before);
+      const { printDemoPlain } = await import("../../ui/plain-demo.js");
+      await printDemoPlain(await rounds.start(options.scenario), deps.stdout, {
+        width: deps.stdout.columns ?? 80,
+        storeFlags: options,
+      });
     } finally {
       // Whatever still runs stops before the store closes.
       await rounds.stopAll();
     }
   });
+}
+
+/** The store open, with the rounds started on it. */
+interface OpenDemo {
+  readonly store: ContextStore;
+  readonly rounds: ReturnType<typeof createRoundStarter>;
+}
+
+/**
+ * The live demo, its first frame (header, empty panes) drawn before the store is open (start-up:
+ * opening it loads the store's driver and reads the file): the first round starts, and `t` reads,
+ * once it is. A store that cannot be opened ends the demo with its error.
+ */
+async function demoLive(
+  deps: CliDeps,
+  stdout: NodeJS.WriteStream,
+  brain: Brain,
+  first: Parameters<typeof createRoundStarter>[4],
+  options: DemoCommandOptions & { scenario: string },
+): Promise<void> {
+  let uiEnded = () => {};
+  const ended = new Promise<void>((resolve) => {
+    uiEnded = resolve;
+  });
+  let lifetime: Promise<void> | undefined;
+  let ready: Promise<OpenDemo> | undefined;
+  // Called once the first frame is drawn (and by whatever needs the store, should it come first).
+  const openDemo = (): Promise<OpenDemo> => {
+    if (ready !== undefined) return ready;
+    let opened = (_demo: OpenDemo) => {};
+    const open = new Promise<OpenDemo>((resolve) => {
+      opened = resolve;
+    });
+    const running = withSelectedStore(options, deps, {}, async (store) => {
+      const rounds = createRoundStarter(deps, store, brain, options, first);
+      opened({ store, rounds });
+      try {
+        await ended;
+      } finally {
+        // Whatever still runs stops before the store closes.
+        await rounds.stopAll();
+      }
+    });
+    // Settles only with the store's failure to open: the UI ends before the store closes.
+    ready = Promise.race([open, running.then(() => new Promise<never>(() => {}))]);
+    // Both are awaited later (by the UI, then below): no unhandled rejection in between.
+    void running.catch(() => undefined);
+    void ready.catch(() => undefined);
+    lifetime = running;
+    return ready;
+  };
+  try {
+    await playLive(deps, stdout, openDemo, options);
+  } catch (error) {
+    uiEnded();
+    await lifetime?.catch(() => undefined);
+    throw error;
+  }
+  uiEnded();
+  await lifetime;
 }
 
 /** The scenario a name or path names, refused before anything is drawn or stored when bad. */
@@ -229,8 +288,7 @@ async function validatedScenario(name: string, deps: CliDeps): Promise<Scenario>
 async function playLive(
   deps: CliDeps,
   stdout: NodeJS.WriteStream,
-  store: ContextStore,
-  start: (scenarioName: string) => Promise<DemoRuns>,
+  openDemo: () => Promise<OpenDemo>,
   options: DemoCommandOptions & { scenario: string },
 ): Promise<void> {
   const [
@@ -252,8 +310,10 @@ async function playLive(
     noColor: isColorDisabled(deps.env, !options.color),
     initialScenario: options.scenario,
     loadScenarios: async () => (await import("../../scenario/load-scenario.js")).listScenarios(),
-    start,
-    loadTimeline: async (runId) => buildRunTimeline(runId, await readFullTimeline(store, runId)),
+    start: async (scenarioName) => (await openDemo()).rounds.start(scenarioName),
+    ready: openDemo,
+    loadTimeline: async (runId) =>
+      buildRunTimeline(runId, await readFullTimeline((await openDemo()).store, runId)),
     speed: options.speed,
     baselineMode: options.baseline,
     timelineCommand: (runId) => formatCommandHint(["timeline", runId], options),

@@ -108,46 +108,84 @@ async function serveMcp(options: McpCommandOptions, deps: CliDeps): Promise<void
   );
   const subjectId = setup.subjectId;
   const agentId = await mcpAgentName(options.agent, deps.env);
-  // Loaded here, not at the top: the MCP SDK (with ajv) is this command's alone (start-up cost),
-  // and openContextStore loads only the selected store's module.
-  const [{ StdioServerTransport }, { openContextStore }, { openSharedContextMcpServer }] =
-    await Promise.all([
-      import("@modelcontextprotocol/sdk/server/stdio.js"),
+  // Start-up: `initialize` is answered before anything else loads (the MCP SDK's stdio transport
+  // and what the server says of itself); the store, the replica, Loro and the tools follow.
+  const transport = await listenEarly({ subjectId, agentId }, stdin, deps.stdout);
+  const closed = sessionEnd(stdin, deps.signal);
+  let connected = false;
+  try {
+    // Loaded here, not at the top: openContextStore loads only the selected store's module.
+    const [{ openContextStore }, { openSharedContextMcpServer }] = await Promise.all([
       import("../../context/open-context-store.js"),
       import("../../integrations/mcp-server.js"),
     ]);
-  const store = await openContextStore(hookStoreOptions(options, deps, setup));
-  try {
-    // Opened before the client can act: the replica starts from what is stored now, so a write of
-    // this agent's is concurrent with every later write it has not read (escalated, never a silent
-    // overwrite). Opening on first use would take in everything stored until then as if read.
-    const session = await openSharedContextMcpServer({
-      store,
-      subjectId,
-      agentId,
-      ...(options.project ? { projectSubjectId: options.project } : {}),
-      version: packageVersion(),
-    });
+    const store = await openContextStore(hookStoreOptions(options, deps, setup));
     try {
-      const closed = new Promise<void>((resolve) => {
-        // The client closing our stdin is the normal end of a session (StdioClientTransport.close).
-        stdin.once("end", resolve);
-        stdin.once("close", resolve);
-        session.server.server.onclose = resolve;
-        if (deps.signal.aborted) resolve();
-        deps.signal.addEventListener("abort", () => resolve(), { once: true });
+      // Opened before any request but `initialize` is handled (the others wait in the transport's
+      // queue): the replica starts from what is stored now, so a write of this agent's is
+      // concurrent with every later write it has not read (escalated, never a silent overwrite).
+      // Opening on first use would take in everything stored until then as if read.
+      const session = await openSharedContextMcpServer({
+        store,
+        subjectId,
+        agentId,
+        ...(options.project ? { projectSubjectId: options.project } : {}),
+        version: packageVersion(),
       });
-      await session.server.connect(new StdioServerTransport(stdin, asWritable(deps.stdout)));
-      deps.stderr.write(
-        `shared-ctx mcp: subject "${subjectId}", agent "${agentId}", repository ${setup.storeRoot}, listening on stdio\n`,
-      );
-      await closed;
+      try {
+        session.server.server.onclose = closed.end;
+        connected = true;
+        await session.server.connect(transport);
+        deps.stderr.write(
+          `shared-ctx mcp: subject "${subjectId}", agent "${agentId}", repository ${setup.storeRoot}, listening on stdio\n`,
+        );
+        await closed.promise;
+      } finally {
+        await session.close();
+      }
     } finally {
-      await session.close();
+      await store.close();
     }
   } finally {
-    await store.close();
+    // The server closes the transport it was connected to; before that, it is ours to close.
+    if (!connected) await transport.close();
   }
+}
+
+/** Stdio, reading from now on, answering `initialize` for the server connected to it later. */
+async function listenEarly(
+  who: { subjectId: string; agentId: string },
+  stdin: NodeJS.ReadStream,
+  stdout: OutputStream,
+) {
+  const [{ StdioServerTransport }, { EarlyInitializeTransport }, { sharedContextServerInfo }] =
+    await Promise.all([
+      import("@modelcontextprotocol/sdk/server/stdio.js"),
+      import("../../integrations/early-initialize-transport.js"),
+      import("../../integrations/mcp-server-info.js"),
+    ]);
+  const transport = new EarlyInitializeTransport(
+    new StdioServerTransport(stdin, asWritable(stdout)),
+    sharedContextServerInfo({ ...who, version: packageVersion() }),
+  );
+  await transport.listen();
+  return transport;
+}
+
+/** Resolved when the session ends: the client closes our stdin (the normal end), or we are stopped. */
+function sessionEnd(
+  stdin: NodeJS.ReadStream,
+  signal: AbortSignal,
+): { promise: Promise<void>; end: () => void } {
+  let end = () => {};
+  const promise = new Promise<void>((resolve) => {
+    end = resolve;
+    stdin.once("end", resolve);
+    stdin.once("close", resolve);
+    if (signal.aborted) resolve();
+    signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  return { promise, end };
 }
 
 /** The transport needs a Node stream (for backpressure); tests may hand us a plain writer. */
