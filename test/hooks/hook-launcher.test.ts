@@ -121,9 +121,17 @@ describe("launcherOf", () => {
       kind: "path",
       path: join(installed, "bin", "shared-ctx.js"),
     });
-    expect(launcherOf(join(dir, "acme"), installed, "/opt/shared-ctx")).toEqual({
+    // --command wins: an executable that exists, or a name on PATH.
+    const own = join(dir, "opt-shared-ctx");
+    writeFileSync(own, "");
+    expect(launcherOf(join(dir, "acme"), installed, own)).toEqual({ kind: "path", path: own });
+    expect(launcherOf(join(dir, "acme"), installed, "shared-ctx")).toEqual({
       kind: "path",
-      path: "/opt/shared-ctx",
+      path: "shared-ctx",
     });
+    // A command line, or a path that is not there, is named, never written into the hooks.
+    expect(() => launcherOf(join(dir, "acme"), installed, "node /opt/shared-ctx.js")).toThrow(
+      "--command node /opt/shared-ctx.js: no such file",
+    );
   });
 });
