@@ -1,5 +1,8 @@
 import type { ContextStore, Memory, MemoryQuery } from "./context-store.js";
+import type { NotRead } from "./left-out.js";
+import { isRetraction, targetOf } from "./memory-metadata.js";
 import { listAllMemories, memoryQueryLimits } from "./memory-query.js";
+import { namesTarget, targetsNamedIn } from "./task-targets.js";
 
 /**
  * The exact reads the action-deciding parts share (the edit hooks, `beforeActing`, a decision's
@@ -10,7 +13,7 @@ import { listAllMemories, memoryQueryLimits } from "./memory-query.js";
 const decisionKind = "architectural_decision";
 
 /** Newest first, by creation time then id: the order one page of `listMemories` has. */
-function newestFirst(left: Memory, right: Memory): number {
+export function newestFirst(left: Memory, right: Memory): number {
   if (left.createdAt !== right.createdAt) return left.createdAt < right.createdAt ? 1 : -1;
   return left.id < right.id ? 1 : left.id > right.id ? -1 : 0;
 }
@@ -51,4 +54,49 @@ export async function allActiveDecisions(
   options: { signal?: AbortSignal } = {},
 ): Promise<Memory[]> {
   return listAllMemories(store, subjectId, { kind: decisionKind, ...options });
+}
+
+/** How many of the newest active decisions the count of those not read looks at (one page). */
+export const countedPage = 100;
+
+/** The decisions a task bears on, read exactly, and how many others exist (see below). */
+export interface TaskDecisions {
+  /** Every active decision on a target the task names or `targets` lists, and every untargeted one. */
+  decisions: Memory[];
+  /** The other active decisions (retractions not counted), counted from one page, not read. */
+  notRead: NotRead;
+}
+
+/**
+ * The active decisions (retractions among them) `task` bears on, each read exactly by an indexed
+ * query whose cost follows the task, not the subject's history: every one on a target the task's
+ * words name (whole word, as stored or lower-cased) or `targets` lists, and every one without a
+ * target (as the edit hooks read them). The others are counted from the newest page of
+ * {@link countedPage} active decisions, not read: exactly when that page is the last, else a lower
+ * bound.
+ * @param ranked decisions already read another way (the ranked context's): counted as read
+ */
+export async function decisionsForTask(
+  store: Pick<ContextStore, "listMemories">,
+  subjectId: string,
+  task: string,
+  options: { targets?: readonly string[]; ranked?: readonly Memory[] } = {},
+): Promise<TaskDecisions> {
+  const listed = new Set(options.targets ?? []);
+  const query = { kind: decisionKind };
+  const [onTargets, untargeted, newest] = await Promise.all([
+    listOnTargets(store, subjectId, [...targetsNamedIn(task), ...listed], query),
+    listAllMemories(store, subjectId, { ...query, untargeted: true }),
+    store.listMemories(subjectId, { ...query, limit: countedPage }),
+  ]);
+  const named = onTargets.filter((memory) => {
+    const target = targetOf(memory) ?? "";
+    return listed.has(target) || namesTarget(task, target);
+  });
+  const decisions = [...named, ...untargeted].sort(newestFirst);
+  const read = new Set([...decisions, ...(options.ranked ?? [])].map((memory) => memory.id));
+  const others = newest.memories.filter(
+    (memory) => !read.has(memory.id) && !isRetraction(memory),
+  ).length;
+  return { decisions, notRead: { count: others, atLeast: newest.nextCursor !== null } };
 }

@@ -21,7 +21,12 @@ import { withLeftOut } from "./left-out.js";
 import { memoryDisputesAmong } from "./memory-disputes.js";
 import { contradictedIds, isRetraction, sourceOf, targetOf } from "./memory-metadata.js";
 import { listAllMemories } from "./memory-query.js";
-import { allActiveDecisions, listOnTargets } from "./reads-by-target.js";
+import {
+  allActiveDecisions,
+  decisionsForTask,
+  listOnTargets,
+  newestFirst,
+} from "./reads-by-target.js";
 
 export type { ContextRead, InvalidationNotice, MemoryDispute } from "./context-read.js";
 
@@ -99,12 +104,15 @@ export class SharedContext {
    * @param options.projectSubjectId a long-lived project subject read with this one: its decisions
    *   first (highest authority first), this subject's own on top where they legitimately supersede
    *   them, a conflicting one reported in `contradictions`. Never written to. (@default none)
+   *   With it, `decisions` is every active decision of the subject (the layer weighs them all).
+   * @param options.targets targets the task bears on besides those its words name (a module's
+   *   dependencies): every active decision on them is in `decisions` (@default none)
    * @throws the first background error kept since the last call, when no `onError` was given
    */
   async beforeActing(
     callerId: string,
     task: string,
-    options: { maxTokens?: number; projectSubjectId?: string } = {},
+    options: { maxTokens?: number; projectSubjectId?: string; targets?: readonly string[] } = {},
   ): Promise<ContextRead> {
     const failure = this.#failure;
     if (failure !== undefined) {
@@ -113,15 +121,32 @@ export class SharedContext {
     }
     this.#ensureWatching();
     await this.#state?.sync();
-    const [bundle, activeDecisions] = await Promise.all([
-      this.#store.getContext(
-        this.#subjectId,
-        task,
-        options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {},
-      ),
-      // Every active decision, paged to the end: the list decides what an agent may do.
-      allActiveDecisions(this.#store, this.#subjectId),
-    ]);
+    const bundle = await this.#store.getContext(
+      this.#subjectId,
+      task,
+      options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {},
+    );
+    const ranked = bundle.facts.filter(
+      (memory) => memory.kind === decisionKind && memory.status === "active",
+    );
+    // The decisions the task bears on, exactly and by index (their cost follows the task, not
+    // the history), the others counted; a project layer weighs every run decision against the
+    // project's, so it reads them all.
+    const forTask =
+      options.projectSubjectId === undefined
+        ? await decisionsForTask(this.#store, this.#subjectId, task, {
+            ranked,
+            ...(options.targets ? { targets: options.targets } : {}),
+          })
+        : {
+            decisions: await allActiveDecisions(this.#store, this.#subjectId),
+            notRead: { count: 0, atLeast: false },
+          };
+    const known = new Set(forTask.decisions.map((memory) => memory.id));
+    const activeDecisions = [
+      ...forTask.decisions,
+      ...ranked.filter((memory) => !known.has(memory.id)),
+    ].sort(newestFirst);
     const retractions = activeDecisions.filter(isRetraction);
     for (const retraction of retractions) this.#retractionIds.add(retraction.id);
     const decisions = activeDecisions.filter((memory) => !isRetraction(memory));
@@ -140,24 +165,27 @@ export class SharedContext {
     const disputes = (this.#state?.escalations() ?? []).filter(
       (escalation) => escalation.resolution === undefined,
     );
-    // The active decisions were just read: the dispute lookup reuses them instead of asking again.
+    // Each dispute's sides are read exactly by its target (the list read is not every decision).
     const contradictions = await memoryDisputesAmong(
       this.#store,
       this.#subjectId,
       [...received.values()],
-      new Map([[decisionKind, activeDecisions]]),
+      new Map(),
     );
     const leftOut = withLeftOut(
       bundle.assembledContext,
       task,
       activeDecisions,
       new Set(bundle.facts.map((memory) => memory.id)),
+      forTask.notRead,
     );
     const read: ContextRead = {
       bundle,
       assembledContext: leftOut.text,
       namedDecisions: leftOut.named,
       decisionsLeftOut: leftOut.count,
+      ...(leftOut.atLeast ? { decisionsLeftOutAtLeast: true } : {}),
+      decisionsNotRead: forTask.notRead.count,
       decisions,
       retractions,
       disputes,

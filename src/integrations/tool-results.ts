@@ -104,6 +104,8 @@ export interface CheckSharedDecisionsResult {
   decisions: DecisionView[];
   /** Active decisions not listed (left out for the token budget); absent when none. */
   decisionsLeftOut?: number;
+  /** `decisionsLeftOut` is a lower bound (the decisions not read were counted from one page). */
+  decisionsLeftOutAtLeast?: true;
   changedSinceLastRead: DecisionView[];
   /** The ranked context as one text, ready to paste into a prompt. */
   context: string;
@@ -210,8 +212,8 @@ export function decisionDisputeView(dispute: MemoryDispute): EscalationView {
 
 /**
  * `beforeActing`'s read, as `check_shared_decisions` returns it.
- * @param previous the decisions this caller's previous check returned: those no longer active are
- *   listed as superseded.
+ * @param previous the decisions this caller's previous check returned: those not in `read.decisions`
+ *   are listed as superseded (the caller adds those still active but not read this time).
  * @param notices what was pushed to this caller since its previous check.
  */
 export function checkSharedDecisionsResult(
@@ -245,7 +247,8 @@ export function checkSharedDecisionsResult(
   const listed = read.decisions.filter(
     (memory) => shown.has(memory.id) || memory.subjectId !== read.bundle.subjectId,
   );
-  const leftOut = read.decisions.length - listed.length;
+  // Those read but not shown, plus those counted and not read (the read is the task's).
+  const leftOut = read.decisions.length - listed.length + (read.decisionsNotRead ?? 0);
   const active = listed.map((memory) => {
     const view = decisionView(memory);
     const dispute = disputedBy.get(memory.id);
@@ -289,6 +292,7 @@ export function checkSharedDecisionsResult(
     disputes,
     decisions: [...active, ...superseded],
     ...(leftOut > 0 ? { decisionsLeftOut: leftOut } : {}),
+    ...(leftOut > 0 && read.decisionsLeftOutAtLeast ? { decisionsLeftOutAtLeast: true } : {}),
     changedSinceLastRead: read.changedSinceLastRead
       .filter((memory) => shown.has(memory.id))
       .map(decisionView),
