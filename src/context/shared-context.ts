@@ -280,7 +280,8 @@ export class SharedContext {
   /**
    * The history of one memory of the subject: who wrote it, who declared they had read it (a later
    * episode's `provenance.read_memory_ids`), and who superseded or retracted it, with what. Reads
-   * the subject's whole timeline; records no read.
+   * the memories on its target by index, and looks for readers among their episodes and the
+   * subject's newest 500 (`readersWithin` says when there are older ones); records no read.
    * @throws {DecisionLifecycleError} `not-found` when the subject has no memory with that id
    */
   async history(memoryId: string): Promise<DecisionHistory> {

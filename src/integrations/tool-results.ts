@@ -417,6 +417,8 @@ export interface DecisionHistoryResult {
   supersededBy?: DecisionHistory["supersededBy"];
   /** Every agent that declared it had read it. */
   readers: string[];
+  /** Readers were looked for among the newest episodes only (see `DecisionHistory`). */
+  readersWithin?: DecisionHistory["readersWithin"];
   /** Oldest first: written, read, superseded or retracted. */
   events: DecisionHistoryEvent[];
 }
@@ -430,6 +432,7 @@ export function decisionHistoryResult(history: DecisionHistory): DecisionHistory
     supersedes: [...history.supersedes],
     ...(history.supersededBy === undefined ? {} : { supersededBy: { ...history.supersededBy } }),
     readers: [...history.readers],
+    ...(history.readersWithin === undefined ? {} : { readersWithin: { ...history.readersWithin } }),
     events: history.events.map((event) => ({ ...event })),
   };
 }

@@ -219,9 +219,17 @@ export function describeExactReads(
           const { store, shared } = await setUp();
           const retirementId = await seedRetirementBehind(store, shared, size);
 
+          // dave reads the task that names it, then decides elsewhere: a reader in the newest episodes.
+          await shared.beforeActing("dave", "move legacy-billing exports to invoices");
+          await shared.decide("dave", "Serve invoices from exports", { target: "invoices" });
           const history = await shared.history(retirementId);
           expect(history.status).toBe("active");
           expect(history.author).toBe("alice");
+          expect(history.readers).toContain("dave");
+          // No index of who read what: readers are looked for among the newest 500 episodes.
+          expect(history.readersWithin).toEqual(
+            size + 2 > 500 ? { newestEpisodes: 500 } : undefined,
+          );
 
           const { memories } = await shared.decide("carol", "Keep legacy-billing", {
             supersedes: retirementId,
@@ -292,9 +300,11 @@ export function describeExactReads(
       const named = await exact.beforeActing("coder", "legacy-billing");
       expect(named.decisions.map((memory) => memory.id)).toContain(retirementId);
       await exact.contradictions();
-      expect((await exact.history(retirementId)).author).toBe("alice");
       await exact.retract("carol", retirementId);
       expect(asked).toEqual([]);
+      // History by id decides nothing: it looks for readers in one bounded page of the newest
+      // episodes (no store indexes who read what), so it is asked of the plain store.
+      expect((await shared.history(retirementId)).status).toBe("retracted");
     }, 120_000);
 
     describe(`${claimedModules} claimed modules`, () => {
