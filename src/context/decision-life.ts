@@ -50,7 +50,7 @@ export const decisionKind = "architectural_decision";
  * on the memory's own target: no store indexes who read what, so a complete search would read
  * every episode (seconds at 50,000 decisions).
  */
-export const readersWindow = 500;
+export const readersWindow = 100;
 
 /** Oldest first by time (a stable sort keeps the store's order among equal times). */
 function byTime(left: Episode, right: Episode): number {

@@ -57,30 +57,28 @@ export async function allActiveDecisions(
 }
 
 /** How many of the newest active decisions the count of those not read looks at (one page). */
-export const countedPage = 100;
+export const countedPage = 50;
 
-/** The decisions a task bears on, read exactly, and how many others exist (see below). */
+/** The decisions a task bears on, read exactly, and the page the others are counted from. */
 export interface TaskDecisions {
   /** Every active decision on a target the task names or `targets` lists, and every untargeted one. */
   decisions: Memory[];
-  /** The other active decisions (retractions not counted), counted from one page, not read. */
-  notRead: NotRead;
+  /** The newest {@link countedPage} active decisions, and whether the subject holds more. */
+  newest: { memories: Memory[]; more: boolean };
 }
 
 /**
  * The active decisions (retractions among them) `task` bears on, each read exactly by an indexed
  * query whose cost follows the task, not the subject's history: every one on a target the task's
  * words name (whole word, as stored or lower-cased) or `targets` lists, and every one without a
- * target (as the edit hooks read them). The others are counted from the newest page of
- * {@link countedPage} active decisions, not read: exactly when that page is the last, else a lower
- * bound.
- * @param ranked decisions already read another way (the ranked context's): counted as read
+ * target (as the edit hooks read them). Besides, the newest page of {@link countedPage} active
+ * decisions, for {@link notReadAmong} to count the others from (not to act on).
  */
 export async function decisionsForTask(
   store: Pick<ContextStore, "listMemories">,
   subjectId: string,
   task: string,
-  options: { targets?: readonly string[]; ranked?: readonly Memory[] } = {},
+  options: { targets?: readonly string[] } = {},
 ): Promise<TaskDecisions> {
   const listed = new Set(options.targets ?? []);
   const query = { kind: decisionKind };
@@ -93,10 +91,20 @@ export async function decisionsForTask(
     const target = targetOf(memory) ?? "";
     return listed.has(target) || namesTarget(task, target);
   });
-  const decisions = [...named, ...untargeted].sort(newestFirst);
-  const read = new Set([...decisions, ...(options.ranked ?? [])].map((memory) => memory.id));
-  const others = newest.memories.filter(
-    (memory) => !read.has(memory.id) && !isRetraction(memory),
+  return {
+    decisions: [...named, ...untargeted].sort(newestFirst),
+    newest: { memories: newest.memories, more: newest.nextCursor !== null },
+  };
+}
+
+/**
+ * How many active decisions (retractions not counted) are not among `read`: exact when the newest
+ * page is the subject's last, else a lower bound (those on the page not read).
+ */
+export function notReadAmong(newest: TaskDecisions["newest"], read: readonly Memory[]): NotRead {
+  const ids = new Set(read.map((memory) => memory.id));
+  const count = newest.memories.filter(
+    (memory) => !ids.has(memory.id) && !isRetraction(memory),
   ).length;
-  return { decisions, notRead: { count: others, atLeast: newest.nextCursor !== null } };
+  return { count, atLeast: newest.more };
 }

@@ -26,6 +26,7 @@ import {
   decisionsForTask,
   listOnTargets,
   newestFirst,
+  notReadAmong,
 } from "./reads-by-target.js";
 
 export type { ContextRead, InvalidationNotice, MemoryDispute } from "./context-read.js";
@@ -121,32 +122,33 @@ export class SharedContext {
     }
     this.#ensureWatching();
     await this.#state?.sync();
-    const bundle = await this.#store.getContext(
-      this.#subjectId,
-      task,
-      options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {},
-    );
-    const ranked = bundle.facts.filter(
-      (memory) => memory.kind === decisionKind && memory.status === "active",
-    );
     // The decisions the task bears on, exactly and by index (their cost follows the task, not
     // the history), the others counted; a project layer weighs every run decision against the
     // project's, so it reads them all.
-    const forTask =
+    const [bundle, forTask] = await Promise.all([
+      this.#store.getContext(
+        this.#subjectId,
+        task,
+        options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {},
+      ),
       options.projectSubjectId === undefined
-        ? await decisionsForTask(this.#store, this.#subjectId, task, {
-            ranked,
+        ? decisionsForTask(this.#store, this.#subjectId, task, {
             ...(options.targets ? { targets: options.targets } : {}),
           })
-        : {
-            decisions: await allActiveDecisions(this.#store, this.#subjectId),
-            notRead: { count: 0, atLeast: false },
-          };
+        : allActiveDecisions(this.#store, this.#subjectId).then((decisions) => ({
+            decisions,
+            newest: { memories: [], more: false },
+          })),
+    ]);
+    const ranked = bundle.facts.filter(
+      (memory) => memory.kind === decisionKind && memory.status === "active",
+    );
     const known = new Set(forTask.decisions.map((memory) => memory.id));
     const activeDecisions = [
       ...forTask.decisions,
       ...ranked.filter((memory) => !known.has(memory.id)),
     ].sort(newestFirst);
+    const notRead = notReadAmong(forTask.newest, activeDecisions);
     const retractions = activeDecisions.filter(isRetraction);
     for (const retraction of retractions) this.#retractionIds.add(retraction.id);
     const decisions = activeDecisions.filter((memory) => !isRetraction(memory));
@@ -177,7 +179,7 @@ export class SharedContext {
       task,
       activeDecisions,
       new Set(bundle.facts.map((memory) => memory.id)),
-      forTask.notRead,
+      notRead,
     );
     const read: ContextRead = {
       bundle,
@@ -185,7 +187,7 @@ export class SharedContext {
       namedDecisions: leftOut.named,
       decisionsLeftOut: leftOut.count,
       ...(leftOut.atLeast ? { decisionsLeftOutAtLeast: true } : {}),
-      decisionsNotRead: forTask.notRead.count,
+      decisionsNotRead: notRead.count,
       decisions,
       retractions,
       disputes,
@@ -281,7 +283,7 @@ export class SharedContext {
    * The history of one memory of the subject: who wrote it, who declared they had read it (a later
    * episode's `provenance.read_memory_ids`), and who superseded or retracted it, with what. Reads
    * the memories on its target by index, and looks for readers among their episodes and the
-   * subject's newest 500 (`readersWithin` says when there are older ones); records no read.
+   * subject's newest 100 (`readersWithin` says when there are older ones); records no read.
    * @throws {DecisionLifecycleError} `not-found` when the subject has no memory with that id
    */
   async history(memoryId: string): Promise<DecisionHistory> {

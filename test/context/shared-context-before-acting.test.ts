@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { countedPage } from "../../src/context/reads-by-target.js";
 import { targetsNamedIn } from "../../src/context/task-targets.js";
 import { decision, sharedContextSetups } from "./support/shared-context-setups.js";
 
@@ -95,7 +96,7 @@ describe("SharedContext", () => {
       // The decisions on the task's words (one indexed read), the untargeted ones, one page to
       // count the rest; then each dispute's sides by its target. No search, no whole list.
       expect(asked.sort()).toEqual([
-        "architectural_decision (newest 100)",
+        `architectural_decision (newest ${countedPage})`,
         "architectural_decision (untargeted)",
         "architectural_decision cache",
         `architectural_decision ${targetsNamedIn("login form signup form cache").join(",")}`,

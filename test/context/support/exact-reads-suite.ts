@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ContextStore, CreateEpisodeInput } from "../../../src/context/context-store.js";
+import { readersWindow } from "../../../src/context/decision-life.js";
+import { countedPage } from "../../../src/context/reads-by-target.js";
 import { SharedContext } from "../../../src/context/shared-context.js";
 import { claimEpisode, editsSubjectOf } from "../../../src/hooks/edit-activity.js";
 import {
@@ -195,7 +197,9 @@ export function describeExactReads(
           expect(read.decisions.map((memory) => memory.id)).not.toContain(retirementId);
           // The rest is counted from one page, not read: a lower bound, said so in the text.
           expect(read.decisionsLeftOutAtLeast).toBe(true);
-          expect(read.decisionsLeftOut).toBeGreaterThanOrEqual(100 - read.bundle.facts.length);
+          expect(read.decisionsLeftOut).toBeGreaterThanOrEqual(
+            countedPage - read.bundle.facts.length,
+          );
           expect(read.assembledContext).toContain(
             `At least ${read.decisionsLeftOut} other active decisions are not in this context`,
           );
@@ -226,9 +230,9 @@ export function describeExactReads(
           expect(history.status).toBe("active");
           expect(history.author).toBe("alice");
           expect(history.readers).toContain("dave");
-          // No index of who read what: readers are looked for among the newest 500 episodes.
+          // No index of who read what: readers are looked for among the newest episodes only.
           expect(history.readersWithin).toEqual(
-            size + 2 > 500 ? { newestEpisodes: 500 } : undefined,
+            size + 2 > readersWindow ? { newestEpisodes: readersWindow } : undefined,
           );
 
           const { memories } = await shared.decide("carol", "Keep legacy-billing", {
