@@ -21,13 +21,8 @@ import { withLeftOut } from "./left-out.js";
 import { memoryDisputesAmong } from "./memory-disputes.js";
 import { contradictedIds, isRetraction, sourceOf, targetOf } from "./memory-metadata.js";
 import { listAllMemories } from "./memory-query.js";
-import {
-  allActiveDecisions,
-  decisionsForTask,
-  listOnTargets,
-  newestFirst,
-  notReadAmong,
-} from "./reads-by-target.js";
+import { readForTask } from "./read-for-task.js";
+import { allActiveDecisions, listOnTargets } from "./reads-by-target.js";
 
 export type { ContextRead, InvalidationNotice, MemoryDispute } from "./context-read.js";
 
@@ -122,33 +117,12 @@ export class SharedContext {
     }
     this.#ensureWatching();
     await this.#state?.sync();
-    // The decisions the task bears on, exactly and by index (their cost follows the task, not
-    // the history), the others counted; a project layer weighs every run decision against the
-    // project's, so it reads them all.
-    const [bundle, forTask] = await Promise.all([
-      this.#store.getContext(
-        this.#subjectId,
-        task,
-        options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {},
-      ),
-      options.projectSubjectId === undefined
-        ? decisionsForTask(this.#store, this.#subjectId, task, {
-            ...(options.targets ? { targets: options.targets } : {}),
-          })
-        : allActiveDecisions(this.#store, this.#subjectId).then((decisions) => ({
-            decisions,
-            newest: { memories: [], more: false },
-          })),
-    ]);
-    const ranked = bundle.facts.filter(
-      (memory) => memory.kind === decisionKind && memory.status === "active",
+    const { bundle, activeDecisions, notRead } = await readForTask(
+      this.#store,
+      this.#subjectId,
+      task,
+      options,
     );
-    const known = new Set(forTask.decisions.map((memory) => memory.id));
-    const activeDecisions = [
-      ...forTask.decisions,
-      ...ranked.filter((memory) => !known.has(memory.id)),
-    ].sort(newestFirst);
-    const notRead = notReadAmong(forTask.newest, activeDecisions);
     const retractions = activeDecisions.filter(isRetraction);
     for (const retraction of retractions) this.#retractionIds.add(retraction.id);
     const decisions = activeDecisions.filter((memory) => !isRetraction(memory));

@@ -211,6 +211,17 @@ export function decisionDisputeView(dispute: MemoryDispute): EscalationView {
 }
 
 /**
+ * The decisions of `read` a check lists (those `shown`, and a project's), and how many active ones
+ * it leaves out: those read but not shown, plus those counted and not read (the read is the task's).
+ */
+function listedOf(read: ContextRead, shown: ReadonlySet<string>) {
+  const listed = read.decisions.filter(
+    (memory) => shown.has(memory.id) || memory.subjectId !== read.bundle.subjectId,
+  );
+  return { listed, leftOut: read.decisions.length - listed.length + (read.decisionsNotRead ?? 0) };
+}
+
+/**
  * `beforeActing`'s read, as `check_shared_decisions` returns it.
  * @param previous the decisions this caller's previous check returned: those not in `read.decisions`
  *   are listed as superseded (the caller adds those still active but not read this time).
@@ -244,11 +255,7 @@ export function checkSharedDecisionsResult(
       ...read.contradictions.flatMap((dispute) => dispute.memories),
     ].map((memory) => memory.id),
   );
-  const listed = read.decisions.filter(
-    (memory) => shown.has(memory.id) || memory.subjectId !== read.bundle.subjectId,
-  );
-  // Those read but not shown, plus those counted and not read (the read is the task's).
-  const leftOut = read.decisions.length - listed.length + (read.decisionsNotRead ?? 0);
+  const { listed, leftOut } = listedOf(read, shown);
   const active = listed.map((memory) => {
     const view = decisionView(memory);
     const dispute = disputedBy.get(memory.id);
