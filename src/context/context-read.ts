@@ -19,16 +19,28 @@ export interface ContextRead {
    * bundle: `assembledContext` shows them in a section of their own.
    */
   namedDecisions: Memory[];
-  /** How many active decisions `assembledContext` does not show (all are in `decisions`). */
-  decisionsLeftOut: number;
   /**
-   * Every active decision memory (`architectural_decision`), newest first, however many the
-   * subject holds; retractions are not among them.
+   * How many active decisions `assembledContext` does not show: those in `decisions` it leaves
+   * out plus `decisionsNotRead` (a lower bound when `decisionsLeftOutAtLeast`).
+   */
+  decisionsLeftOut: number;
+  /** `decisionsLeftOut` is a lower bound (the count of decisions not read saw one page). */
+  decisionsLeftOutAtLeast?: boolean;
+  /**
+   * Active decisions not in `decisions`: counted from one page of the newest, never read in
+   * full (at least this many when `decisionsLeftOutAtLeast`). `get_decision_history` reads one.
+   */
+  decisionsNotRead?: number;
+  /**
+   * The active decision memories (`architectural_decision`) the task bears on, newest first, each
+   * read exactly whatever the subject's size: every one on a target the task's words name (or
+   * `targets` lists), every untargeted one, and those the ranked context holds; with a project
+   * subject, every one. Retractions are not among them.
    */
   decisions: Memory[];
   /**
-   * Active retractions of decisions (`metadata.retracts` names the retracted memory), newest
-   * first: what was taken back, by whom and why. A retraction stands for no decision.
+   * Active retractions of decisions (`metadata.retracts` names the retracted memory) among those
+   * read as `decisions` are, newest first: what was taken back, by whom and why. A retraction stands for no decision.
    */
   retractions: Memory[];
   /** Open escalations in the shared state (values two agents set differently; nobody won). */

@@ -35,6 +35,12 @@ export interface DecisionHistory {
   supersededBy?: { memoryId: string; agentId: string; content: string; at: string };
   /** Every agent that declared it had read it, in the order they first did. */
   readers: string[];
+  /**
+   * Present when readers were looked for only among the subject's newest `newestEpisodes`
+   * episodes (and those on the memory's target): an agent that read it in an older episode is
+   * not listed. Absent: the search was complete.
+   */
+  readersWithin?: { newestEpisodes: number };
   /** Oldest first. */
   events: DecisionHistoryEvent[];
 }

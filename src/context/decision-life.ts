@@ -45,8 +45,17 @@ export interface RetractOptions {
 /** The decision kind `beforeActing` reports separately, and the kind a decision has by default. */
 export const decisionKind = "architectural_decision";
 
-/** The page size of a history's read of every episode (the most `changesSince` gives). */
-const pageSize = 500;
+/**
+ * How many of the subject's newest episodes a history looks for readers in, besides the episodes
+ * on the memory's own target: no store indexes who read what, so a complete search would read
+ * every episode (seconds at 50,000 decisions).
+ */
+export const readersWindow = 100;
+
+/** Oldest first by time (a stable sort keeps the store's order among equal times). */
+function byTime(left: Episode, right: Episode): number {
+  return left.createdAt < right.createdAt ? -1 : left.createdAt > right.createdAt ? 1 : 0;
+}
 
 function notFound(memoryId: string, subjectId: string): DecisionLifecycleError {
   return new DecisionLifecycleError(
@@ -151,9 +160,12 @@ export class DecisionLife {
   /** The history of one memory of the subject (see `SharedContext.history`). */
   async history(memoryId: string): Promise<DecisionHistory> {
     const memory = await this.#memory(memoryId);
-    const history = decisionHistory(await this.#lifeOf(memory, { readers: true }), memoryId);
+    const life = await this.#lifeOf(memory, { readers: true });
+    const history = decisionHistory(life, memoryId);
     if (history === undefined) throw notFound(memoryId, this.#subjectId);
-    return history;
+    return life.readersWithin === undefined
+      ? history
+      : { ...history, readersWithin: life.readersWithin };
   }
 
   /** One episode of `callerId`, compiled at once; its memories, even when a retry found it stored. */
@@ -257,10 +269,14 @@ export class DecisionLife {
   /**
    * What a memory's life is read from, exactly and without the rest of the subject: every memory
    * of its kind on its target (any status, oldest first; itself alone when it has no target) and
-   * the episodes they were compiled from. With `readers`, every episode of the subject instead,
-   * read by cursor: who declared reading it can be any later episode.
+   * the episodes they were compiled from. With `readers`, also the subject's newest
+   * {@link readersWindow} episodes (who declared reading it can be any later episode, and nothing
+   * indexes that); `readersWithin` says when the subject holds more.
    */
-  async #lifeOf(memory: Memory, options: { readers: boolean }): Promise<Timeline> {
+  async #lifeOf(
+    memory: Memory,
+    options: { readers: boolean },
+  ): Promise<Timeline & { readersWithin?: { newestEpisodes: number } }> {
     const target = targetOf(memory);
     const memories =
       target === undefined
@@ -271,32 +287,29 @@ export class DecisionLife {
               status: "any",
             })
           ).reverse();
-    const episodes = options.readers ? await this.#allEpisodes() : await this.#episodesOf(memories);
-    return { subjectId: this.#subjectId, episodes, memories };
+    const own = await this.#episodesOf(memories);
+    if (!options.readers) return { subjectId: this.#subjectId, episodes: own, memories };
+    const newest = await this.#store.getTimeline(this.#subjectId, {
+      limit: readersWindow,
+      newestFirst: true,
+    });
+    const seen = new Set(own.map((episode) => episode.id));
+    const episodes = [...own, ...newest.episodes.filter((episode) => !seen.has(episode.id))].sort(
+      byTime,
+    );
+    const more = newest.episodesHasMore ?? newest.episodes.length >= readersWindow;
+    return {
+      subjectId: this.#subjectId,
+      episodes,
+      memories,
+      ...(more ? { readersWithin: { newestEpisodes: readersWindow } } : {}),
+    };
   }
 
   /** The episodes `memories` were compiled from, by id, in the store's order. */
   async #episodesOf(memories: readonly Memory[]): Promise<Episode[]> {
     const ids = [...new Set(memories.flatMap((memory) => memory.sourceEpisodeIds))];
     const found = await Promise.all(ids.map((id) => this.#store.getEpisode(this.#subjectId, id)));
-    return found
-      .filter((episode): episode is Episode => episode !== null)
-      .sort((left, right) =>
-        left.createdAt < right.createdAt ? -1 : left.createdAt > right.createdAt ? 1 : 0,
-      );
-  }
-
-  /** Every episode of the subject, oldest first, a bounded page at a time from a cursor. */
-  async #allEpisodes(): Promise<Episode[]> {
-    const episodes: Episode[] = [];
-    let cursor: string | null = null;
-    for (;;) {
-      const page = await this.#store.changesSince(this.#subjectId, cursor, { limit: pageSize });
-      for (const change of page.changes) {
-        if (change.type === "episode") episodes.push(change.episode);
-      }
-      cursor = page.cursor;
-      if (!page.hasMore) return episodes;
-    }
+    return found.filter((episode): episode is Episode => episode !== null).sort(byTime);
   }
 }

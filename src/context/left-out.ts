@@ -1,5 +1,6 @@
 import type { Memory } from "./context-store.js";
 import { isRetraction, sourceOf, targetOf } from "./memory-metadata.js";
+import { namesTarget } from "./task-targets.js";
 
 /**
  * What the token budget left out of a ranked context, put back in words: the newest decision on
@@ -16,26 +17,31 @@ export interface LeftOut {
   named: Memory[];
   /** Active decisions neither ranked in nor named: counted in the text. */
   count: number;
+  /** `count` is a lower bound: more active decisions exist than the count read saw. */
+  atLeast: boolean;
 }
 
-/** The task's words, for whole-word matching of targets (`legacy-billing`, `auth/jwt`). */
-function namesTarget(task: string, target: string): boolean {
-  const escaped = target.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`(^|[^\\w-])${escaped}($|[^\\w-])`).test(task.toLowerCase());
+/** The active decisions not in the list given, counted (not read): at least `count` of them. */
+export interface NotRead {
+  count: number;
+  atLeast: boolean;
 }
 
 /**
  * `assembledContext` completed: the newest active decision on each target `task` names, when the
  * ranking left it out, in a section of its own; then one line counting the active decisions still
  * not shown ("412 other active decisions are not in this context …"), when there are any.
- * @param decisions every active decision of the subject, newest first (retractions among them)
+ * @param decisions the active decisions read, newest first (retractions among them): every one on
+ *   each target the task names
  * @param included the memory ids the ranked context already shows
+ * @param notRead the other active decisions, counted but not read (@default none)
  */
 export function withLeftOut(
   assembledContext: string,
   task: string,
   decisions: readonly Memory[],
   included: ReadonlySet<string>,
+  notRead: NotRead = { count: 0, atLeast: false },
 ): LeftOut {
   const standing = decisions.filter((memory) => !isRetraction(memory));
   const newestOn = new Map<string, Memory>();
@@ -47,7 +53,8 @@ export function withLeftOut(
     .filter(([target, memory]) => !included.has(memory.id) && namesTarget(task, target))
     .map(([, memory]) => memory);
   const shown = new Set([...included, ...named.map((memory) => memory.id)]);
-  const count = standing.filter((memory) => !shown.has(memory.id)).length;
+  const count = standing.filter((memory) => !shown.has(memory.id)).length + notRead.count;
+  const atLeast = notRead.atLeast;
   let text = assembledContext;
   if (named.length > 0) {
     const lines = named.map(
@@ -56,7 +63,8 @@ export function withLeftOut(
     text += `\n## Decisions on what the task names\n${lines.map((line) => `${line}\n`).join("")}`;
   }
   if (count > 0) {
-    text += `\n${count} other active decision${count === 1 ? " is" : "s are"} not in this context (left out for the token budget); check_shared_decisions lists them all, get_decision_history for one.\n`;
+    const many = count !== 1 || atLeast;
+    text += `\n${atLeast ? "At least " : ""}${count} other active decision${many ? "s are" : " is"} not in this context (left out for the token budget); name a target in the task to read its decisions, get_decision_history for one.\n`;
   }
-  return { text, named, count };
+  return { text, named, count, atLeast };
 }

@@ -21,6 +21,7 @@ import { withLeftOut } from "./left-out.js";
 import { memoryDisputesAmong } from "./memory-disputes.js";
 import { contradictedIds, isRetraction, sourceOf, targetOf } from "./memory-metadata.js";
 import { listAllMemories } from "./memory-query.js";
+import { readForTask } from "./read-for-task.js";
 import { allActiveDecisions, listOnTargets } from "./reads-by-target.js";
 
 export type { ContextRead, InvalidationNotice, MemoryDispute } from "./context-read.js";
@@ -99,12 +100,15 @@ export class SharedContext {
    * @param options.projectSubjectId a long-lived project subject read with this one: its decisions
    *   first (highest authority first), this subject's own on top where they legitimately supersede
    *   them, a conflicting one reported in `contradictions`. Never written to. (@default none)
+   *   With it, `decisions` is every active decision of the subject (the layer weighs them all).
+   * @param options.targets targets the task bears on besides those its words name (a module's
+   *   dependencies): every active decision on them is in `decisions` (@default none)
    * @throws the first background error kept since the last call, when no `onError` was given
    */
   async beforeActing(
     callerId: string,
     task: string,
-    options: { maxTokens?: number; projectSubjectId?: string } = {},
+    options: { maxTokens?: number; projectSubjectId?: string; targets?: readonly string[] } = {},
   ): Promise<ContextRead> {
     const failure = this.#failure;
     if (failure !== undefined) {
@@ -113,15 +117,12 @@ export class SharedContext {
     }
     this.#ensureWatching();
     await this.#state?.sync();
-    const [bundle, activeDecisions] = await Promise.all([
-      this.#store.getContext(
-        this.#subjectId,
-        task,
-        options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {},
-      ),
-      // Every active decision, paged to the end: the list decides what an agent may do.
-      allActiveDecisions(this.#store, this.#subjectId),
-    ]);
+    const { bundle, activeDecisions, notRead } = await readForTask(
+      this.#store,
+      this.#subjectId,
+      task,
+      options,
+    );
     const retractions = activeDecisions.filter(isRetraction);
     for (const retraction of retractions) this.#retractionIds.add(retraction.id);
     const decisions = activeDecisions.filter((memory) => !isRetraction(memory));
@@ -140,24 +141,27 @@ export class SharedContext {
     const disputes = (this.#state?.escalations() ?? []).filter(
       (escalation) => escalation.resolution === undefined,
     );
-    // The active decisions were just read: the dispute lookup reuses them instead of asking again.
+    // Each dispute's sides are read exactly by its target (the list read is not every decision).
     const contradictions = await memoryDisputesAmong(
       this.#store,
       this.#subjectId,
       [...received.values()],
-      new Map([[decisionKind, activeDecisions]]),
+      new Map(),
     );
     const leftOut = withLeftOut(
       bundle.assembledContext,
       task,
       activeDecisions,
       new Set(bundle.facts.map((memory) => memory.id)),
+      notRead,
     );
     const read: ContextRead = {
       bundle,
       assembledContext: leftOut.text,
       namedDecisions: leftOut.named,
       decisionsLeftOut: leftOut.count,
+      ...(leftOut.atLeast ? { decisionsLeftOutAtLeast: true } : {}),
+      decisionsNotRead: notRead.count,
       decisions,
       retractions,
       disputes,
@@ -252,7 +256,8 @@ export class SharedContext {
   /**
    * The history of one memory of the subject: who wrote it, who declared they had read it (a later
    * episode's `provenance.read_memory_ids`), and who superseded or retracted it, with what. Reads
-   * the subject's whole timeline; records no read.
+   * the memories on its target by index, and looks for readers among their episodes and the
+   * subject's newest 100 (`readersWithin` says when there are older ones); records no read.
    * @throws {DecisionLifecycleError} `not-found` when the subject has no memory with that id
    */
   async history(memoryId: string): Promise<DecisionHistory> {

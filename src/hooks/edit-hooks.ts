@@ -286,7 +286,7 @@ export async function sessionSummary(
     // Never silently dropped: the edit hooks still weigh them all, and the agent can list them.
     if (facts.moreDecisions) {
       lines.push(
-        "- … and older decisions, not listed here (still enforced): check_shared_decisions lists them all",
+        "- … and older decisions, not listed here (still enforced): check_shared_decisions with a target in its task lists every decision on it",
       );
     }
   }

@@ -1,5 +1,5 @@
 import type { Memory } from "../context/context-store.js";
-import type { InvalidationNotice, SharedContext } from "../context/shared-context.js";
+import type { ContextRead, InvalidationNotice, SharedContext } from "../context/shared-context.js";
 import type { Escalation } from "../crdt/escalation.js";
 import { type CheckSharedDecisionsResult, checkSharedDecisionsResult } from "./tool-results.js";
 
@@ -43,15 +43,42 @@ export async function checkSharedDecisions(
     previousChecks.set(shared, byCaller);
   }
   const previous = byCaller.get(callerId) ?? [];
-  byCaller.set(callerId, read.decisions);
+  const stillActive = new Set(await stillActiveOf(shared, previous, read));
+  byCaller.set(callerId, [
+    ...read.decisions,
+    ...previous.filter((memory) => stillActive.has(memory.id)),
+  ]);
   const extra = options.disputes?.() ?? [];
   const withDisputes =
     extra.length > 0 ? { ...read, disputes: [...read.disputes, ...extra] } : read;
-  return checkSharedDecisionsResult(withDisputes, previous, options.notices ?? []);
+  return checkSharedDecisionsResult(
+    withDisputes,
+    previous.filter((memory) => !stillActive.has(memory.id)),
+    options.notices ?? [],
+  );
 }
 
 /** A check result as the text a model reads: the summary first, then the details as JSON. */
 export function checkResultText(result: CheckSharedDecisionsResult): string {
   const { summary, ...details } = result;
   return `${summary}\n\n${JSON.stringify(details, null, 2)}`;
+}
+
+/**
+ * The decisions of the previous check that this read did not return (it reads what the task bears
+ * on) but are still active, each looked up by id: they are not superseded.
+ */
+async function stillActiveOf(
+  shared: SharedContext,
+  previous: readonly Memory[],
+  read: ContextRead,
+): Promise<string[]> {
+  const returned = new Set(read.decisions.map((memory) => memory.id));
+  const missing = previous.filter(
+    (memory) => !returned.has(memory.id) && memory.subjectId === shared.subjectId,
+  );
+  const found = await Promise.all(
+    missing.map((memory) => shared.store.getMemory(shared.subjectId, memory.id)),
+  );
+  return found.flatMap((memory) => (memory?.status === "active" ? [memory.id] : []));
 }

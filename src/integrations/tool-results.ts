@@ -104,6 +104,8 @@ export interface CheckSharedDecisionsResult {
   decisions: DecisionView[];
   /** Active decisions not listed (left out for the token budget); absent when none. */
   decisionsLeftOut?: number;
+  /** `decisionsLeftOut` is a lower bound (the decisions not read were counted from one page). */
+  decisionsLeftOutAtLeast?: true;
   changedSinceLastRead: DecisionView[];
   /** The ranked context as one text, ready to paste into a prompt. */
   context: string;
@@ -209,9 +211,20 @@ export function decisionDisputeView(dispute: MemoryDispute): EscalationView {
 }
 
 /**
+ * The decisions of `read` a check lists (those `shown`, and a project's), and how many active ones
+ * it leaves out: those read but not shown, plus those counted and not read (the read is the task's).
+ */
+function listedOf(read: ContextRead, shown: ReadonlySet<string>) {
+  const listed = read.decisions.filter(
+    (memory) => shown.has(memory.id) || memory.subjectId !== read.bundle.subjectId,
+  );
+  return { listed, leftOut: read.decisions.length - listed.length + (read.decisionsNotRead ?? 0) };
+}
+
+/**
  * `beforeActing`'s read, as `check_shared_decisions` returns it.
- * @param previous the decisions this caller's previous check returned: those no longer active are
- *   listed as superseded.
+ * @param previous the decisions this caller's previous check returned: those not in `read.decisions`
+ *   are listed as superseded (the caller adds those still active but not read this time).
  * @param notices what was pushed to this caller since its previous check.
  */
 export function checkSharedDecisionsResult(
@@ -242,10 +255,7 @@ export function checkSharedDecisionsResult(
       ...read.contradictions.flatMap((dispute) => dispute.memories),
     ].map((memory) => memory.id),
   );
-  const listed = read.decisions.filter(
-    (memory) => shown.has(memory.id) || memory.subjectId !== read.bundle.subjectId,
-  );
-  const leftOut = read.decisions.length - listed.length;
+  const { listed, leftOut } = listedOf(read, shown);
   const active = listed.map((memory) => {
     const view = decisionView(memory);
     const dispute = disputedBy.get(memory.id);
@@ -289,6 +299,7 @@ export function checkSharedDecisionsResult(
     disputes,
     decisions: [...active, ...superseded],
     ...(leftOut > 0 ? { decisionsLeftOut: leftOut } : {}),
+    ...(leftOut > 0 && read.decisionsLeftOutAtLeast ? { decisionsLeftOutAtLeast: true } : {}),
     changedSinceLastRead: read.changedSinceLastRead
       .filter((memory) => shown.has(memory.id))
       .map(decisionView),
@@ -413,6 +424,8 @@ export interface DecisionHistoryResult {
   supersededBy?: DecisionHistory["supersededBy"];
   /** Every agent that declared it had read it. */
   readers: string[];
+  /** Readers were looked for among the newest episodes only (see `DecisionHistory`). */
+  readersWithin?: DecisionHistory["readersWithin"];
   /** Oldest first: written, read, superseded or retracted. */
   events: DecisionHistoryEvent[];
 }
@@ -426,6 +439,7 @@ export function decisionHistoryResult(history: DecisionHistory): DecisionHistory
     supersedes: [...history.supersedes],
     ...(history.supersededBy === undefined ? {} : { supersededBy: { ...history.supersededBy } }),
     readers: [...history.readers],
+    ...(history.readersWithin === undefined ? {} : { readersWithin: { ...history.readersWithin } }),
     events: history.events.map((event) => ({ ...event })),
   };
 }

@@ -39,7 +39,7 @@ describe("withLeftOut", () => {
     expect(result.named.map((memory) => memory.id)).toEqual(["d3"]);
     expect(result.count).toBe(2);
     expect(result.text).toBe(
-      "# Context\n\n## Decisions on what the task names\n- Keep legacy-billing: exports read it (architect, on legacy-billing)\n\n2 other active decisions are not in this context (left out for the token budget); check_shared_decisions lists them all, get_decision_history for one.\n",
+      "# Context\n\n## Decisions on what the task names\n- Keep legacy-billing: exports read it (architect, on legacy-billing)\n\n2 other active decisions are not in this context (left out for the token budget); name a target in the task to read its decisions, get_decision_history for one.\n",
     );
   });
 
@@ -49,7 +49,17 @@ describe("withLeftOut", () => {
       text: "text",
       named: [],
       count: 0,
+      atLeast: false,
     });
+  });
+
+  it("adds the decisions counted but not read, and says when the count is a lower bound", () => {
+    const all = new Set(decisions.map((memory) => memory.id));
+    const result = withLeftOut("", "x", decisions, all, { count: 100, atLeast: true });
+    expect(result).toMatchObject({ count: 100, atLeast: true });
+    expect(result.text).toBe(
+      "\nAt least 100 other active decisions are not in this context (left out for the token budget); name a target in the task to read its decisions, get_decision_history for one.\n",
+    );
   });
 
   it("matches a target as a whole name only, in any case", () => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { countedPage } from "../../src/context/reads-by-target.js";
+import { targetsNamedIn } from "../../src/context/task-targets.js";
 import { decision, sharedContextSetups } from "./support/shared-context-setups.js";
 
 const { setUp, setUpWithState, raiseDispute } = sharedContextSetups();
@@ -28,7 +30,7 @@ describe("SharedContext", () => {
 
       const unnamed = await shared.beforeActing("coder", "login form", { maxTokens: 8 });
       expect(unnamed.assembledContext).toBe(
-        "## Task\nlogin form\n\n1 other active decision is not in this context (left out for the token budget); check_shared_decisions lists them all, get_decision_history for one.\n",
+        "## Task\nlogin form\n\n1 other active decision is not in this context (left out for the token budget); name a target in the task to read its decisions, get_decision_history for one.\n",
       );
       expect(unnamed.decisionsLeftOut).toBe(1);
     });
@@ -59,7 +61,7 @@ describe("SharedContext", () => {
       ]);
     });
 
-    it("reads every decision once, and the other kinds' sides exactly by target", async () => {
+    it("reads the decisions on what the task names, and every dispute's sides exactly by target", async () => {
       const { store, shared } = setUp();
       for (const target of ["login-form", "signup-form"]) {
         for (const reviewer of ["reviewer-a", "reviewer-b"]) {
@@ -74,7 +76,10 @@ describe("SharedContext", () => {
       const asked: string[] = [];
       const list = store.listMemories.bind(store);
       store.listMemories = (id, query) => {
-        asked.push(`${query?.kind} ${query?.targets?.join(",") ?? "(every target)"}`);
+        const which = query?.untargeted
+          ? "(untargeted)"
+          : (query?.targets?.join(",") ?? `(newest ${query?.limit})`);
+        asked.push(`${query?.kind} ${which}`);
         return list(id, query);
       };
       const search = store.searchMemories.bind(store);
@@ -88,8 +93,13 @@ describe("SharedContext", () => {
         "login-form",
         "signup-form",
       ]);
+      // The decisions on the task's words (one indexed read), the untargeted ones, one page to
+      // count the rest; then each dispute's sides by its target. No search, no whole list.
       expect(asked.sort()).toEqual([
-        "architectural_decision (every target)",
+        `architectural_decision (newest ${countedPage})`,
+        "architectural_decision (untargeted)",
+        "architectural_decision cache",
+        `architectural_decision ${targetsNamedIn("login form signup form cache").join(",")}`,
         "review_finding login-form",
         "review_finding signup-form",
       ]);

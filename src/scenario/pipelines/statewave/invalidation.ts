@@ -62,9 +62,12 @@ export class MidBuildInvalidation {
     for (const watcher of [...this.#watchers]) {
       if (watcher.agentId === writerId || !this.#watchers.has(watcher)) continue;
       const { agentId, module } = watcher;
+      const bearing = bearingOn(module, this.#options.dependsOn ?? new Map());
+      // The decisions on the module and what it depends on are read exactly (by target).
       const read = await exclusive(() =>
         contextOf(agentId).beforeActing(agentId, `Build module ${module}`, {
           maxTokens: budgetTokens,
+          targets: [...bearing],
         }),
       );
       // A re-read delivers a bundle into the agent's context like any read: on the record, charged.
@@ -80,7 +83,6 @@ export class MidBuildInvalidation {
         tokens: estimateTokens(read.assembledContext),
         source: "re-read",
       });
-      const bearing = bearingOn(module, this.#options.dependsOn ?? new Map());
       const changed = index
         .decisionsIn(read.changedSinceLastRead)
         .filter((decision) => bearing.has(decision.target) && decision.by !== agentId);
