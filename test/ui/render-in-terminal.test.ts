@@ -90,7 +90,7 @@ describe("the interactive views of the real CLI, with real runs", () => {
     expect(await demo.exitCode).not.toBe(0);
     expect(demo.stderr()).toContain(db);
     const first = demo.screens()[0] ?? "";
-    expect(first).toContain("shared-ctx demo · scenario late-decision");
+    expect(first).toContain("shared-ctx demo · scenario coordinator-restart");
     expect(first).toContain("Group chat");
     expect(first).toContain("Shared context");
     expect(first).toContain("q quit");
