@@ -36,23 +36,23 @@ export async function withProjectStore<T>(
 }
 
 /**
- * Every active decision of the subject (kind `architectural_decision`), oldest first: read to the
- * end of the subject's timeline, never a top-N, since what a person decides depends on it. A
- * retraction's memory stands for no decision and is left out.
+ * Every active decision of the subject (kind `architectural_decision`), oldest first: an exact read
+ * paged to the end, never a top-N, since what a person decides depends on it. A retraction's memory
+ * stands for no decision and is left out.
  */
 export async function activeDecisions(
   store: ContextStore,
   subjectId: string,
   signal?: AbortSignal,
 ): Promise<Memory[]> {
-  const { readWholeTimeline } = await import("../context/whole-timeline.js");
-  const timeline = await readWholeTimeline(store, subjectId, signal ? { signal } : {});
-  return timeline.memories.filter(
-    (memory) =>
-      memory.status === "active" &&
-      memory.kind === decisionKind &&
-      memory.metadata[retractsKey] === undefined,
-  );
+  // One indexed read of the active decisions (complete, paged to the end), never the whole
+  // timeline with its episodes; oldest first, as the timeline lists them.
+  const { listAllMemories } = await import("../context/memory-query.js");
+  const newestFirst = await listAllMemories(store, subjectId, {
+    kind: decisionKind,
+    ...(signal ? { signal } : {}),
+  });
+  return newestFirst.reverse().filter((memory) => memory.metadata[retractsKey] === undefined);
 }
 
 /**
