@@ -221,6 +221,36 @@ function listedOf(read: ContextRead, shown: ReadonlySet<string>) {
   return { listed, leftOut: read.decisions.length - listed.length + (read.decisionsNotRead ?? 0) };
 }
 
+/** A decision of the caller's previous check no longer active: retracted, or superseded on its target. */
+function supersededView(memory: Memory, read: ContextRead): DecisionView {
+  const target = memory.metadata.target;
+  // A retraction names what it took back; otherwise the active decision on the target replaced it.
+  const retraction = (read.retractions ?? []).find(
+    (candidate) => candidate.metadata.retracts === memory.id,
+  );
+  const replacement =
+    retraction ??
+    read.decisions.find(
+      (candidate) =>
+        candidate.kind === memory.kind &&
+        typeof target === "string" &&
+        candidate.metadata.target === target,
+    );
+  return {
+    ...decisionView(memory),
+    status: retraction ? "retracted" : "superseded",
+    ...(replacement
+      ? {
+          supersededBy: {
+            id: replacement.id,
+            author: authorOf(replacement),
+            content: replacement.content,
+          },
+        }
+      : {}),
+  };
+}
+
 /**
  * `beforeActing`'s read, as `check_shared_decisions` returns it.
  * @param previous the decisions this caller's previous check returned: those not in `read.decisions`
@@ -264,34 +294,7 @@ export function checkSharedDecisionsResult(
   const activeIds = new Set(read.decisions.map((memory) => memory.id));
   const superseded = previous
     .filter((memory) => !activeIds.has(memory.id))
-    .map((memory): DecisionView => {
-      const target = memory.metadata.target;
-      // A retraction names what it took back; otherwise the active decision on the target replaced it.
-      const retraction = (read.retractions ?? []).find(
-        (candidate) => candidate.metadata.retracts === memory.id,
-      );
-      const replacement =
-        retraction ??
-        read.decisions.find(
-          (candidate) =>
-            candidate.kind === memory.kind &&
-            typeof target === "string" &&
-            candidate.metadata.target === target,
-        );
-      return {
-        ...decisionView(memory),
-        status: retraction ? "retracted" : "superseded",
-        ...(replacement
-          ? {
-              supersededBy: {
-                id: replacement.id,
-                author: authorOf(replacement),
-                content: replacement.content,
-              },
-            }
-          : {}),
-      };
-    });
+    .map((memory) => supersededView(memory, read));
   const noticeViews = notices.map((notice) => ({ ...notice }));
   return {
     summary: summarize(noticeViews, disputes, superseded, read.decisions.length),
