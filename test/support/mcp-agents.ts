@@ -24,6 +24,10 @@ export async function connectMcpAgentPair(prefix: string): Promise<McpAgentPair>
     connectMcpAgent({ subjectId: "repo", agentId: "alice", dbPath }),
     connectMcpAgent({ subjectId: "repo", agentId: "bob", dbPath }),
   ]);
+  // Both servers ready before any test writes: `initialize` is answered before a server opens its
+  // replica (start-up), and a replica opened after the other agent's write starts from it, so
+  // writes the tests mean to be concurrent would not be. Any other request waits for the replica.
+  await Promise.all([alice.client.listTools(), bob.client.listTools()]);
   return {
     alice,
     bob,
