@@ -1,4 +1,5 @@
-import type { StoreChange } from "./context-store.js";
+import type { ChangePage, StoreChange } from "./context-store.js";
+import { type CursorPair, changeCursor } from "./store-cursors.js";
 
 /**
  * What the embedded and the Postgres watch hubs share: a watcher's place in a subject's change
@@ -54,4 +55,29 @@ export function deliverPage(
     }
   }
   return full;
+}
+
+/**
+ * One `changesSince` page from up to `limit + 1` rows of each list after `after`: at most `limit`
+ * episodes and `limit` memory changes, the cursor past what it holds, and whether either list had
+ * more. What the embedded and the Postgres stores share once each has read its rows.
+ */
+export function changePageOf(
+  rows: readonly FeedChange[],
+  after: CursorPair,
+  limit: number,
+): ChangePage {
+  const episodes = rows.filter((row) => row.episode !== undefined);
+  const memories = rows.filter((row) => row.memory !== undefined);
+  const kept = [...episodes.slice(0, limit), ...memories.slice(0, limit)];
+  const at = { ...after };
+  for (const row of kept) {
+    if (row.episode !== undefined) at.episode = row.episode;
+    if (row.memory !== undefined) at.memory = row.memory;
+  }
+  return {
+    changes: kept.map((row) => row.change),
+    cursor: changeCursor(at),
+    hasMore: episodes.length > limit || memories.length > limit,
+  };
 }

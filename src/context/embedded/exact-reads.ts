@@ -1,7 +1,7 @@
-import type { FeedChange } from "../change-feed.js";
+import { changePageOf } from "../change-feed.js";
 import type { ChangePage, Episode, Memory, MemoryPage, Timeline } from "../context-store.js";
 import { prefixUpperBound, type ValidMemoryQuery } from "../memory-query.js";
-import { type CursorPair, changeCursor, memoryCursor, timelineCursor } from "../store-cursors.js";
+import { type CursorPair, memoryCursor, timelineCursor } from "../store-cursors.js";
 import { type EpisodeRow, episodeFromRow, type MemoryRow, memoryFromRow } from "./rows.js";
 import type { SqliteHandle } from "./sqlite-handle.js";
 import { changeRows } from "./subject-reads.js";
@@ -129,20 +129,7 @@ export function changePage(
   after: CursorPair,
   limit: number,
 ): ChangePage {
-  const rows: FeedChange[] = changeRows(handle, tenantId, subjectId, after, limit + 1);
-  const episodes = rows.filter((row) => row.episode !== undefined);
-  const memories = rows.filter((row) => row.memory !== undefined);
-  const kept = [...episodes.slice(0, limit), ...memories.slice(0, limit)];
-  const at = { ...after };
-  for (const row of kept) {
-    if (row.episode !== undefined) at.episode = row.episode;
-    if (row.memory !== undefined) at.memory = row.memory;
-  }
-  return {
-    changes: kept.map((row) => row.change),
-    cursor: changeCursor(at),
-    hasMore: episodes.length > limit || memories.length > limit,
-  };
+  return changePageOf(changeRows(handle, tenantId, subjectId, after, limit + 1), after, limit);
 }
 
 /** One timeline page after `after` (each list after its own position), oldest first. */

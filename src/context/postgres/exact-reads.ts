@@ -1,7 +1,8 @@
 import type { Pool, PoolClient } from "pg";
+import { changePageOf } from "../change-feed.js";
 import type { ChangePage, Episode, Memory, MemoryPage, Timeline } from "../context-store.js";
 import { prefixUpperBound, type ValidMemoryQuery } from "../memory-query.js";
-import { type CursorPair, changeCursor, memoryCursor, timelineCursor } from "../store-cursors.js";
+import { type CursorPair, memoryCursor, timelineCursor } from "../store-cursors.js";
 import { queryRows } from "./connection.js";
 import {
   type EpisodeRow,
@@ -107,20 +108,7 @@ export async function changePage(
   after: CursorPair,
   limit: number,
 ): Promise<ChangePage> {
-  const rows = await changeRows(pool, tenant, subjectId, after, limit + 1);
-  const episodes = rows.filter((row) => row.episode !== undefined);
-  const memories = rows.filter((row) => row.memory !== undefined);
-  const kept = [...episodes.slice(0, limit), ...memories.slice(0, limit)];
-  const at = { ...after };
-  for (const row of kept) {
-    if (row.episode !== undefined) at.episode = row.episode;
-    if (row.memory !== undefined) at.memory = row.memory;
-  }
-  return {
-    changes: kept.map((row) => row.change),
-    cursor: changeCursor(at),
-    hasMore: episodes.length > limit || memories.length > limit,
-  };
+  return changePageOf(await changeRows(pool, tenant, subjectId, after, limit + 1), after, limit);
 }
 
 /** One timeline page after `after` (each list after its own position), oldest first. */
